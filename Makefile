@@ -1,0 +1,41 @@
+# fpbtree: fractal prefetching B+-tree access method and prefetching executor
+# nodes for PostgreSQL 15 (pgxs build).
+
+EXTENSION = fpbtree
+MODULE_big = fpbtree
+DATA = fpbtree--1.0.sql
+PGFILEDESC = "fpbtree - fractal prefetching B+-tree"
+
+OBJS = \
+	src/fpbtree.o \
+	$(patsubst %.c,%.o,$(sort $(wildcard src/am/*.c))) \
+	$(patsubst %.c,%.o,$(sort $(wildcard src/exec/*.c)))
+
+REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --inputdir=. --outputdir=test/regress_out
+
+PG_CONFIG ?= pg_config
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/am
+# warnings are errors in our own code
+PG_CFLAGS = -Werror -Wall -Wmissing-prototypes
+
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+ifeq ($(PGXS),)
+# server headers not installed yet: only the set-up targets below work
+all install installcheck:
+	@echo "pg_config/pgxs not found: run 'make test' (it installs postgresql-server-dev-15)"; exit 1
+else
+include $(PGXS)
+endif
+
+.PHONY: test bench
+# One command: installs what is missing, builds, installs, runs pg_regress
+# and the TAP tests in throw-away clusters.
+test:
+	test/run_tests.sh
+
+# The pgbench workloads side by side (see bench/README.md).
+bench:
+	bench/run_bench.sh
+
+EXTRA_CLEAN = test/regress_out test/tmp_check

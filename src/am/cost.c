@@ -1,0 +1,95 @@
+/*-------------------------------------------------------------------------
+ *
+ * cost.c
+ *	  amcostestimate: weigh an fpbtree scan the way btree's is weighed, so
+ *	  the planner treats the two alike (selectivity and page fetches from
+ *	  genericcostestimate, a descent charge per scan, and the heap column's
+ *	  correlation for the cost of fetching heap pages in index order).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "catalog/pg_statistic.h"
+#include "fpbtree.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/syscache.h"
+
+/* entries per page assumed when estimating the height from the size */
+#define FPB_EST_FANOUT	400.0
+
+static double
+fpb_column_correlation(PlannerInfo *root, IndexOptInfo *index)
+{
+	RangeTblEntry *rte;
+	HeapTuple	stats;
+	AttStatsSlot sslot;
+	double		corr = 0.0;
+
+	if (index->indexkeys[0] == 0)
+		return 0.0;				/* expression index: no heap column stats */
+	rte = planner_rt_fetch(index->rel->relid, root);
+	if (rte->rtekind != RTE_RELATION)
+		return 0.0;
+	stats = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(rte->relid),
+							Int16GetDatum(index->indexkeys[0]),
+							BoolGetDatum(rte->inh));
+	if (!HeapTupleIsValid(stats))
+		return 0.0;
+	if (get_attstatsslot(&sslot, stats, STATISTIC_KIND_CORRELATION,
+						 InvalidOid, ATTSTATSSLOT_NUMBERS))
+	{
+		if (sslot.nnumbers == 1)
+			corr = sslot.numbers[0];
+		free_attstatsslot(&sslot);
+	}
+	ReleaseSysCache(stats);
+	return corr;
+}
+
+void
+fpbcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
+				Cost *indexStartupCost, Cost *indexTotalCost,
+				Selectivity *indexSelectivity, double *indexCorrelation,
+				double *indexPages)
+{
+	IndexOptInfo *index = path->indexinfo;
+	GenericCosts costs;
+	Cost		descent;
+
+	MemSet(&costs, 0, sizeof(costs));
+	genericcostestimate(root, path, loop_count, &costs);
+
+	/*
+	 * Descending costs some comparisons per level and a page visit per
+	 * level; charge it like btree does, once per (re)scan.
+	 */
+	if (index->tuples > 1)
+	{
+		descent = ceil(log(index->tuples) / log(2.0)) * cpu_operator_cost;
+		costs.indexStartupCost += descent;
+		costs.indexTotalCost += costs.num_sa_scans * descent;
+	}
+	{
+		double		height = index->pages > 1 ?
+			ceil(log((double) index->pages) / log(FPB_EST_FANOUT)) : 0;
+
+		descent = (height + 1) * 50.0 * cpu_operator_cost;
+		costs.indexStartupCost += descent;
+		costs.indexTotalCost += costs.num_sa_scans * descent;
+	}
+
+	costs.indexCorrelation = fpb_column_correlation(root, index);
+
+	*indexStartupCost = costs.indexStartupCost;
+	*indexTotalCost = costs.indexTotalCost;
+	*indexSelectivity = costs.indexSelectivity;
+	*indexCorrelation = costs.indexCorrelation;
+	*indexPages = costs.numIndexPages;
+}

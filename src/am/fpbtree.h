@@ -1,0 +1,385 @@
+/*-------------------------------------------------------------------------
+ *
+ * fpbtree.h
+ *	  Declarations shared by the files of the fpbtree index access method:
+ *	  normalised keys, the page format with its in-page tree of cache-line
+ *	  nodes, the metapage, and the entry points of each operation.
+ *
+ * See src/am/README.md for the design and its invariants.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FPBTREE_H
+#define FPBTREE_H
+
+#include "access/amapi.h"
+#include "access/genam.h"
+#include "access/generic_xlog.h"
+#include "access/itup.h"
+#include "access/reloptions.h"
+#include "fmgr.h"
+#include "nodes/pathnodes.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "utils/relcache.h"
+
+/*
+ * Compound sort key.  Every index entry is ordered by (k, t):
+ *	k - the column value normalised to an order-preserving unsigned integer
+ *		(see keys.c); NULL entries use k = FPB_KEY_MAX.
+ *	t - the tiebreaker: (isnull << 63) | (heap block << 16) | heap offset.
+ *		NULLs therefore sort after every non-NULL value (NULLS LAST, as btree
+ *		orders an ASC index), and equal keys are ordered by heap TID, which
+ *		makes every entry unique.
+ * The pair (0, 0) is smaller than every real entry (offset 0 is invalid) and
+ * serves as "minus infinity" in the first downlink of a leftmost page.
+ */
+typedef struct FpbKey
+{
+	uint64		k;
+	uint64		t;
+} FpbKey;
+
+#define FPB_KEY_MAX			PG_UINT64_MAX
+#define FPB_T_NULLBIT		(UINT64CONST(1) << 63)
+#define FPB_T_MAX_NONNULL	(FPB_T_NULLBIT - 1)
+
+/* An entry in memory: key plus, on internal pages, the child block. */
+typedef struct FpbEntry
+{
+	uint64		k;
+	uint64		t;
+	BlockNumber child;			/* internal pages only */
+} FpbEntry;
+
+static inline int
+fpb_key_cmp(uint64 ak, uint64 at, uint64 bk, uint64 bt)
+{
+	if (ak != bk)
+		return ak < bk ? -1 : 1;
+	if (at != bt)
+		return at < bt ? -1 : 1;
+	return 0;
+}
+
+/*
+ * On the page the tiebreaker is kept as a 6-byte ItemPointerData; the NULL
+ * flag lives in the otherwise unused top bit of the offset number.
+ */
+#define FPB_TID_NULLFLAG	0x8000
+
+static inline uint64
+fpb_tid_to_t(const ItemPointerData *tid)
+{
+	uint64		blk = ((uint64) tid->ip_blkid.bi_hi << 16) | tid->ip_blkid.bi_lo;
+	uint64		off = tid->ip_posid & ~FPB_TID_NULLFLAG;
+	uint64		t = (blk << 16) | off;
+
+	if (tid->ip_posid & FPB_TID_NULLFLAG)
+		t |= FPB_T_NULLBIT;
+	return t;
+}
+
+static inline void
+fpb_t_to_tid(uint64 t, ItemPointerData *tid)
+{
+	uint32		blk = (uint32) ((t >> 16) & 0xFFFFFFFF);
+
+	tid->ip_blkid.bi_hi = (uint16) (blk >> 16);
+	tid->ip_blkid.bi_lo = (uint16) (blk & 0xFFFF);
+	tid->ip_posid = (uint16) (t & 0x7FFF);
+	if (t & FPB_T_NULLBIT)
+		tid->ip_posid |= FPB_TID_NULLFLAG;
+}
+
+static inline uint64
+fpb_make_t(ItemPointer htid, bool isnull)
+{
+	uint64		t = ((uint64) ItemPointerGetBlockNumberNoCheck(htid) << 16) |
+		ItemPointerGetOffsetNumberNoCheck(htid);
+
+	return isnull ? (t | FPB_T_NULLBIT) : t;
+}
+
+/* heap TID of an entry's tiebreaker */
+static inline void
+fpb_t_to_heaptid(uint64 t, ItemPointer htid)
+{
+	ItemPointerSet(htid, (BlockNumber) ((t >> 16) & 0xFFFFFFFF),
+				   (OffsetNumber) (t & 0x7FFF));
+}
+
+/* ----------------------------------------------------------------
+ * Page format
+ *
+ * [PageHeader | pad to 64] [126 lines of 64 bytes] [special: 64 bytes]
+ *
+ * Nodes are allocated upward from line 0; opaque->hwm is the high-water
+ * mark and pd_lower always points just past it, so GenericXLog (which
+ * skips the hole between pd_lower and pd_upper) sees every live byte.
+ * ----------------------------------------------------------------
+ */
+#define FPB_LINE			64
+#define FPB_DATA_START		64
+#define FPB_SPECIAL_SIZE	64
+#define FPB_NLINES	((BLCKSZ - FPB_DATA_START - FPB_SPECIAL_SIZE) / FPB_LINE)
+#define FPB_NONE			0xFFFF	/* no node */
+#define FPB_MAX_WIDTH		32	/* max lines per node (width model range) */
+#define FPB_MAX_IPHEIGHT	8
+
+#define FPB_PAGE_ID			0xFB7E
+#define FPB_META_MAGIC		0xF9B7EE01
+#define FPB_VERSION			1
+
+/* page flags */
+#define FPB_F_LEAF				0x0001
+#define FPB_F_META				0x0002
+#define FPB_F_INCOMPLETE_SPLIT	0x0004	/* right sibling has no downlink yet */
+
+typedef struct FpbPageOpaqueData
+{
+	uint64		hikey;			/* high key (k); valid unless rightmost */
+	ItemPointerData hitid;		/* high key tiebreaker, as on-page tids */
+	uint16		level;			/* 0 = leaf */
+	BlockNumber left;			/* InvalidBlockNumber if leftmost */
+	BlockNumber right;			/* InvalidBlockNumber if rightmost */
+	uint32		nentries;		/* entries on the page */
+	uint16		flags;
+	uint16		root;			/* line of the in-page root node or FPB_NONE */
+	uint16		hwm;			/* lines in use: nodes live in [0, hwm) */
+	uint16		firstleaf;		/* first in-page leaf node, key order */
+	uint16		lastleaf;		/* last in-page leaf node */
+	uint8		ipheight;		/* in-page tree levels; 0 when empty */
+	uint8		w;				/* lines per in-page non-leaf node */
+	uint8		x;				/* lines per in-page leaf node */
+	uint8		pad;
+	uint16		pageid;			/* FPB_PAGE_ID */
+} FpbPageOpaqueData;
+
+typedef FpbPageOpaqueData *FpbPageOpaque;
+
+StaticAssertDecl(sizeof(FpbPageOpaqueData) <= FPB_SPECIAL_SIZE,
+				 "fpbtree special space too small");
+
+#define FpbPageGetOpaque(page) ((FpbPageOpaque) PageGetSpecialPointer(page))
+#define FpbPageIsLeaf(opq)		(((opq)->flags & FPB_F_LEAF) != 0)
+#define FpbPageIsRightmost(opq) ((opq)->right == InvalidBlockNumber)
+#define FpbPageIsLeftmost(opq)	((opq)->left == InvalidBlockNumber)
+
+/*
+ * In-page node: 8-byte header, then the key array, then the tiebreaker
+ * array, then the pointer array (child line offsets in non-leaf nodes,
+ * child block numbers in the leaf nodes of internal pages; leaf nodes of
+ * leaf pages need none: the tiebreaker is the heap TID).  Keys come first so
+ * the search can start while the pointer lines are still arriving.
+ */
+#define FPB_NODE_LEAF	1
+#define FPB_NODE_INNER	2
+
+typedef struct FpbNodeHeader
+{
+	uint16		n;				/* entries (leaf) or children (inner) */
+	uint16		next;			/* leaf nodes: next leaf node in key order */
+	uint16		prev;			/* leaf nodes: previous leaf node */
+	uint8		kind;			/* FPB_NODE_LEAF or FPB_NODE_INNER */
+	uint8		pad;
+} FpbNodeHeader;
+
+#define FPB_NODE_HDR	sizeof(FpbNodeHeader)
+
+static inline char *
+fpb_line(Page page, uint16 line)
+{
+	return (char *) page + FPB_DATA_START + (Size) line * FPB_LINE;
+}
+
+/* capacities (entries per node) for given widths */
+static inline int
+fpb_leafcap(int x, bool internal_page)
+{
+	int			bytes = x * FPB_LINE - FPB_NODE_HDR;
+
+	if (internal_page)
+		return (bytes - 2) / (8 + 6 + 4);	/* 2: alignment of child array */
+	return bytes / (8 + 6);
+}
+
+static inline int
+fpb_innercap(int w)
+{
+	return (w * FPB_LINE - FPB_NODE_HDR) / (8 + 6 + 2);
+}
+
+static inline uint64 *
+fpb_node_keys(char *node)
+{
+	return (uint64 *) (node + FPB_NODE_HDR);
+}
+
+static inline ItemPointerData *
+fpb_node_tids(char *node, int cap)
+{
+	return (ItemPointerData *) (node + FPB_NODE_HDR + 8 * cap);
+}
+
+static inline uint16 *
+fpb_node_lines(char *node, int cap)
+{
+	return (uint16 *) (node + FPB_NODE_HDR + 14 * cap);
+}
+
+static inline BlockNumber *
+fpb_node_children(char *node, int cap)
+{
+	return (BlockNumber *) TYPEALIGN(4, node + FPB_NODE_HDR + 14 * cap);
+}
+
+/* Metapage, block 0 */
+#define FPB_METAPAGE_BLKNO	0
+
+typedef struct FpbMetaPageData
+{
+	uint32		magic;
+	uint32		version;
+	BlockNumber root;			/* root page */
+	uint32		rootlevel;		/* level of the root (0 = root is a leaf) */
+	uint8		w;				/* chosen widths, copied into every page */
+	uint8		x;
+	uint16		fillfactor;
+	float8		t1;				/* calibration used by the width model (ns) */
+	float8		tnext;
+} FpbMetaPageData;
+
+#define FpbPageGetMeta(page) ((FpbMetaPageData *) PageGetContents(page))
+
+/* reloptions */
+typedef struct FpbOptions
+{
+	int32		vl_len_;
+	int			fillfactor;
+	int			nonleaf_lines;	/* 0 = from the width model */
+	int			leaf_lines;
+} FpbOptions;
+
+#define FPB_DEFAULT_FILLFACTOR	90
+#define FPB_MIN_FILLFACTOR		10
+
+/* support procedures of every operator class */
+#define FPB_ENCODE_PROC		1	/* type -> int8 (normalised key, bit-cast) */
+#define FPB_DECODE_PROC		2	/* int8 -> type (exact inverse) */
+#define FPB_NPROC			2
+
+/* ---- fpbtree.c / nodewidth.c: settings and the width model ---- */
+extern double fpb_t1_ns;
+extern double fpb_tnext_ns;
+extern relopt_kind fpb_relopt_kind;
+extern void fpb_init_reloptions(void);
+
+typedef struct FpbWidths
+{
+	int			w;
+	int			x;
+	int			leaf_fanout;	/* entries per full leaf page */
+	int			levels;			/* in-page levels of a full page */
+	double		cost;			/* modelled in-page search cost (ns) */
+} FpbWidths;
+
+extern void fpb_choose_widths(double t1, double tnext, FpbWidths *out);
+extern void fpb_widths_for(int w, int x, double t1, double tnext, FpbWidths *out);
+
+/* ---- keys.c: normalisation through the operator class ---- */
+extern uint64 fpb_encode(FmgrInfo *encproc, Datum value);
+extern Datum fpb_decode(FmgrInfo *decproc, uint64 k);
+extern void fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,
+							 uint64 *lo, uint64 *hi);
+
+/* ---- page.c: one page and its in-page tree ---- */
+extern void fpb_page_init(Page page, uint16 level, uint16 flags, int w, int x);
+extern bool fpb_page_layout(Page page, const FpbEntry *entries, int n,
+							double fill);
+extern int	fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno);
+extern bool fpb_page_insert(Page page, const FpbEntry *entry,
+							BlockNumber blkno);
+extern int	fpb_page_capacity(int w, int x, bool internal_page, double fill);
+extern uint16 fpb_page_find_leafnode(Page page, uint64 k, uint64 t,
+									 BlockNumber blkno);
+extern BlockNumber fpb_page_child(Page page, uint64 k, uint64 t,
+								  BlockNumber blkno);
+extern bool fpb_page_find_child(Page page, BlockNumber child,
+								BlockNumber blkno);
+extern bool fpb_page_above_hikey(Page page, uint64 k, uint64 t);
+extern void fpb_page_set_hikey(Page page, uint64 k, uint64 t);
+extern void fpb_page_get_hikey(Page page, uint64 *k, uint64 *t);
+extern void fpb_page_check_sane(Relation index, Page page, BlockNumber blkno);
+extern void fpb_prefetch_node(char *node, int lines);
+
+/* ---- meta.c ---- */
+extern void fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel,
+							  int w, int x, int fillfactor, double t1,
+							  double tnext);
+extern void fpb_read_meta(Relation index, FpbMetaPageData *meta);
+extern FpbMetaPageData *fpb_cached_meta(Relation index, bool refresh);
+extern Buffer fpb_getbuf(Relation index, BlockNumber blkno, int lockmode);
+extern Buffer fpb_newbuf(Relation index);
+extern void fpb_relbuf(Buffer buf);
+
+/* ---- search.c: descent ---- */
+typedef struct FpbStackData
+{
+	BlockNumber blkno;
+	struct FpbStackData *parent;
+} FpbStackData;
+
+typedef FpbStackData *FpbStack;
+
+extern Buffer fpb_search(Relation index, uint64 k, uint64 t, int leaflock,
+						 FpbStack *stack, Relation heap);
+extern Buffer fpb_moveright(Relation index, Buffer buf, uint64 k, uint64 t,
+							int lockmode, bool forupdate, FpbStack stack,
+							Relation heap);
+extern Buffer fpb_descend_to(Relation index, uint64 k, uint64 t,
+							 uint32 level, int lockmode, bool forupdate,
+							 FpbStack *stackp, Relation heap);
+extern void fpb_free_stack(FpbStack stack);
+
+/* ---- insert.c ---- */
+extern bool fpbinsert(Relation index, Datum *values, bool *isnull,
+					  ItemPointer ht_ctid, Relation heapRel,
+					  IndexUniqueCheck checkUnique, bool indexUnchanged,
+					  struct IndexInfo *indexInfo);
+extern void fpb_finish_split(Relation index, Buffer lbuf, FpbStack stack,
+							 Relation heap);
+extern void fpb_insert_entry(Relation index, const FpbEntry *e, Relation heap);
+
+/* ---- build.c ---- */
+extern IndexBuildResult *fpbbuild(Relation heap, Relation index,
+								  struct IndexInfo *indexInfo);
+extern void fpbbuildempty(Relation index);
+extern char *fpbbuildphasename(int64 phasenum);
+
+/* ---- scan.c ---- */
+extern IndexScanDesc fpbbeginscan(Relation r, int nkeys, int norderbys);
+extern void fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+					  ScanKey orderbys, int norderbys);
+extern bool fpbgettuple(IndexScanDesc scan, ScanDirection dir);
+extern int64 fpbgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern void fpbendscan(IndexScanDesc scan);
+
+/* ---- vacuum.c ---- */
+extern IndexBulkDeleteResult *fpbbulkdelete(IndexVacuumInfo *info,
+											IndexBulkDeleteResult *stats,
+											IndexBulkDeleteCallback callback,
+											void *callback_state);
+extern IndexBulkDeleteResult *fpbvacuumcleanup(IndexVacuumInfo *info,
+											   IndexBulkDeleteResult *stats);
+
+/* ---- cost.c, validate.c, handler.c ---- */
+extern void fpbcostestimate(PlannerInfo *root, IndexPath *path,
+							double loop_count, Cost *indexStartupCost,
+							Cost *indexTotalCost, Selectivity *indexSelectivity,
+							double *indexCorrelation, double *indexPages);
+extern bool fpbvalidate(Oid opclassoid);
+extern bytea *fpboptions(Datum reloptions, bool validate);
+extern bool fpbcanreturn(Relation index, int attno);
+
+#endif							/* FPBTREE_H */

@@ -1,0 +1,112 @@
+/*-------------------------------------------------------------------------
+ *
+ * handler.c
+ *	  The fpbtree access method handler, reloptions and amcanreturn.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/amapi.h"
+#include "access/reloptions.h"
+#include "commands/vacuum.h"
+#include "fpbtree.h"
+#include "utils/guc.h"
+
+PG_FUNCTION_INFO_V1(fpbtree_handler);
+
+relopt_kind fpb_relopt_kind;
+static relopt_parse_elt fpb_relopt_tab[3];
+
+/* Called from _PG_init: the AM's reloptions. */
+void
+fpb_init_reloptions(void)
+{
+	fpb_relopt_kind = add_reloption_kind();
+	add_int_reloption(fpb_relopt_kind, "fillfactor",
+					  "Packs fpbtree leaf nodes only to this percentage at build",
+					  FPB_DEFAULT_FILLFACTOR, FPB_MIN_FILLFACTOR, 100,
+					  ShareUpdateExclusiveLock);
+	add_int_reloption(fpb_relopt_kind, "nonleaf_lines",
+					  "Cache lines per in-page non-leaf node (0 = from the width model)",
+					  0, 0, FPB_MAX_WIDTH, AccessExclusiveLock);
+	add_int_reloption(fpb_relopt_kind, "leaf_lines",
+					  "Cache lines per in-page leaf node (0 = from the width model)",
+					  0, 0, FPB_MAX_WIDTH, AccessExclusiveLock);
+	fpb_relopt_tab[0].optname = "fillfactor";
+	fpb_relopt_tab[0].opttype = RELOPT_TYPE_INT;
+	fpb_relopt_tab[0].offset = offsetof(FpbOptions, fillfactor);
+	fpb_relopt_tab[1].optname = "nonleaf_lines";
+	fpb_relopt_tab[1].opttype = RELOPT_TYPE_INT;
+	fpb_relopt_tab[1].offset = offsetof(FpbOptions, nonleaf_lines);
+	fpb_relopt_tab[2].optname = "leaf_lines";
+	fpb_relopt_tab[2].opttype = RELOPT_TYPE_INT;
+	fpb_relopt_tab[2].offset = offsetof(FpbOptions, leaf_lines);
+}
+
+bytea *
+fpboptions(Datum reloptions, bool validate)
+{
+	return (bytea *) build_reloptions(reloptions, validate, fpb_relopt_kind,
+									  sizeof(FpbOptions), fpb_relopt_tab,
+									  lengthof(fpb_relopt_tab));
+}
+
+/* Every supported type decodes exactly, so index-only scans always work. */
+bool
+fpbcanreturn(Relation index, int attno)
+{
+	return true;
+}
+
+Datum
+fpbtree_handler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
+
+	amroutine->amstrategies = BTMaxStrategyNumber;
+	amroutine->amsupport = FPB_NPROC;
+	amroutine->amoptsprocnum = 0;
+	amroutine->amcanorder = true;
+	amroutine->amcanorderbyop = false;
+	amroutine->amcanbackward = true;
+	amroutine->amcanunique = false;
+	amroutine->amcanmulticol = false;
+	amroutine->amoptionalkey = true;
+	amroutine->amsearcharray = false;
+	amroutine->amsearchnulls = true;
+	amroutine->amstorage = false;
+	amroutine->amclusterable = false;
+	amroutine->ampredlocks = false;
+	amroutine->amcanparallel = false;
+	amroutine->amcaninclude = false;
+	amroutine->amusemaintenanceworkmem = false;
+	amroutine->amparallelvacuumoptions =
+		VACUUM_OPTION_PARALLEL_BULKDEL | VACUUM_OPTION_PARALLEL_COND_CLEANUP;
+	amroutine->amkeytype = InvalidOid;
+
+	amroutine->ambuild = fpbbuild;
+	amroutine->ambuildempty = fpbbuildempty;
+	amroutine->aminsert = fpbinsert;
+	amroutine->ambulkdelete = fpbbulkdelete;
+	amroutine->amvacuumcleanup = fpbvacuumcleanup;
+	amroutine->amcanreturn = fpbcanreturn;
+	amroutine->amcostestimate = fpbcostestimate;
+	amroutine->amoptions = fpboptions;
+	amroutine->amproperty = NULL;
+	amroutine->ambuildphasename = fpbbuildphasename;
+	amroutine->amvalidate = fpbvalidate;
+	amroutine->amadjustmembers = NULL;
+	amroutine->ambeginscan = fpbbeginscan;
+	amroutine->amrescan = fpbrescan;
+	amroutine->amgettuple = fpbgettuple;
+	amroutine->amgetbitmap = fpbgetbitmap;
+	amroutine->amendscan = fpbendscan;
+	amroutine->ammarkpos = NULL;
+	amroutine->amrestrpos = NULL;
+	amroutine->amestimateparallelscan = NULL;
+	amroutine->aminitparallelscan = NULL;
+	amroutine->amparallelrescan = NULL;
+
+	PG_RETURN_POINTER(amroutine);
+}

@@ -1,0 +1,365 @@
+/*-------------------------------------------------------------------------
+ *
+ * insert.c
+ *	  Insertion: in-page insert, page split, downlink insertion into the
+ *	  parent (splitting upward as needed), root split, and finishing splits
+ *	  that a crash or error left incomplete.
+ *
+ * A page split is one WAL record (left, new right, old right sibling and,
+ * when the split page is an internal page, the child whose split caused
+ * it).  The left page keeps FPB_F_INCOMPLETE_SPLIT until the downlink to
+ * the new right page is in the parent; that insertion clears the flag in
+ * its own record.  Locks are taken left-to-right and child-to-parent only.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fpbtree.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "utils/rel.h"
+
+static void fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk,
+								uint64 sept, BlockNumber rblk, FpbStack stack,
+								Relation heap);
+
+static int
+fpb_fillfactor(Relation index)
+{
+	FpbOptions *opts = (FpbOptions *) index->rd_options;
+
+	return opts ? opts->fillfactor : FPB_DEFAULT_FILLFACTOR;
+}
+
+/*
+ * Split the page in buf (exclusively locked) so that entry e fits.  The left
+ * page keeps the lower half and stays locked, flagged incomplete; the new
+ * right page gets the upper half.  cbuf, if valid, is a child whose
+ * incomplete-split flag is cleared in the same record (and released).
+ */
+static void
+fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
+		  uint64 *sepk, uint64 *sept, BlockNumber *rblkp)
+{
+	BlockNumber lblk = BufferGetBlockNumber(buf);
+	Page		origpage = BufferGetPage(buf);
+	FpbPageOpaque oopq = FpbPageGetOpaque(origpage);
+	int			n = oopq->nentries;
+	FpbEntry   *ents = palloc(sizeof(FpbEntry) * (n + 1));
+	int			pos;
+	int			mid;
+	Buffer		rbuf;
+	BlockNumber rblk;
+	BlockNumber oldright = oopq->right;
+	Buffer		obuf = InvalidBuffer;
+	GenericXLogState *state;
+	Page		lpage,
+				rpage;
+	FpbPageOpaque lopq,
+				ropq;
+
+	fpb_page_collect(origpage, ents, lblk);
+	for (pos = n; pos > 0 && fpb_key_cmp(ents[pos - 1].k, ents[pos - 1].t,
+										 e->k, e->t) > 0; pos--)
+		ents[pos] = ents[pos - 1];
+	ents[pos] = *e;
+	n++;
+
+	/*
+	 * Ascending inserts at the right edge leave the left page filled to the
+	 * fillfactor, as btree does; otherwise split in the middle.
+	 */
+	if (FpbPageIsRightmost(oopq) && pos == n - 1)
+		mid = (int) ((int64) n * fpb_fillfactor(index) / 100);
+	else
+		mid = n / 2;
+	mid = Max(1, Min(mid, n - 1));
+	*sepk = ents[mid].k;
+	*sept = ents[mid].t;
+
+	rbuf = fpb_newbuf(index);
+	rblk = BufferGetBlockNumber(rbuf);
+	if (oldright != InvalidBlockNumber)
+		obuf = fpb_getbuf(index, oldright, BUFFER_LOCK_EXCLUSIVE);
+
+	state = GenericXLogStart(index);
+	lpage = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
+	rpage = GenericXLogRegisterBuffer(state, rbuf, GENERIC_XLOG_FULL_IMAGE);
+	lopq = FpbPageGetOpaque(lpage);
+
+	fpb_page_init(rpage, lopq->level, lopq->flags & FPB_F_LEAF, lopq->w,
+				  lopq->x);
+	ropq = FpbPageGetOpaque(rpage);
+	ropq->left = lblk;
+	ropq->right = oldright;
+	if (!FpbPageIsRightmost(lopq))
+	{
+		ropq->hikey = lopq->hikey;
+		ropq->hitid = lopq->hitid;
+	}
+	if (!fpb_page_layout(rpage, ents + mid, n - mid, 0) ||
+		!fpb_page_layout(lpage, ents, mid, 0))
+		elog(ERROR, "fpbtree: split halves of block %u do not fit", lblk);
+	lopq->right = rblk;
+	fpb_page_set_hikey(lpage, *sepk, *sept);
+	lopq->flags |= FPB_F_INCOMPLETE_SPLIT;
+
+	if (BufferIsValid(obuf))
+	{
+		Page		opage = GenericXLogRegisterBuffer(state, obuf, 0);
+
+		FpbPageGetOpaque(opage)->left = rblk;
+	}
+	if (BufferIsValid(cbuf))
+	{
+		Page		cpage = GenericXLogRegisterBuffer(state, cbuf, 0);
+
+		FpbPageGetOpaque(cpage)->flags &= ~FPB_F_INCOMPLETE_SPLIT;
+	}
+	GenericXLogFinish(state);
+
+	UnlockReleaseBuffer(rbuf);
+	if (BufferIsValid(obuf))
+		UnlockReleaseBuffer(obuf);
+	if (BufferIsValid(cbuf))
+		UnlockReleaseBuffer(cbuf);
+	pfree(ents);
+	*rblkp = rblk;
+}
+
+/*
+ * Insert e into the page in buf (exclusively locked, and the right page
+ * for e).  cbuf as for fpb_split.  Splits and recurses upward as needed.
+ * Releases buf and cbuf.
+ */
+static void
+fpb_insert_onpage(Relation index, Buffer buf, const FpbEntry *e,
+				  FpbStack stack, Buffer cbuf, Relation heap)
+{
+	GenericXLogState *state;
+	Page		page;
+	uint64		sepk,
+				sept;
+	BlockNumber rblk;
+
+	state = GenericXLogStart(index);
+	page = GenericXLogRegisterBuffer(state, buf, 0);
+	if (fpb_page_insert(page, e, BufferGetBlockNumber(buf)))
+	{
+		if (BufferIsValid(cbuf))
+		{
+			Page		cpage = GenericXLogRegisterBuffer(state, cbuf, 0);
+
+			FpbPageGetOpaque(cpage)->flags &= ~FPB_F_INCOMPLETE_SPLIT;
+		}
+		GenericXLogFinish(state);
+		UnlockReleaseBuffer(buf);
+		if (BufferIsValid(cbuf))
+			UnlockReleaseBuffer(cbuf);
+		return;
+	}
+	GenericXLogAbort(state);
+
+	fpb_split(index, buf, e, cbuf, &sepk, &sept, &rblk);
+	fpb_insert_downlink(index, buf, sepk, sept, rblk, stack, heap);
+}
+
+/*
+ * Find and exclusively lock the parent of child (at level clevel), which
+ * holds the downlink to it.  stack is our remembered path (may be stale or
+ * empty); the parent may have split since, so move right until found.
+ * *pstack receives the ancestors of the returned page.
+ */
+static Buffer
+fpb_get_parent(Relation index, FpbStack stack, Buffer cbuf, uint32 clevel,
+			   FpbStack *pstack, Relation heap)
+{
+	BlockNumber child = BufferGetBlockNumber(cbuf);
+	BlockNumber blkno;
+	Buffer		pbuf;
+
+	if (stack == NULL)
+	{
+		/*
+		 * We came down a tree that was shorter at the time (a concurrent root
+		 * split): descend again to the parent level using the child's first
+		 * key, which lies in the parent's range.
+		 */
+		Page		cpage = BufferGetPage(cbuf);
+		FpbEntry   *ents = palloc(sizeof(FpbEntry) *
+								  (FpbPageGetOpaque(cpage)->nentries + 1));
+		int			n = fpb_page_collect(cpage, ents, child);
+
+		if (n == 0)
+			elog(ERROR, "fpbtree: cannot re-find parent of empty block %u",
+				 child);
+		pbuf = fpb_descend_to(index, ents[0].k, ents[0].t, clevel + 1,
+							  BUFFER_LOCK_SHARE, false, &stack, heap);
+		blkno = BufferGetBlockNumber(pbuf);
+		UnlockReleaseBuffer(pbuf);
+		pfree(ents);
+	}
+	else
+	{
+		blkno = stack->blkno;
+		stack = stack->parent;
+	}
+
+	for (;;)
+	{
+		Page		page;
+		FpbPageOpaque opq;
+
+		CHECK_FOR_INTERRUPTS();
+		pbuf = fpb_getbuf(index, blkno, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(pbuf);
+		opq = FpbPageGetOpaque(page);
+		if (opq->flags & FPB_F_INCOMPLETE_SPLIT)
+		{
+			/* finish the parent's own split first, then look again */
+			fpb_finish_split(index, pbuf, stack, heap);
+			continue;
+		}
+		if (opq->level != clevel + 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("fpbtree \"%s\": block %u has level %u, expected %u",
+							RelationGetRelationName(index), blkno, opq->level,
+							clevel + 1)));
+		if (fpb_page_find_child(page, child, blkno))
+		{
+			*pstack = stack;
+			return pbuf;
+		}
+		if (FpbPageIsRightmost(opq))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("fpbtree \"%s\": failed to re-find the parent of block %u",
+							RelationGetRelationName(index), child)));
+		blkno = opq->right;
+		UnlockReleaseBuffer(pbuf);
+	}
+}
+
+/*
+ * After lbuf's page split off rblk, insert the downlink (sep -> rblk) one
+ * level up -- into a new root if lbuf's page was the root -- and clear the
+ * incomplete-split flag.  Releases lbuf.
+ */
+static void
+fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk, uint64 sept,
+					BlockNumber rblk, FpbStack stack, Relation heap)
+{
+	BlockNumber lblk = BufferGetBlockNumber(lbuf);
+	FpbPageOpaque lopq = FpbPageGetOpaque(BufferGetPage(lbuf));
+	uint32		level = lopq->level;
+	FpbEntry	e;
+	Buffer		pbuf;
+	FpbStack	pstack;
+
+	if (FpbPageIsLeftmost(lopq))
+	{
+		Buffer		metabuf = fpb_getbuf(index, FPB_METAPAGE_BLKNO,
+										 BUFFER_LOCK_EXCLUSIVE);
+		FpbMetaPageData *meta = FpbPageGetMeta(BufferGetPage(metabuf));
+
+		if (meta->root == lblk)
+		{
+			/* root split: a new root above the two halves */
+			Buffer		nbuf = fpb_newbuf(index);
+			BlockNumber nblk = BufferGetBlockNumber(nbuf);
+			GenericXLogState *state;
+			Page		npage,
+						mpage,
+						lpage;
+			FpbEntry	ents[2];
+
+			ents[0].k = 0;
+			ents[0].t = 0;		/* minus infinity */
+			ents[0].child = lblk;
+			ents[1].k = sepk;
+			ents[1].t = sept;
+			ents[1].child = rblk;
+
+					state = GenericXLogStart(index);
+			npage = GenericXLogRegisterBuffer(state, nbuf,
+											  GENERIC_XLOG_FULL_IMAGE);
+			mpage = GenericXLogRegisterBuffer(state, metabuf, 0);
+			lpage = GenericXLogRegisterBuffer(state, lbuf, 0);
+			fpb_page_init(npage, level + 1, 0, lopq->w, lopq->x);
+			if (!fpb_page_layout(npage, ents, 2, 0))
+				elog(ERROR, "fpbtree: new root does not fit");
+			FpbPageGetMeta(mpage)->root = nblk;
+			FpbPageGetMeta(mpage)->rootlevel = level + 1;
+			FpbPageGetOpaque(lpage)->flags &= ~FPB_F_INCOMPLETE_SPLIT;
+			GenericXLogFinish(state);
+		
+			UnlockReleaseBuffer(nbuf);
+			UnlockReleaseBuffer(metabuf);
+			UnlockReleaseBuffer(lbuf);
+			fpb_cached_meta(index, true);
+			return;
+		}
+		UnlockReleaseBuffer(metabuf);
+	}
+
+	pbuf = fpb_get_parent(index, stack, lbuf, level, &pstack, heap);
+	e.k = sepk;
+	e.t = sept;
+	e.child = rblk;
+	fpb_insert_onpage(index, pbuf, &e, pstack, lbuf, heap);
+}
+
+/*
+ * lbuf (exclusively locked) carries FPB_F_INCOMPLETE_SPLIT: insert the
+ * missing downlink for its right sibling.  Releases lbuf.
+ */
+void
+fpb_finish_split(Relation index, Buffer lbuf, FpbStack stack, Relation heap)
+{
+	Page		page = BufferGetPage(lbuf);
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	uint64		k,
+				t;
+
+	Assert(opq->flags & FPB_F_INCOMPLETE_SPLIT);
+	if (FpbPageIsRightmost(opq))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("fpbtree \"%s\": block %u is flagged as split but has no right sibling",
+						RelationGetRelationName(index),
+						BufferGetBlockNumber(lbuf))));
+	fpb_page_get_hikey(page, &k, &t);
+	fpb_insert_downlink(index, lbuf, k, t, opq->right, stack, heap);
+}
+
+/* Insert one entry (leaf level). */
+void
+fpb_insert_entry(Relation index, const FpbEntry *e, Relation heap)
+{
+	FpbStack	stack;
+	Buffer		buf;
+
+	buf = fpb_search(index, e->k, e->t, BUFFER_LOCK_EXCLUSIVE, &stack, heap);
+	fpb_insert_onpage(index, buf, e, stack, InvalidBuffer, heap);
+	fpb_free_stack(stack);
+}
+
+bool
+fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
+		  Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
+		  IndexInfo *indexInfo)
+{
+	FpbEntry	e;
+
+	if (isnull[0])
+		e.k = FPB_KEY_MAX;
+	else
+		e.k = fpb_encode(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
+						 values[0]);
+	e.t = fpb_make_t(ht_ctid, isnull[0]);
+	e.child = InvalidBlockNumber;
+	fpb_insert_entry(index, &e, heapRel);
+	return false;
+}

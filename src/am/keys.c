@@ -1,0 +1,376 @@
+/*-------------------------------------------------------------------------
+ *
+ * keys.c
+ *	  Order-preserving normalisation of column values to uint64 keys, and
+ *	  the SQL-callable encode/decode support functions of the fpbtree
+ *	  operator classes.
+ *
+ * fpbtree never calls a comparison operator while it searches: every
+ * value is turned once into an unsigned 64-bit key whose natural order is
+ * the type's btree order, and the in-page search compares those keys.
+ * Support function 1 (encode) maps a value to its key; support function 2
+ * (decode) maps a key back to exactly the value that produced it, which is
+ * what lets index-only scans return values from the index.  At SQL level a
+ * key is an int8 holding the uint64 bit pattern, so a key with the top bit
+ * set shows up as a negative int8.
+ *
+ * The mappings, with examples (keys in hex):
+ *
+ * int2, int4, int8, date (int32), timestamp, timestamptz (int64):
+ *		sign-extend to int64 and flip the sign bit, which turns two's
+ *		complement order into unsigned order.  The three integer types share
+ *		one key domain, so an int2 column can be searched with an int8 key.
+ *			INT64_MIN -> 0000000000000000	-1 -> 7FFFFFFFFFFFFFFF
+ *			0		  -> 8000000000000000	 1 -> 8000000000000001
+ *		The infinities of date and the timestamps are ordinary extreme
+ *		integers and need no special case.
+ *
+ * oid:
+ *		zero-extended; oid is unsigned and so is the key.
+ *
+ * float8:
+ *		NaN (any payload, either sign) -> FFFFFFFFFFFFFFFF, the largest key,
+ *		since btree sorts all NaNs as equal and above +Infinity.  Otherwise
+ *		take the IEEE 754 bits: negative numbers have all bits inverted
+ *		(larger magnitude must give a smaller key), positive numbers just get
+ *		the sign bit set (placing them above every negative one).
+ *			-Inf -> 000FFFFFFFFFFFFF	-0.0 -> 7FFFFFFFFFFFFFFF
+ *			+0.0 -> 8000000000000000	 1.0 -> BFF0000000000000
+ *			+Inf -> FFF0000000000000	 NaN -> FFFFFFFFFFFFFFFF
+ *		-0.0 and +0.0 are equal to "=" but get adjacent distinct keys, so
+ *		that decode returns the sign that was stored; fpb_encode_range makes
+ *		an equality search cover both.
+ *
+ * float4:
+ *		widened to float8 (exact) and then mapped as float8.  float4 and
+ *		float8 therefore share one key domain, matching the cross-type
+ *		operators, which also compare in double precision.  Decoding narrows
+ *		back, which is exact for every key a float4 produced.
+ *
+ * The SQL-level functions double as the unit-test path: casting a key to
+ * bit(64) compares it as unsigned, so tests can check that
+ *		a < b  implies  fpbtree_encode_T(a)::bit(64) < fpbtree_encode_T(b)::bit(64)
+ * (with equality of keys iff a = b, apart from the two float zeros), and
+ * that fpbtree_decode_T(fpbtree_encode_T(v)) reproduces v exactly.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "utils/date.h"
+#include "utils/float.h"
+#include "utils/timestamp.h"
+
+#include "fpbtree.h"
+
+#define FPB_SIGNBIT		(UINT64CONST(1) << 63)
+#define FPB_NAN_KEY		PG_UINT64_MAX
+
+/* ----------------------------------------------------------------
+ * The mappings themselves.  Kept inline so each SQL wrapper compiles to a
+ * handful of instructions.
+ * ----------------------------------------------------------------
+ */
+
+static inline uint64
+int_to_key(int64 v)
+{
+	return ((uint64) v) ^ FPB_SIGNBIT;
+}
+
+static inline int64
+key_to_int(uint64 k)
+{
+	return (int64) (k ^ FPB_SIGNBIT);
+}
+
+static inline uint64
+float8_to_key(float8 v)
+{
+	uint64		bits;
+
+	/* every NaN must land on one key, or equal values would be scattered */
+	if (unlikely(isnan(v)))
+		return FPB_NAN_KEY;
+
+	memcpy(&bits, &v, sizeof(bits));
+	if (bits & FPB_SIGNBIT)
+		return ~bits;
+	return bits ^ FPB_SIGNBIT;
+}
+
+static inline float8
+key_to_float8(uint64 k)
+{
+	uint64		bits;
+	float8		v;
+
+	if (unlikely(k == FPB_NAN_KEY))
+		return get_float8_nan();
+
+	/* keys with the top bit set came from non-negative values */
+	if (k & FPB_SIGNBIT)
+		bits = k ^ FPB_SIGNBIT;
+	else
+		bits = ~k;
+	memcpy(&v, &bits, sizeof(v));
+	return v;
+}
+
+/* A key travels through SQL as int8 with the same bit pattern. */
+#define PG_GETARG_FPBKEY(n)		((uint64) PG_GETARG_INT64(n))
+#define PG_RETURN_FPBKEY(k)		PG_RETURN_INT64((int64) (k))
+
+/* ----------------------------------------------------------------
+ * Integer types
+ * ----------------------------------------------------------------
+ */
+
+PG_FUNCTION_INFO_V1(fpbtree_encode_int2);
+PG_FUNCTION_INFO_V1(fpbtree_decode_int2);
+PG_FUNCTION_INFO_V1(fpbtree_encode_int4);
+PG_FUNCTION_INFO_V1(fpbtree_decode_int4);
+PG_FUNCTION_INFO_V1(fpbtree_encode_int8);
+PG_FUNCTION_INFO_V1(fpbtree_decode_int8);
+
+Datum
+fpbtree_encode_int2(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_INT16(0)));
+}
+
+Datum
+fpbtree_decode_int2(PG_FUNCTION_ARGS)
+{
+	int64		v = key_to_int(PG_GETARG_FPBKEY(0));
+
+	/*
+	 * Keys read from an int2 index are always in range; the check guards
+	 * direct SQL calls with arbitrary keys.
+	 */
+	if (unlikely(v < PG_INT16_MIN || v > PG_INT16_MAX))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("smallint out of range")));
+	PG_RETURN_INT16((int16) v);
+}
+
+Datum
+fpbtree_encode_int4(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_INT32(0)));
+}
+
+Datum
+fpbtree_decode_int4(PG_FUNCTION_ARGS)
+{
+	int64		v = key_to_int(PG_GETARG_FPBKEY(0));
+
+	if (unlikely(v < PG_INT32_MIN || v > PG_INT32_MAX))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("integer out of range")));
+	PG_RETURN_INT32((int32) v);
+}
+
+Datum
+fpbtree_encode_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_INT64(0)));
+}
+
+Datum
+fpbtree_decode_int8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(key_to_int(PG_GETARG_FPBKEY(0)));
+}
+
+/* ----------------------------------------------------------------
+ * Floating-point types
+ * ----------------------------------------------------------------
+ */
+
+PG_FUNCTION_INFO_V1(fpbtree_encode_float4);
+PG_FUNCTION_INFO_V1(fpbtree_decode_float4);
+PG_FUNCTION_INFO_V1(fpbtree_encode_float8);
+PG_FUNCTION_INFO_V1(fpbtree_decode_float8);
+
+Datum
+fpbtree_encode_float4(PG_FUNCTION_ARGS)
+{
+	/* widening is exact, so float4 keys interleave correctly with float8 */
+	PG_RETURN_FPBKEY(float8_to_key((float8) PG_GETARG_FLOAT4(0)));
+}
+
+Datum
+fpbtree_decode_float4(PG_FUNCTION_ARGS)
+{
+	float8		d = key_to_float8(PG_GETARG_FPBKEY(0));
+	float4		f;
+
+	if (unlikely(isnan(d)))
+		PG_RETURN_FLOAT4(get_float4_nan());
+
+	/*
+	 * Narrowing is exact for keys a float4 produced.  Anything else could
+	 * only come from a direct SQL call, and rounding it silently would break
+	 * the promise that decode inverts encode.
+	 */
+	f = (float4) d;
+	if (unlikely((float8) f != d))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("fpbtree key is not the key of a real value")));
+	PG_RETURN_FLOAT4(f);
+}
+
+Datum
+fpbtree_encode_float8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY(float8_to_key(PG_GETARG_FLOAT8(0)));
+}
+
+Datum
+fpbtree_decode_float8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(key_to_float8(PG_GETARG_FPBKEY(0)));
+}
+
+/* ----------------------------------------------------------------
+ * Date and time types: plain integers underneath
+ * ----------------------------------------------------------------
+ */
+
+PG_FUNCTION_INFO_V1(fpbtree_encode_date);
+PG_FUNCTION_INFO_V1(fpbtree_decode_date);
+PG_FUNCTION_INFO_V1(fpbtree_encode_timestamp);
+PG_FUNCTION_INFO_V1(fpbtree_decode_timestamp);
+PG_FUNCTION_INFO_V1(fpbtree_encode_timestamptz);
+PG_FUNCTION_INFO_V1(fpbtree_decode_timestamptz);
+
+Datum
+fpbtree_encode_date(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_DATEADT(0)));
+}
+
+Datum
+fpbtree_decode_date(PG_FUNCTION_ARGS)
+{
+	int64		v = key_to_int(PG_GETARG_FPBKEY(0));
+
+	if (unlikely(v < PG_INT32_MIN || v > PG_INT32_MAX))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("date out of range")));
+	PG_RETURN_DATEADT((DateADT) v);
+}
+
+Datum
+fpbtree_encode_timestamp(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_TIMESTAMP(0)));
+}
+
+Datum
+fpbtree_decode_timestamp(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TIMESTAMP((Timestamp) key_to_int(PG_GETARG_FPBKEY(0)));
+}
+
+Datum
+fpbtree_encode_timestamptz(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_TIMESTAMPTZ(0)));
+}
+
+Datum
+fpbtree_decode_timestamptz(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TIMESTAMPTZ((TimestampTz) key_to_int(PG_GETARG_FPBKEY(0)));
+}
+
+/* ----------------------------------------------------------------
+ * oid: already unsigned
+ * ----------------------------------------------------------------
+ */
+
+PG_FUNCTION_INFO_V1(fpbtree_encode_oid);
+PG_FUNCTION_INFO_V1(fpbtree_decode_oid);
+
+Datum
+fpbtree_encode_oid(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY((uint64) PG_GETARG_OID(0));
+}
+
+Datum
+fpbtree_decode_oid(PG_FUNCTION_ARGS)
+{
+	uint64		k = PG_GETARG_FPBKEY(0);
+
+	if (unlikely(k > PG_UINT32_MAX))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("OID out of range")));
+	PG_RETURN_OID((Oid) k);
+}
+
+/* ----------------------------------------------------------------
+ * Entry points for the access method
+ *
+ * The AM goes through the opclass's support functions rather than
+ * switching on type OIDs, so user-defined opclasses work too.  Collation
+ * is irrelevant to every mapping here, hence InvalidOid.
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Normalised key of a non-NULL value.
+ */
+uint64
+fpb_encode(FmgrInfo *encproc, Datum value)
+{
+	return (uint64) DatumGetInt64(FunctionCall1Coll(encproc, InvalidOid,
+													value));
+}
+
+/*
+ * The value whose normalised key is k.  For pass-by-reference types the
+ * result is palloc'd in the current memory context.
+ */
+Datum
+fpb_decode(FmgrInfo *decproc, uint64 k)
+{
+	return FunctionCall1Coll(decproc, InvalidOid, Int64GetDatum((int64) k));
+}
+
+/*
+ * The closed range [*lo, *hi] of keys whose values compare equal to value.
+ *
+ * Encoding is injective except that "=" identifies values with different
+ * keys: for the float types, -0.0 = +0.0.  Their keys are adjacent, so a
+ * range covers them.  typid is the type of value (a scan key's subtype may
+ * differ from the column type within a family).
+ */
+void
+fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,
+				 uint64 *lo, uint64 *hi)
+{
+	if (typid == FLOAT8OID && DatumGetFloat8(value) == 0.0)
+	{
+		*lo = fpb_encode(encproc, Float8GetDatum(-0.0));
+		*hi = fpb_encode(encproc, Float8GetDatum(0.0));
+	}
+	else if (typid == FLOAT4OID && DatumGetFloat4(value) == 0.0f)
+	{
+		*lo = fpb_encode(encproc, Float4GetDatum(-0.0f));
+		*hi = fpb_encode(encproc, Float4GetDatum(0.0f));
+	}
+	else
+		*lo = *hi = fpb_encode(encproc, value);
+}

@@ -1,0 +1,140 @@
+/*-------------------------------------------------------------------------
+ *
+ * meta.c
+ *	  The metapage and the buffer helpers every fpbtree operation uses.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "compat.h"
+#include "fpbtree.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+void
+fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
+				  int fillfactor, double t1, double tnext)
+{
+	FpbPageOpaque opq;
+	FpbMetaPageData *meta;
+
+	PageInit(page, BLCKSZ, FPB_SPECIAL_SIZE);
+	opq = FpbPageGetOpaque(page);
+	memset(opq, 0, sizeof(FpbPageOpaqueData));
+	opq->flags = FPB_F_META;
+	opq->left = opq->right = InvalidBlockNumber;
+	opq->root = opq->firstleaf = opq->lastleaf = FPB_NONE;
+	opq->w = w;
+	opq->x = x;
+	opq->pageid = FPB_PAGE_ID;
+
+	meta = FpbPageGetMeta(page);
+	memset(meta, 0, sizeof(FpbMetaPageData));
+	meta->magic = FPB_META_MAGIC;
+	meta->version = FPB_VERSION;
+	meta->root = root;
+	meta->rootlevel = rootlevel;
+	meta->w = w;
+	meta->x = x;
+	meta->fillfactor = fillfactor;
+	meta->t1 = t1;
+	meta->tnext = tnext;
+	/* keep the metadata out of the hole GenericXLog skips */
+	((PageHeader) page)->pd_lower =
+		((char *) meta + sizeof(FpbMetaPageData)) - (char *) page;
+}
+
+static void
+fpb_check_meta(Relation index, Page page)
+{
+	FpbMetaPageData *meta = FpbPageGetMeta(page);
+
+	if (!(FpbPageGetOpaque(page)->flags & FPB_F_META) ||
+		meta->magic != FPB_META_MAGIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is not an fpbtree: bad metapage at block %u",
+						RelationGetRelationName(index), FPB_METAPAGE_BLKNO)));
+	if (meta->version != FPB_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has fpbtree version %u, expected %u",
+						RelationGetRelationName(index), meta->version,
+						FPB_VERSION)));
+}
+
+/*
+ * Read the metapage.  The copy cached in rd_amcache may be stale about the
+ * root; callers detect that (see fpb_search) and ask again with refresh.
+ */
+void
+fpb_read_meta(Relation index, FpbMetaPageData *out)
+{
+	Buffer		buf = fpb_getbuf(index, FPB_METAPAGE_BLKNO, BUFFER_LOCK_SHARE);
+
+	fpb_check_meta(index, BufferGetPage(buf));
+	memcpy(out, FpbPageGetMeta(BufferGetPage(buf)), sizeof(FpbMetaPageData));
+	UnlockReleaseBuffer(buf);
+}
+
+FpbMetaPageData *
+fpb_cached_meta(Relation index, bool refresh)
+{
+	if (index->rd_amcache == NULL)
+	{
+		index->rd_amcache = MemoryContextAlloc(index->rd_indexcxt,
+											   sizeof(FpbMetaPageData));
+		refresh = true;
+	}
+	if (refresh)
+		fpb_read_meta(index, (FpbMetaPageData *) index->rd_amcache);
+	return (FpbMetaPageData *) index->rd_amcache;
+}
+
+/* Pin, lock (unless lockmode is BUFFER_LOCK_UNLOCK) and sanity-check. */
+Buffer
+fpb_getbuf(Relation index, BlockNumber blkno, int lockmode)
+{
+	Buffer		buf;
+
+	if (blkno == InvalidBlockNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" follows an invalid block link",
+						RelationGetRelationName(index))));
+	buf = ReadBuffer(index, blkno);
+	if (lockmode != BUFFER_LOCK_UNLOCK)
+	{
+		LockBuffer(buf, lockmode);
+		fpb_page_check_sane(index, BufferGetPage(buf), blkno);
+	}
+	return buf;
+}
+
+/*
+ * A new, exclusively locked, zeroed page at the end of the index.  Pages are
+ * never recycled in this version, so every new page extends the relation.
+ */
+Buffer
+fpb_newbuf(Relation index)
+{
+	Buffer		buf;
+	bool		needlock = !RELATION_IS_LOCAL(index);
+
+	if (needlock)
+		FPB_EXTEND_LOCK(index);
+	buf = ReadBuffer(index, P_NEW);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (needlock)
+		FPB_EXTEND_UNLOCK(index);
+	return buf;
+}
+
+void
+fpb_relbuf(Buffer buf)
+{
+	UnlockReleaseBuffer(buf);
+}

@@ -1,0 +1,744 @@
+/*-------------------------------------------------------------------------
+ *
+ * page.c
+ *	  One fpbtree page and the in-page tree of cache-line nodes inside it:
+ *	  layout (bulk load, reorganisation, page split halves), search, and
+ *	  insertion with in-page leaf node splits.
+ *
+ * Nothing here touches buffers, locks or WAL: callers hand in a page they
+ * may modify (usually GenericXLog's copy) and log it themselves.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fpbtree.h"
+
+/* Raise the error every damaged-structure path uses. */
+static void
+fpb_page_corrupt(BlockNumber blkno, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("fpbtree page %u is corrupted: %s", blkno, what)));
+}
+
+void
+fpb_prefetch_node(char *node, int lines)
+{
+	for (int i = 0; i < lines; i++)
+		__builtin_prefetch(node + i * FPB_LINE);
+}
+
+static inline void
+fpb_set_hwm(Page page, FpbPageOpaque opq, int hwm)
+{
+	opq->hwm = hwm;
+	((PageHeader) page)->pd_lower = FPB_DATA_START + hwm * FPB_LINE;
+}
+
+void
+fpb_page_init(Page page, uint16 level, uint16 flags, int w, int x)
+{
+	FpbPageOpaque opq;
+
+	PageInit(page, BLCKSZ, FPB_SPECIAL_SIZE);
+	opq = FpbPageGetOpaque(page);
+	memset(opq, 0, sizeof(FpbPageOpaqueData));
+	opq->level = level;
+	opq->flags = flags;
+	opq->left = InvalidBlockNumber;
+	opq->right = InvalidBlockNumber;
+	opq->root = FPB_NONE;
+	opq->firstleaf = FPB_NONE;
+	opq->lastleaf = FPB_NONE;
+	opq->w = w;
+	opq->x = x;
+	opq->pageid = FPB_PAGE_ID;
+	fpb_set_hwm(page, opq, 0);
+}
+
+void
+fpb_page_set_hikey(Page page, uint64 k, uint64 t)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+
+	opq->hikey = k;
+	fpb_t_to_tid(t, &opq->hitid);
+}
+
+void
+fpb_page_get_hikey(Page page, uint64 *k, uint64 *t)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+
+	*k = opq->hikey;
+	*t = fpb_tid_to_t(&opq->hitid);
+}
+
+/* Is (k, t) at or beyond the high key, i.e. does it belong further right? */
+bool
+fpb_page_above_hikey(Page page, uint64 k, uint64 t)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+
+	if (FpbPageIsRightmost(opq))
+		return false;
+	return fpb_key_cmp(k, t, opq->hikey, fpb_tid_to_t(&opq->hitid)) >= 0;
+}
+
+/*
+ * Cheap checks done whenever a page is read, so that garbage is reported
+ * with its block number before any pointer inside it is followed.
+ */
+void
+fpb_page_check_sane(Relation index, Page page, BlockNumber blkno)
+{
+	FpbPageOpaque opq;
+
+	if (PageIsNew(page))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains unexpected zero page at block %u",
+						RelationGetRelationName(index), blkno),
+				 errhint("Please REINDEX it.")));
+	if (PageGetSpecialSize(page) != FPB_SPECIAL_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(index), blkno),
+				 errdetail("Special space size is %u, expected %u.",
+						   (unsigned) PageGetSpecialSize(page),
+						   (unsigned) FPB_SPECIAL_SIZE)));
+	opq = FpbPageGetOpaque(page);
+	if (opq->pageid != FPB_PAGE_ID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(index), blkno),
+				 errdetail("Page id is 0x%04x, expected 0x%04x.",
+						   opq->pageid, FPB_PAGE_ID)));
+	if (opq->flags & FPB_F_META)
+		return;
+	if (opq->hwm > FPB_NLINES || opq->w < 1 || opq->w > FPB_MAX_WIDTH ||
+		opq->x < 1 || opq->x > FPB_MAX_WIDTH ||
+		opq->ipheight > FPB_MAX_IPHEIGHT ||
+		(opq->ipheight > 0 && (opq->root >= opq->hwm ||
+							   opq->firstleaf >= opq->hwm ||
+							   opq->lastleaf >= opq->hwm)) ||
+		(opq->ipheight == 0 && opq->nentries != 0) ||
+		((opq->level == 0) != FpbPageIsLeaf(opq)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(index), blkno),
+				 errdetail("Page header fields are inconsistent (hwm %u, height %u, widths %u/%u).",
+						   opq->hwm, opq->ipheight, opq->w, opq->x)));
+}
+
+/*
+ * Validate a node reference found inside the page before following it.
+ */
+static inline char *
+fpb_get_node(Page page, FpbPageOpaque opq, uint16 line, int width, int cap,
+			 int kind, BlockNumber blkno)
+{
+	char	   *node;
+	FpbNodeHeader *hdr;
+
+	if (line == FPB_NONE || (int) line + width > opq->hwm)
+		fpb_page_corrupt(blkno, "node reference outside the used lines");
+	node = fpb_line(page, line);
+	hdr = (FpbNodeHeader *) node;
+	if (hdr->kind != kind || hdr->n > cap)
+		fpb_page_corrupt(blkno, "node header is invalid");
+	return node;
+}
+
+/* first index whose entry is >= (k, t) */
+static inline int
+fpb_node_lower(const uint64 *keys, const ItemPointerData *tids, int n,
+			   uint64 k, uint64 t)
+{
+	int			lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (keys[mid] < k ||
+			(keys[mid] == k && fpb_tid_to_t(&tids[mid]) < t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* first index whose entry is > (k, t) */
+static inline int
+fpb_node_upper(const uint64 *keys, const ItemPointerData *tids, int n,
+			   uint64 k, uint64 t)
+{
+	int			lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (keys[mid] < k ||
+			(keys[mid] == k && fpb_tid_to_t(&tids[mid]) <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Descend the in-page tree to the leaf node responsible for (k, t).
+ * path[i] / pidx[i] receive the node and chosen child index at each
+ * non-leaf level (index 0 = the level just above the leaf nodes), when
+ * path is given.  Every node is prefetched whole before it is searched.
+ */
+static uint16
+fpb_descend(Page page, uint64 k, uint64 t, BlockNumber blkno,
+			uint16 *path, int *pidx)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	int			icap = fpb_innercap(opq->w);
+	uint16		line = opq->root;
+	int			lvl;
+
+	if (opq->ipheight == 0)
+		return FPB_NONE;
+	for (lvl = opq->ipheight - 1; lvl > 0; lvl--)
+	{
+		char	   *node;
+		int			n,
+					i;
+		int			childw = (lvl == 1) ? opq->x : opq->w;
+
+		fpb_prefetch_node(fpb_line(page, line), opq->w);
+		node = fpb_get_node(page, opq, line, opq->w, icap, FPB_NODE_INNER,
+							blkno);
+		n = ((FpbNodeHeader *) node)->n;
+		if (n < 1)
+			fpb_page_corrupt(blkno, "empty non-leaf node");
+		i = fpb_node_upper(fpb_node_keys(node), fpb_node_tids(node, icap),
+						   n, k, t) - 1;
+		if (i < 0)
+			i = 0;
+		if (path)
+		{
+			path[lvl - 1] = line;
+			pidx[lvl - 1] = i;
+		}
+		line = fpb_node_lines(node, icap)[i];
+		fpb_prefetch_node(fpb_line(page, line), childw);
+	}
+	return line;
+}
+
+uint16
+fpb_page_find_leafnode(Page page, uint64 k, uint64 t, BlockNumber blkno)
+{
+	return fpb_descend(page, k, t, blkno, NULL, NULL);
+}
+
+/*
+ * Internal page: the child whose key range holds (k, t), i.e. the last
+ * downlink whose key is <= (k, t).
+ */
+BlockNumber
+fpb_page_child(Page page, uint64 k, uint64 t, BlockNumber blkno)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	int			cap = fpb_leafcap(opq->x, true);
+	uint16		line;
+	char	   *node;
+	int			i;
+
+	line = fpb_descend(page, k, t, blkno, NULL, NULL);
+	if (line == FPB_NONE)
+		fpb_page_corrupt(blkno, "internal page without downlinks");
+	node = fpb_get_node(page, opq, line, opq->x, cap, FPB_NODE_LEAF, blkno);
+	i = fpb_node_upper(fpb_node_keys(node), fpb_node_tids(node, cap),
+					   ((FpbNodeHeader *) node)->n, k, t) - 1;
+	if (i < 0)
+	{
+		/* key below this node's first downlink: the previous node's last */
+		uint16		prev = ((FpbNodeHeader *) node)->prev;
+
+		if (prev == FPB_NONE)
+			return fpb_node_children(node, cap)[0];
+		node = fpb_get_node(page, opq, prev, opq->x, cap, FPB_NODE_LEAF,
+							blkno);
+		i = ((FpbNodeHeader *) node)->n - 1;
+		if (i < 0)
+			fpb_page_corrupt(blkno, "empty leaf node on internal page");
+	}
+	return fpb_node_children(node, cap)[i];
+}
+
+/* Does this internal page hold a downlink to child? */
+bool
+fpb_page_find_child(Page page, BlockNumber child, BlockNumber blkno)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	int			cap = fpb_leafcap(opq->x, true);
+	uint16		line = opq->firstleaf;
+	int			guard = 0;
+
+	if (opq->ipheight == 0)
+		return false;
+	while (line != FPB_NONE)
+	{
+		char	   *node = fpb_get_node(page, opq, line, opq->x, cap,
+										FPB_NODE_LEAF, blkno);
+		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
+		BlockNumber *ch = fpb_node_children(node, cap);
+
+		for (int i = 0; i < hdr->n; i++)
+			if (ch[i] == child)
+				return true;
+		line = hdr->next;
+		if (++guard > FPB_NLINES)
+			fpb_page_corrupt(blkno, "cycle in the in-page leaf chain");
+	}
+	return false;
+}
+
+/*
+ * Copy every entry of the page, in key order, into out (which must have
+ * room for opq->nentries entries).  Returns the count.
+ */
+int
+fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	bool		internal = !FpbPageIsLeaf(opq);
+	int			cap = fpb_leafcap(opq->x, internal);
+	uint16		line = (opq->ipheight > 0) ? opq->firstleaf : FPB_NONE;
+	int			n = 0;
+	int			guard = 0;
+
+	while (line != FPB_NONE)
+	{
+		char	   *node = fpb_get_node(page, opq, line, opq->x, cap,
+										FPB_NODE_LEAF, blkno);
+		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
+		uint64	   *keys = fpb_node_keys(node);
+		ItemPointerData *tids = fpb_node_tids(node, cap);
+		BlockNumber *ch = internal ? fpb_node_children(node, cap) : NULL;
+
+		if (n + hdr->n > (int) opq->nentries)
+			fpb_page_corrupt(blkno, "more entries than the page header counts");
+		for (int i = 0; i < hdr->n; i++, n++)
+		{
+			out[n].k = keys[i];
+			out[n].t = fpb_tid_to_t(&tids[i]);
+			out[n].child = ch ? ch[i] : InvalidBlockNumber;
+		}
+		line = hdr->next;
+		if (++guard > FPB_NLINES)
+			fpb_page_corrupt(blkno, "cycle in the in-page leaf chain");
+	}
+	if (n != (int) opq->nentries)
+		fpb_page_corrupt(blkno, "fewer entries than the page header counts");
+	return n;
+}
+
+/* Number of non-leaf nodes above m leaf nodes, and levels (incl. leaves). */
+static int
+fpb_inner_nodes(int m, int icap, int *levels)
+{
+	int			total = 0;
+	int			lv = 1;
+
+	while (m > 1)
+	{
+		m = (m + icap - 1) / icap;
+		total += m;
+		lv++;
+	}
+	if (levels)
+		*levels = lv;
+	return total;
+}
+
+/* Most in-page leaf nodes a page can hold with widths w, x. */
+static int
+fpb_max_leafnodes(int w, int x)
+{
+	int			icap = fpb_innercap(w);
+	int			m = FPB_NLINES / x;
+
+	while (m > 1 && m * x + fpb_inner_nodes(m, icap, NULL) * w > FPB_NLINES)
+		m--;
+	return m;
+}
+
+/*
+ * Entries a page holds when laid out with every leaf node filled to fill
+ * (the bulk-load target) -- or completely, with fill = 1.
+ */
+int
+fpb_page_capacity(int w, int x, bool internal_page, double fill)
+{
+	int			lcap = fpb_leafcap(x, internal_page);
+	int			per = Max(1, Min(lcap, (int) (lcap * fill)));
+
+	return fpb_max_leafnodes(w, x) * per;
+}
+
+/*
+ * Rebuild the page's in-page tree from n sorted entries.  Page-level fields
+ * (level, links, high key, flags) are kept.  With fill > 0 each leaf node
+ * gets about fill * capacity entries; with fill = 0 the entries are spread
+ * over as many leaf nodes as the page holds, which leaves the most free slots
+ * in every node.  Returns false, leaving the page untouched, if the entries
+ * do not fit.
+ */
+bool
+fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	bool		internal = !FpbPageIsLeaf(opq);
+	int			w = opq->w,
+				x = opq->x;
+	int			lcap = fpb_leafcap(x, internal);
+	int			icap = fpb_innercap(w);
+	int			m;
+	int			levels;
+	int			counts[FPB_MAX_IPHEIGHT];
+	uint16		firstline[FPB_MAX_IPHEIGHT] = {0};
+	int			ninner;
+	int			line;
+	uint16	   *lines;
+	int		   *firstent;
+
+	if (n == 0)
+	{
+		opq->root = opq->firstleaf = opq->lastleaf = FPB_NONE;
+		opq->ipheight = 0;
+		opq->nentries = 0;
+		fpb_set_hwm(page, opq, 0);
+		return true;
+	}
+
+	if (fill > 0)
+	{
+		int			per = Max(1, Min(lcap, (int) (lcap * fill)));
+
+		m = (n + per - 1) / per;
+	}
+	else
+	{
+		m = Min(fpb_max_leafnodes(w, x), n);
+		if ((int64) m * lcap < n)
+			return false;
+	}
+	if ((int64) m * lcap < n)
+		m = (n + lcap - 1) / lcap;
+	ninner = fpb_inner_nodes(m, icap, &levels);
+	if (levels > FPB_MAX_IPHEIGHT || m * x + ninner * w > FPB_NLINES)
+		return false;
+
+	/* node counts per level, 0 = leaf nodes */
+	counts[0] = m;
+	for (int l = 1; l < levels; l++)
+		counts[l] = (counts[l - 1] + icap - 1) / icap;
+
+	/* place the root first, then each level below it, leaves last */
+	line = 0;
+	for (int l = levels - 1; l >= 0; l--)
+	{
+		firstline[l] = line;
+		line += counts[l] * (l == 0 ? x : w);
+	}
+	fpb_set_hwm(page, opq, line);
+
+	/* leaf nodes: entries spread evenly */
+	lines = palloc(sizeof(uint16) * m);
+	firstent = palloc(sizeof(int) * m);
+	for (int j = 0; j < m; j++)
+	{
+		int			from = (int) (((int64) n * j) / m);
+		int			to = (int) (((int64) n * (j + 1)) / m);
+		char	   *node = fpb_line(page, firstline[0] + j * x);
+		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
+		uint64	   *keys = fpb_node_keys(node);
+		ItemPointerData *tids = fpb_node_tids(node, lcap);
+		BlockNumber *ch = internal ? fpb_node_children(node, lcap) : NULL;
+
+		memset(node, 0, (Size) x * FPB_LINE);
+		hdr->kind = FPB_NODE_LEAF;
+		hdr->n = to - from;
+		hdr->prev = (j == 0) ? FPB_NONE : firstline[0] + (j - 1) * x;
+		hdr->next = (j == m - 1) ? FPB_NONE : firstline[0] + (j + 1) * x;
+		for (int i = from; i < to; i++)
+		{
+			keys[i - from] = entries[i].k;
+			fpb_t_to_tid(entries[i].t, &tids[i - from]);
+			if (ch)
+				ch[i - from] = entries[i].child;
+		}
+		lines[j] = firstline[0] + j * x;
+		firstent[j] = from;
+	}
+	opq->firstleaf = firstline[0];
+	opq->lastleaf = firstline[0] + (m - 1) * x;
+
+	/* non-leaf levels, bottom-up: children spread evenly */
+	for (int l = 1; l < levels; l++)
+	{
+		int			nchild = counts[l - 1];
+		int			nnodes = counts[l];
+
+		for (int j = 0; j < nnodes; j++)
+		{
+			int			from = (int) (((int64) nchild * j) / nnodes);
+			int			to = (int) (((int64) nchild * (j + 1)) / nnodes);
+			uint16		myline = firstline[l] + j * w;
+			char	   *node = fpb_line(page, myline);
+			FpbNodeHeader *hdr = (FpbNodeHeader *) node;
+			uint64	   *keys = fpb_node_keys(node);
+			ItemPointerData *tids = fpb_node_tids(node, icap);
+			uint16	   *cl = fpb_node_lines(node, icap);
+
+			memset(node, 0, (Size) w * FPB_LINE);
+			hdr->kind = FPB_NODE_INNER;
+			hdr->n = to - from;
+			hdr->prev = hdr->next = FPB_NONE;
+			for (int i = from; i < to; i++)
+			{
+				keys[i - from] = entries[firstent[i]].k;
+				fpb_t_to_tid(entries[firstent[i]].t, &tids[i - from]);
+				cl[i - from] = lines[i];
+			}
+			/* this level's nodes become the children of the next level */
+			lines[j] = myline;
+			firstent[j] = firstent[from];
+		}
+	}
+	opq->root = firstline[levels - 1];
+	opq->ipheight = levels;
+	opq->nentries = n;
+	pfree(lines);
+	pfree(firstent);
+	return true;
+}
+
+/* Allocate a node of width lines above the high-water mark. */
+static uint16
+fpb_alloc_node(Page page, FpbPageOpaque opq, int width, int kind)
+{
+	uint16		line = opq->hwm;
+	FpbNodeHeader *hdr;
+
+	if ((int) line + width > FPB_NLINES)
+		return FPB_NONE;
+	fpb_set_hwm(page, opq, line + width);
+	memset(fpb_line(page, line), 0, (Size) width * FPB_LINE);
+	hdr = (FpbNodeHeader *) fpb_line(page, line);
+	hdr->kind = kind;
+	hdr->next = hdr->prev = FPB_NONE;
+	return line;
+}
+
+/* Insert (k, t, child) at position pos of a leaf node with room. */
+static void
+fpb_leafnode_insert(char *node, int cap, bool internal, int pos,
+					const FpbEntry *e)
+{
+	FpbNodeHeader *hdr = (FpbNodeHeader *) node;
+	uint64	   *keys = fpb_node_keys(node);
+	ItemPointerData *tids = fpb_node_tids(node, cap);
+	int			move = hdr->n - pos;
+
+	memmove(&keys[pos + 1], &keys[pos], move * sizeof(uint64));
+	memmove(&tids[pos + 1], &tids[pos], move * sizeof(ItemPointerData));
+	keys[pos] = e->k;
+	fpb_t_to_tid(e->t, &tids[pos]);
+	if (internal)
+	{
+		BlockNumber *ch = fpb_node_children(node, cap);
+
+		memmove(&ch[pos + 1], &ch[pos], move * sizeof(BlockNumber));
+		ch[pos] = e->child;
+	}
+	hdr->n++;
+}
+
+/* Insert separator (k, t) -> line at position pos of a non-leaf node. */
+static void
+fpb_innernode_insert(char *node, int cap, int pos, uint64 k, uint64 t,
+					 uint16 line)
+{
+	FpbNodeHeader *hdr = (FpbNodeHeader *) node;
+	uint64	   *keys = fpb_node_keys(node);
+	ItemPointerData *tids = fpb_node_tids(node, cap);
+	uint16	   *cl = fpb_node_lines(node, cap);
+	int			move = hdr->n - pos;
+
+	memmove(&keys[pos + 1], &keys[pos], move * sizeof(uint64));
+	memmove(&tids[pos + 1], &tids[pos], move * sizeof(ItemPointerData));
+	memmove(&cl[pos + 1], &cl[pos], move * sizeof(uint16));
+	keys[pos] = k;
+	fpb_t_to_tid(t, &tids[pos]);
+	cl[pos] = line;
+	hdr->n++;
+}
+
+/* Reorganise: rebuild the in-page tree with the new entry included. */
+static bool
+fpb_page_reorganise(Page page, const FpbEntry *e, BlockNumber blkno)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	int			n = opq->nentries;
+	int			maxcap = fpb_page_capacity(opq->w, opq->x, !FpbPageIsLeaf(opq),
+										   1.0);
+	FpbEntry   *ents;
+	int			pos;
+	bool		ok;
+
+	/*
+	 * A nearly full page would be reorganised on almost every insert; split
+	 * it instead.
+	 */
+	if (n + 1 > maxcap * 0.9)
+		return false;
+	ents = palloc(sizeof(FpbEntry) * (n + 1));
+	fpb_page_collect(page, ents, blkno);
+	for (pos = n; pos > 0 && fpb_key_cmp(ents[pos - 1].k, ents[pos - 1].t,
+										 e->k, e->t) > 0; pos--)
+		ents[pos] = ents[pos - 1];
+	ents[pos] = *e;
+	ok = fpb_page_layout(page, ents, n + 1, 0);
+	pfree(ents);
+	return ok;
+}
+
+/*
+ * Insert one entry into the page: shift it into its in-page leaf node; if
+ * the node is full, split the node inside the page; if the page has no
+ * free lines (or the parent node is full), reorganise the whole in-page
+ * tree.  Returns false, with the page unchanged, when the page must split.
+ */
+bool
+fpb_page_insert(Page page, const FpbEntry *e, BlockNumber blkno)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	bool		internal = !FpbPageIsLeaf(opq);
+	int			lcap = fpb_leafcap(opq->x, internal);
+	int			icap = fpb_innercap(opq->w);
+	uint16		path[FPB_MAX_IPHEIGHT];
+	int			pidx[FPB_MAX_IPHEIGHT];
+	uint16		leafline;
+	char	   *leaf;
+	FpbNodeHeader *lhdr;
+	int			pos;
+	uint16		newline;
+	char	   *newnode;
+	FpbNodeHeader *nhdr;
+	int			mid;
+	int			nmove;
+
+	if (opq->ipheight == 0)
+	{
+		/* empty page: one leaf node is the whole in-page tree */
+		return fpb_page_layout(page, e, 1, 0);
+	}
+
+	leafline = fpb_descend(page, e->k, e->t, blkno, path, pidx);
+	leaf = fpb_get_node(page, opq, leafline, opq->x, lcap, FPB_NODE_LEAF,
+						blkno);
+	lhdr = (FpbNodeHeader *) leaf;
+	pos = fpb_node_lower(fpb_node_keys(leaf), fpb_node_tids(leaf, lcap),
+						 lhdr->n, e->k, e->t);
+
+	if (lhdr->n < lcap)
+	{
+		fpb_leafnode_insert(leaf, lcap, internal, pos, e);
+		opq->nentries++;
+		return true;
+	}
+
+	/*
+	 * Split the leaf node inside the page, if there are free lines for the
+	 * new node and its parent has room for the separator (a root leaf node
+	 * needs a new non-leaf root as well).
+	 */
+	if (opq->ipheight == 1)
+	{
+		if ((int) opq->hwm + opq->x + opq->w > FPB_NLINES)
+			return fpb_page_reorganise(page, e, blkno);
+	}
+	else
+	{
+		char	   *parent = fpb_line(page, path[0]);
+
+		if (((FpbNodeHeader *) parent)->n >= icap ||
+			(int) opq->hwm + opq->x > FPB_NLINES)
+			return fpb_page_reorganise(page, e, blkno);
+	}
+
+	newline = fpb_alloc_node(page, opq, opq->x, FPB_NODE_LEAF);
+	newnode = fpb_line(page, newline);
+	nhdr = (FpbNodeHeader *) newnode;
+
+	/* appending at the end (ascending inserts): keep the old node full */
+	mid = (pos == lhdr->n) ? lhdr->n : lhdr->n / 2;
+	nmove = lhdr->n - mid;
+	memcpy(fpb_node_keys(newnode), &fpb_node_keys(leaf)[mid],
+		   nmove * sizeof(uint64));
+	memcpy(fpb_node_tids(newnode, lcap), &fpb_node_tids(leaf, lcap)[mid],
+		   nmove * sizeof(ItemPointerData));
+	if (internal)
+		memcpy(fpb_node_children(newnode, lcap),
+			   &fpb_node_children(leaf, lcap)[mid],
+			   nmove * sizeof(BlockNumber));
+	nhdr->n = nmove;
+	lhdr->n = mid;
+	if (pos <= mid && mid < lcap)
+		fpb_leafnode_insert(leaf, lcap, internal, pos, e);
+	else
+		fpb_leafnode_insert(newnode, lcap, internal, pos - mid, e);
+	opq->nentries++;
+
+	/* sibling chain */
+	nhdr->prev = leafline;
+	nhdr->next = lhdr->next;
+	if (lhdr->next != FPB_NONE)
+		((FpbNodeHeader *) fpb_line(page, lhdr->next))->prev = newline;
+	else
+		opq->lastleaf = newline;
+	lhdr->next = newline;
+
+	/* separator = first entry of the new node */
+	{
+		uint64		sk = fpb_node_keys(newnode)[0];
+		uint64		st = fpb_tid_to_t(&fpb_node_tids(newnode, lcap)[0]);
+
+		if (opq->ipheight == 1)
+		{
+			uint16		rootline = fpb_alloc_node(page, opq, opq->w,
+												  FPB_NODE_INNER);
+			char	   *root = fpb_line(page, rootline);
+			uint64		fk = fpb_node_keys(leaf)[0];
+			uint64		ft = fpb_tid_to_t(&fpb_node_tids(leaf, lcap)[0]);
+
+			fpb_innernode_insert(root, icap, 0, fk, ft, leafline);
+			fpb_innernode_insert(root, icap, 1, sk, st, newline);
+			opq->root = rootline;
+			opq->ipheight = 2;
+		}
+		else
+			fpb_innernode_insert(fpb_line(page, path[0]), icap, pidx[0] + 1,
+								 sk, st, newline);
+	}
+	return true;
+}

@@ -1,0 +1,492 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan.c
+ *	  Index scans: amgettuple (both directions, index-only) and amgetbitmap.
+ *
+ * The scan keys are turned into one closed interval [lo, hi] of compound
+ * keys (see fpb_scan_bounds), so no per-entry qual evaluation is needed.
+ * Each leaf page is read under a share lock: the matching entries are
+ * copied into the scan state, the lock is released and the pin kept while
+ * they are returned (the interlock with VACUUM's cleanup lock), then the
+ * scan steps to the sibling remembered at read time.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "fpbtree.h"
+#include "miscadmin.h"
+#include "nodes/tidbitmap.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+typedef struct FpbScanItem
+{
+	uint64		k;
+	uint64		t;
+} FpbScanItem;
+
+typedef struct FpbScanOpaqueData
+{
+	bool		empty;			/* the keys can match nothing */
+	uint64		lok,
+				lot,
+				hik,
+				hit;			/* inclusive bounds */
+
+	bool		started;
+	BlockNumber curblk;			/* page the batch came from */
+	Buffer		pinbuf;			/* pin on curblk, or InvalidBuffer */
+	BlockNumber leftblk;		/* its links when it was read */
+	BlockNumber rightblk;
+	bool		more_left;		/* may pages to the left hold matches? */
+	bool		more_right;
+	FpbScanItem *items;
+	int			nitems;
+	int			cur;
+	int			maxitems;
+
+	/* encode procedure for a cross-type scan argument, cached */
+	Oid			xtype;
+	FmgrInfo	xproc;
+	MemoryContext tupcxt;		/* index-only scan tuples */
+} FpbScanOpaqueData;
+
+typedef FpbScanOpaqueData *FpbScanOpaque;
+
+IndexScanDesc
+fpbbeginscan(Relation r, int nkeys, int norderbys)
+{
+	IndexScanDesc scan = RelationGetIndexScan(r, nkeys, norderbys);
+	FpbScanOpaque so = palloc0(sizeof(FpbScanOpaqueData));
+
+	so->pinbuf = InvalidBuffer;
+	so->curblk = InvalidBlockNumber;
+	so->maxitems = fpb_page_capacity(1, 1, false, 1.0);
+	so->maxitems = Max(so->maxitems, 1024);
+	so->items = palloc(sizeof(FpbScanItem) * so->maxitems);
+	so->xtype = InvalidOid;
+	so->tupcxt = AllocSetContextCreate(CurrentMemoryContext,
+									   "fpbtree index-only tuples",
+									   ALLOCSET_SMALL_SIZES);
+	scan->opaque = so;
+	scan->xs_itupdesc = RelationGetDescr(r);
+	return scan;
+}
+
+static void
+fpb_scan_release(FpbScanOpaque so)
+{
+	if (BufferIsValid(so->pinbuf))
+		ReleaseBuffer(so->pinbuf);
+	so->pinbuf = InvalidBuffer;
+}
+
+static inline void
+fpb_lower(FpbScanOpaque so, uint64 k, uint64 t)
+{
+	if (fpb_key_cmp(k, t, so->lok, so->lot) > 0)
+	{
+		so->lok = k;
+		so->lot = t;
+	}
+}
+
+static inline void
+fpb_upper(FpbScanOpaque so, uint64 k, uint64 t)
+{
+	if (fpb_key_cmp(k, t, so->hik, so->hit) < 0)
+	{
+		so->hik = k;
+		so->hit = t;
+	}
+}
+
+/* Encode procedure for a scan argument of type typid. */
+static FmgrInfo *
+fpb_scan_encproc(IndexScanDesc scan, Oid typid)
+{
+	Relation	index = scan->indexRelation;
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Oid			proc;
+
+	if (typid == InvalidOid || typid == index->rd_opcintype[0])
+		return index_getprocinfo(index, 1, FPB_ENCODE_PROC);
+	if (so->xtype == typid)
+		return &so->xproc;
+	proc = get_opfamily_proc(index->rd_opfamily[0], typid, typid,
+							 FPB_ENCODE_PROC);
+	if (!OidIsValid(proc))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("operator family of index \"%s\" has no encode function for type %s",
+						RelationGetRelationName(index), format_type_be(typid))));
+	fmgr_info_cxt(proc, &so->xproc, scan->indexRelation->rd_indexcxt);
+	so->xtype = typid;
+	return &so->xproc;
+}
+
+/*
+ * Intersect all scan keys into [lo, hi].  Every comparison also excludes
+ * NULLs (they sort last, with the tiebreaker's top bit set).
+ */
+static void
+fpb_scan_bounds(IndexScanDesc scan)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+
+	so->empty = false;
+	so->lok = 0;
+	so->lot = 0;
+	so->hik = FPB_KEY_MAX;
+	so->hit = PG_UINT64_MAX;
+
+	for (int i = 0; i < scan->numberOfKeys; i++)
+	{
+		ScanKey		sk = &scan->keyData[i];
+		Oid			typid;
+		uint64		elo,
+					ehi;
+
+		if (sk->sk_flags & SK_ISNULL)
+		{
+			if (sk->sk_flags & SK_SEARCHNULL)
+				fpb_lower(so, FPB_KEY_MAX, FPB_T_NULLBIT);
+			else if (sk->sk_flags & SK_SEARCHNOTNULL)
+				fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
+			else
+				so->empty = true;	/* comparison with NULL */
+			continue;
+		}
+
+		typid = sk->sk_subtype;
+		if (typid == InvalidOid)
+			typid = scan->indexRelation->rd_opcintype[0];
+		fpb_encode_range(fpb_scan_encproc(scan, typid), typid,
+						 sk->sk_argument, &elo, &ehi);
+
+		switch (sk->sk_strategy)
+		{
+			case BTLessStrategyNumber:
+				/* (elo, 0) itself is no entry: offset 0 is never used */
+				fpb_upper(so, elo, 0);
+				break;
+			case BTLessEqualStrategyNumber:
+				fpb_upper(so, ehi, FPB_T_MAX_NONNULL);
+				break;
+			case BTEqualStrategyNumber:
+				fpb_lower(so, elo, 0);
+				fpb_upper(so, ehi, FPB_T_MAX_NONNULL);
+				break;
+			case BTGreaterEqualStrategyNumber:
+				fpb_lower(so, elo, 0);
+				break;
+			case BTGreaterStrategyNumber:
+				fpb_lower(so, ehi, FPB_T_NULLBIT);
+				break;
+			default:
+				elog(ERROR, "fpbtree: unsupported strategy number %d",
+					 sk->sk_strategy);
+		}
+		fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
+	}
+	if (fpb_key_cmp(so->lok, so->lot, so->hik, so->hit) > 0)
+		so->empty = true;
+}
+
+void
+fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+		  ScanKey orderbys, int norderbys)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+
+	fpb_scan_release(so);
+	if (scankey && scan->numberOfKeys > 0)
+		memmove(scan->keyData, scankey,
+				scan->numberOfKeys * sizeof(ScanKeyData));
+	fpb_scan_bounds(scan);
+	so->started = false;
+	so->curblk = InvalidBlockNumber;
+	so->nitems = 0;
+	so->cur = 0;
+	so->more_left = so->more_right = false;
+}
+
+/*
+ * Copy the entries of the locked leaf page in buf that lie in [lo, hi]
+ * into the batch, note the page's links and whether the scan may continue
+ * past it, then unlock (keeping the pin if keep_pin).
+ */
+static void
+fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Page		page = BufferGetPage(buf);
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	int			cap = fpb_leafcap(opq->x, false);
+	uint16		line;
+	bool		before_lo = false;
+	int			n = 0;
+	int			guard = 0;
+
+	if (!FpbPageIsLeaf(opq))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("fpbtree \"%s\": scan reached non-leaf block %u",
+						RelationGetRelationName(scan->indexRelation), blkno)));
+	if (opq->nentries > so->maxitems)
+	{
+		so->maxitems = opq->nentries;
+		so->items = repalloc(so->items, sizeof(FpbScanItem) * so->maxitems);
+	}
+
+	line = fpb_page_find_leafnode(page, so->lok, so->lot, blkno);
+	if (line != FPB_NONE && line != opq->firstleaf)
+		before_lo = true;
+	while (line != FPB_NONE)
+	{
+		char	   *node;
+		FpbNodeHeader *hdr;
+		uint64	   *keys;
+		ItemPointerData *tids;
+		int			i;
+		bool		done = false;
+
+		if ((int) line + opq->x > opq->hwm)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("fpbtree page %u is corrupted: node reference outside the used lines",
+							blkno)));
+		node = fpb_line(page, line);
+		hdr = (FpbNodeHeader *) node;
+		if (hdr->kind != FPB_NODE_LEAF || hdr->n > cap ||
+			n + hdr->n > so->maxitems)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("fpbtree page %u is corrupted: node header is invalid",
+							blkno)));
+		/* bring the next node in while this one is being copied */
+		if (hdr->next != FPB_NONE && (int) hdr->next + opq->x <= opq->hwm)
+			fpb_prefetch_node(fpb_line(page, hdr->next), opq->x);
+		keys = fpb_node_keys(node);
+		tids = fpb_node_tids(node, cap);
+		for (i = 0; i < hdr->n; i++)
+		{
+			uint64		t = fpb_tid_to_t(&tids[i]);
+			int			c;
+
+			if (fpb_key_cmp(keys[i], t, so->lok, so->lot) < 0)
+			{
+				before_lo = true;
+				continue;
+			}
+			c = fpb_key_cmp(keys[i], t, so->hik, so->hit);
+			if (c > 0)
+			{
+				done = true;
+				break;
+			}
+			so->items[n].k = keys[i];
+			so->items[n].t = t;
+			n++;
+		}
+		if (done)
+			break;
+		line = hdr->next;
+		if (++guard > FPB_NLINES)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("fpbtree page %u is corrupted: cycle in the in-page leaf chain",
+							blkno)));
+	}
+	so->nitems = n;
+	so->curblk = blkno;
+	so->leftblk = opq->left;
+	so->rightblk = opq->right;
+	so->more_right = !FpbPageIsRightmost(opq) &&
+		fpb_key_cmp(opq->hikey, fpb_tid_to_t(&opq->hitid),
+					so->hik, so->hit) <= 0;
+	so->more_left = !FpbPageIsLeftmost(opq) && !before_lo;
+
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (keep_pin)
+		so->pinbuf = buf;
+	else
+		ReleaseBuffer(buf);
+}
+
+/* Read the page left of the batch's page (Lehman-Yao walk left). */
+static Buffer
+fpb_walk_left(IndexScanDesc scan)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+	BlockNumber target = so->curblk;
+	BlockNumber blkno = so->leftblk;
+
+	for (;;)
+	{
+		Buffer		buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
+		FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
+
+		CHECK_FOR_INTERRUPTS();
+		if (opq->right == target)
+			return buf;
+
+		/* the left page split since we looked: its new halves lie between */
+		if (FpbPageIsRightmost(opq))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("fpbtree \"%s\": block %u is unreachable from its left sibling %u",
+							RelationGetRelationName(index), target,
+							so->leftblk)));
+		blkno = opq->right;
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/*
+ * Advance to the next matching entry in direction dir.  Returns false at
+ * the end of the range.
+ */
+static bool
+fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	bool		forward = ScanDirectionIsForward(dir);
+
+	if (!so->started)
+	{
+		Buffer		buf;
+
+		so->started = true;
+		if (so->empty)
+		{
+			so->nitems = 0;
+			so->cur = 0;
+			return false;
+		}
+		if (forward)
+			buf = fpb_search(scan->indexRelation, so->lok, so->lot,
+							 BUFFER_LOCK_SHARE, NULL, NULL);
+		else
+			buf = fpb_search(scan->indexRelation, so->hik, so->hit,
+							 BUFFER_LOCK_SHARE, NULL, NULL);
+		fpb_scan_readpage(scan, buf, keep_pin);
+		so->cur = forward ? 0 : so->nitems - 1;
+	}
+	else if (forward)
+		so->cur++;
+	else
+		so->cur--;
+
+	for (;;)
+	{
+		Buffer		buf;
+
+		if (so->cur >= 0 && so->cur < so->nitems)
+			return true;
+		if (forward)
+		{
+			if (!so->more_right)
+			{
+				so->cur = so->nitems;
+				return false;
+			}
+			fpb_scan_release(so);
+			buf = fpb_getbuf(scan->indexRelation, so->rightblk,
+							 BUFFER_LOCK_SHARE);
+			fpb_scan_readpage(scan, buf, keep_pin);
+			so->cur = 0;
+		}
+		else
+		{
+			if (!so->more_left)
+			{
+				so->cur = -1;
+				return false;
+			}
+			buf = fpb_walk_left(scan);
+			fpb_scan_release(so);
+			fpb_scan_readpage(scan, buf, keep_pin);
+			so->cur = so->nitems - 1;
+		}
+	}
+}
+
+bool
+fpbgettuple(IndexScanDesc scan, ScanDirection dir)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	FpbScanItem *item;
+
+	if (!fpb_scan_next(scan, dir, true))
+		return false;
+	item = &so->items[so->cur];
+	fpb_t_to_heaptid(item->t, &scan->xs_heaptid);
+	scan->xs_recheck = false;
+
+	if (scan->xs_want_itup)
+	{
+		Datum		value = (Datum) 0;
+		bool		isnull = (item->t & FPB_T_NULLBIT) != 0;
+		MemoryContext old;
+
+		MemoryContextReset(so->tupcxt);
+		old = MemoryContextSwitchTo(so->tupcxt);
+		if (!isnull)
+			value = fpb_decode(index_getprocinfo(scan->indexRelation, 1,
+												 FPB_DECODE_PROC),
+							   item->k);
+		scan->xs_itup = index_form_tuple(scan->xs_itupdesc, &value, &isnull);
+		MemoryContextSwitchTo(old);
+	}
+	return true;
+}
+
+int64
+fpbgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	ItemPointerData *tids = NULL;
+	int			ntids = 0;
+	int64		total = 0;
+
+	if (!fpb_scan_next(scan, ForwardScanDirection, false))
+		return 0;
+	for (;;)
+	{
+		if (ntids < so->nitems)
+		{
+			ntids = so->nitems;
+			tids = tids ? repalloc(tids, sizeof(ItemPointerData) * ntids)
+				: palloc(sizeof(ItemPointerData) * ntids);
+		}
+		for (int i = so->cur; i < so->nitems; i++)
+			fpb_t_to_heaptid(so->items[i].t, &tids[i - so->cur]);
+		tbm_add_tuples(tbm, tids, so->nitems - so->cur, false);
+		total += so->nitems - so->cur;
+		so->cur = so->nitems - 1;
+		CHECK_FOR_INTERRUPTS();
+		if (!fpb_scan_next(scan, ForwardScanDirection, false))
+			break;
+	}
+	if (tids)
+		pfree(tids);
+	return total;
+}
+
+void
+fpbendscan(IndexScanDesc scan)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+
+	fpb_scan_release(so);
+	MemoryContextDelete(so->tupcxt);
+	pfree(so->items);
+	pfree(so);
+}

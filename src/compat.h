@@ -1,0 +1,35 @@
+/*-------------------------------------------------------------------------
+ *
+ * compat.h
+ *	  The one place for PostgreSQL version differences.  Code elsewhere uses
+ *	  the macros below instead of testing PG_VERSION_NUM itself.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FPB_COMPAT_H
+#define FPB_COMPAT_H
+
+#include "storage/lmgr.h"
+
+#if PG_VERSION_NUM < 150000
+#error "fpbtree needs PostgreSQL 15 or later"
+#endif
+
+#define FPB_EXTEND_LOCK(rel)	LockRelationForExtension((rel), ExclusiveLock)
+#define FPB_EXTEND_UNLOCK(rel)	UnlockRelationForExtension((rel), ExclusiveLock)
+
+/* the RelFileNode of an index's storage manager relation (16: RelFileLocator) */
+#if PG_VERSION_NUM >= 160000
+#define FPB_SMGR_RNODE(rel)	(&RelationGetSmgr(rel)->smgr_rlocator.locator)
+#else
+#define FPB_SMGR_RNODE(rel)	(&RelationGetSmgr(rel)->smgr_rnode.node)
+#endif
+
+/* a page-sized buffer for smgr writes (16 adds palloc_aligned) */
+#if PG_VERSION_NUM >= 160000
+#define palloc_aligned_compat(sz)	palloc_aligned((sz), PG_IO_ALIGN_SIZE, 0)
+#else
+#define palloc_aligned_compat(sz)	palloc(sz)
+#endif
+
+#endif							/* FPB_COMPAT_H */
