@@ -54,8 +54,12 @@ typedef struct FpbBuildState
 	double		t1;
 	double		tnext;
 	FmgrInfo   *encproc;
-	Tuplesortstate *sort;
+	Tuplesortstate *sort;		/* NULL while the entries fit in memory */
+	TupleDesc	sortdesc;
 	TupleTableSlot *slot;
+	FpbKey	   *mem;			/* in-memory entries, radix-sorted later */
+	int64		nmem;
+	int64		maxmem;
 	double		indtuples;
 	int			nlevels;
 	FpbLevel	levels[32];
@@ -92,17 +96,11 @@ fpb_build_widths(Relation index, int *w, int *x, int *ff)
 	*ff = opts ? opts->fillfactor : FPB_DEFAULT_FILLFACTOR;
 }
 
+/* Hand one entry to the tuplesort (the spill path). */
 static void
-fpb_build_callback(Relation index, ItemPointer tid, Datum *values,
-				   bool *isnull, bool tupleIsAlive, void *state)
+fpb_build_puttuplesort(FpbBuildState *bs, uint64 k, uint64 t)
 {
-	FpbBuildState *bs = (FpbBuildState *) state;
 	TupleTableSlot *slot = bs->slot;
-	uint64		k;
-	uint64		t;
-
-	k = isnull[0] ? FPB_KEY_MAX : fpb_encode(bs->encproc, values[0]);
-	t = fpb_make_t(tid, isnull[0]);
 
 	/* flip the top bits so that int8 (signed) order is unsigned order */
 	ExecClearTuple(slot);
@@ -111,7 +109,144 @@ fpb_build_callback(Relation index, ItemPointer tid, Datum *values,
 	slot->tts_isnull[0] = slot->tts_isnull[1] = false;
 	ExecStoreVirtualTuple(slot);
 	tuplesort_puttupleslot(bs->sort, slot);
+}
+
+/*
+ * The entries no longer fit in maintenance_work_mem: move them to a
+ * tuplesort, which spills to disk as btree's build does.
+ */
+static void
+fpb_build_spill(FpbBuildState *bs)
+{
+	AttrNumber	attnums[2] = {1, 2};
+	Oid			sortops[2] = {Int8LessOperator, Int8LessOperator};
+	Oid			colls[2] = {InvalidOid, InvalidOid};
+	bool		nullsfirst[2] = {false, false};
+
+	bs->sort = tuplesort_begin_heap(bs->sortdesc, 2, attnums, sortops, colls,
+									nullsfirst, maintenance_work_mem, NULL,
+									TUPLESORT_NONE);
+	for (int64 i = 0; i < bs->nmem; i++)
+		fpb_build_puttuplesort(bs, bs->mem[i].k, bs->mem[i].t);
+	pfree(bs->mem);
+	bs->mem = NULL;
+	bs->nmem = 0;
+}
+
+static void
+fpb_build_callback(Relation index, ItemPointer tid, Datum *values,
+				   bool *isnull, bool tupleIsAlive, void *state)
+{
+	FpbBuildState *bs = (FpbBuildState *) state;
+	uint64		k;
+	uint64		t;
+
+	k = isnull[0] ? FPB_KEY_MAX : fpb_encode(bs->encproc, values[0]);
+	t = fpb_make_t(tid, isnull[0]);
 	bs->indtuples++;
+
+	if (bs->sort == NULL)
+	{
+		if (bs->nmem >= bs->maxmem)
+		{
+			int64		limit = (int64) maintenance_work_mem * 1024 /
+				(2 * sizeof(FpbKey));
+
+			if (bs->maxmem * 2 <= limit)
+			{
+				bs->maxmem *= 2;
+				bs->mem = repalloc_huge(bs->mem, sizeof(FpbKey) * bs->maxmem);
+			}
+			else
+				fpb_build_spill(bs);
+		}
+		if (bs->sort == NULL)
+		{
+			bs->mem[bs->nmem].k = k;
+			bs->mem[bs->nmem].t = t;
+			bs->nmem++;
+			return;
+		}
+	}
+	fpb_build_puttuplesort(bs, k, t);
+}
+
+static int
+fpb_keycmp_qsort(const void *a, const void *b)
+{
+	const FpbKey *x = a;
+	const FpbKey *y = b;
+
+	return fpb_key_cmp(x->k, x->t, y->k, y->t);
+}
+
+/*
+ * Sort the in-memory entries: an LSD radix sort on k (11-bit digits,
+ * skipping digits all keys share), which is stable, so entries with equal
+ * keys stay in heap-scan order -- ascending TID, except where HOT chains
+ * report their root TID; a final pass sorts any run of equal keys that is
+ * out of TID order.
+ */
+static FpbKey *
+fpb_build_radixsort(FpbKey *a, int64 n)
+{
+	FpbKey	   *tmp;
+	int64	   *count;
+
+	if (n < 2)
+		return a;
+	tmp = palloc_extended(sizeof(FpbKey) * n, MCXT_ALLOC_HUGE);
+	count = palloc(sizeof(int64) * 2048);
+	for (int shift = 0; shift < 64; shift += 11)
+	{
+		int64		sum = 0;
+		int			digit0 = (a[0].k >> shift) & 2047;
+		bool		trivial = true;
+		FpbKey	   *swap;
+
+		memset(count, 0, sizeof(int64) * 2048);
+		for (int64 i = 0; i < n; i++)
+		{
+			int			d = (a[i].k >> shift) & 2047;
+
+			count[d]++;
+			trivial &= (d == digit0);
+		}
+		if (trivial)
+			continue;
+		for (int d = 0; d < 2048; d++)
+		{
+			int64		c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (int64 i = 0; i < n; i++)
+			tmp[count[(a[i].k >> shift) & 2047]++] = a[i];
+		swap = a;
+		a = tmp;
+		tmp = swap;
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(tmp);
+	pfree(count);
+
+	for (int64 i = 1; i < n; i++)
+	{
+		if (a[i - 1].k == a[i].k && a[i - 1].t > a[i].t)
+		{
+			int64		s = i - 1,
+						e = i + 1;
+
+			while (s > 0 && a[s - 1].k == a[i].k)
+				s--;
+			while (e < n && a[e].k == a[i].k)
+				e++;
+			qsort(&a[s], e - s, sizeof(FpbKey), fpb_keycmp_qsort);
+			i = e - 1;
+		}
+	}
+	return a;
 }
 
 /* Extend the index by one page, initialised empty, and keep it pinned. */
@@ -270,10 +405,6 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	FpbBuildState bs;
 	Buffer		metabuf;
 	TupleDesc	tupdesc;
-	AttrNumber	attnums[2] = {1, 2};
-	Oid			sortops[2] = {Int8LessOperator, Int8LessOperator};
-	Oid			colls[2] = {InvalidOid, InvalidOid};
-	bool		nullsfirst[2] = {false, false};
 	double		reltuples;
 	BlockNumber root;
 	uint32		rootlevel;
@@ -300,17 +431,20 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	tupdesc = CreateTemplateTupleDesc(2);
 	TupleDescInitEntry(tupdesc, 1, "k", INT8OID, -1, 0);
 	TupleDescInitEntry(tupdesc, 2, "t", INT8OID, -1, 0);
+	bs.sortdesc = tupdesc;
 	bs.slot = MakeSingleTupleTableSlot(tupdesc, &TTSOpsVirtual);
-	bs.sort = tuplesort_begin_heap(tupdesc, 2, attnums, sortops, colls,
-								   nullsfirst, maintenance_work_mem, NULL,
-								   TUPLESORT_NONE);
+	bs.maxmem = 1024;
+	bs.mem = palloc(sizeof(FpbKey) * bs.maxmem);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, FPB_PHASE_SCAN);
-	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+	reltuples = table_index_build_scan(heap, index, indexInfo, false, true,
 									   fpb_build_callback, &bs, NULL);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, FPB_PHASE_SORT);
-	tuplesort_performsort(bs.sort);
+	if (bs.sort)
+		tuplesort_performsort(bs.sort);
+	else
+		bs.mem = fpb_build_radixsort(bs.mem, bs.nmem);
 
 	{
 		const int	idx[] = {PROGRESS_CREATEIDX_SUBPHASE,
@@ -322,15 +456,28 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	}
 	ExecDropSingleTupleTableSlot(bs.slot);
 	bs.slot = MakeSingleTupleTableSlot(tupdesc, &TTSOpsMinimalTuple);
-	while (tuplesort_gettupleslot(bs.sort, true, false, bs.slot, NULL))
+	for (int64 i = 0;; i++)
 	{
 		FpbEntry	e;
-		bool		isnull;
 
-		e.k = (uint64) DatumGetInt64(slot_getattr(bs.slot, 1, &isnull)) ^
-			FPB_SIGNBIT;
-		e.t = (uint64) DatumGetInt64(slot_getattr(bs.slot, 2, &isnull)) ^
-			FPB_SIGNBIT;
+		if (bs.sort)
+		{
+			bool		isnull;
+
+			if (!tuplesort_gettupleslot(bs.sort, true, false, bs.slot, NULL))
+				break;
+			e.k = (uint64) DatumGetInt64(slot_getattr(bs.slot, 1, &isnull)) ^
+				FPB_SIGNBIT;
+			e.t = (uint64) DatumGetInt64(slot_getattr(bs.slot, 2, &isnull)) ^
+				FPB_SIGNBIT;
+		}
+		else
+		{
+			if (i >= bs.nmem)
+				break;
+			e.k = bs.mem[i].k;
+			e.t = bs.mem[i].t;
+		}
 		e.child = InvalidBlockNumber;
 		if (bs.nlevels == 0)
 			fpb_build_initlevel(&bs, 0);
@@ -342,7 +489,10 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
-	tuplesort_end(bs.sort);
+	if (bs.sort)
+		tuplesort_end(bs.sort);
+	else
+		pfree(bs.mem);
 	ExecDropSingleTupleTableSlot(bs.slot);
 
 	root = fpb_build_finish(&bs, &rootlevel);

@@ -106,6 +106,20 @@ fpb_getbuf(Relation index, BlockNumber blkno, int lockmode)
 				 errmsg("index \"%s\" follows an invalid block link",
 						RelationGetRelationName(index))));
 	buf = ReadBuffer(index, blkno);
+
+	/*
+	 * Every visit reads the page header, the special space and (after a
+	 * layout, which places it first) the root node: start those misses
+	 * together instead of one after another.
+	 */
+	{
+		char	   *p = (char *) BufferGetPage(buf);
+
+		__builtin_prefetch(p);
+		__builtin_prefetch(p + BLCKSZ - FPB_SPECIAL_SIZE);
+		for (int i = 0; i < 4; i++)
+			__builtin_prefetch(p + FPB_DATA_START + i * FPB_LINE);
+	}
 	if (lockmode != BUFFER_LOCK_UNLOCK)
 	{
 		LockBuffer(buf, lockmode);

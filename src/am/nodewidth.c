@@ -20,26 +20,29 @@
  * fpbtree.tnext_ns.
  *
  * Widths chosen for our 8 KB pages (8-byte keys, 6-byte tiebreakers, 2-byte
- * in-page offsets; see fpb_leafcap/fpb_innercap), as printed by
- * fpbtree_node_widths():
+ * in-page offsets; see fpb_leafcap/fpb_innercap), as fpbtree_node_widths()
+ * reports them; "optimum" is the cheapest pair, which G trades for fan-out:
  *
- *	  T1	Tnext	non-leaf	leaf		fan-out  levels  cost	 optimum
- *	  150	10		 2 (128 B)	 9 (576 B)	  520	   2	  390	   370
- *	  189	24		 2 (128 B)	 5 (320 B)	  504	   3	  735	   681
- *	  100	5		 2 (128 B)	16 (1 KB)	  511	   2	  280	   260
- *	  300	30		 2 (128 B)	 7 (448 B)	  504	   2	  810	   780
- *	  80	20		 1 (64 B)	 4 (256 B)	  504	   3	  300	   280
+ *	  T1	Tnext	non-leaf	leaf		fan-out  levels  cost	optimum
+ *	  150	10		4 (256 B)	8 (512 B)	  540	   2	  400	390 (5/6, 494)
+ *	  189	24		4 (256 B)	8 (512 B)	  540	   2	  618	594 (5/6, 494)
+ *	  100	5		4 (256 B)	8 (512 B)	  540	   2	  250	245 (5/6, 494)
+ *	  300	30		4 (256 B)	8 (512 B)	  540	   2	  900	870 (5/6, 494)
+ *	  80	20		6 (384 B)	5 (320 B)	  506	   2	  340	320 (2/3, 481)
  *
- * The paper's Table 2 (4-byte keys, T1 = 150, Tnext = 10) has 192 B
- * non-leaf and 256 B leaf nodes for 8 KB pages; with our 14-byte leaf
- * entries a line holds about a third as many entries, so a leaf node must
- * be wider to keep the in-page tree at two levels.  The thesis' Table 3.2
- * (8-byte keys, T1 = 189, Tnext = 24) has 128 B / 640 B.
+ * The paper's Table 2 (4-byte keys and tuple ids, T1 = 150, Tnext = 10)
+ * has 192 B non-leaf and 256 B leaf nodes for 8 KB pages, fan-out 961.  Our
+ * leaf entries take 14 bytes instead of 8, so a 512 B leaf node holds 36
+ * entries, about what the paper's 256 B node held; our 256 B non-leaf node
+ * has 15 children.  Both are wider, and the page holds fewer entries, but
+ * the in-page tree keeps the paper's two levels.  (The thesis' Table 3.2,
+ * 8-byte keys with T1 = 189, Tnext = 24, has 128 B / 640 B.)
  *
  * fpbtree_calibrate() measures T1 and Tnext on the current host and sets
- * them for the session, like SET would.  Indexes built afterwards in the
- * session use them; to keep them for every session and for autovacuum and
- * REINDEX run by others, persist them with
+ * them for the session, like SET would; indexes created (or reindexed)
+ * afterwards in the session use them.  Existing indexes keep the widths
+ * stored in their metapage.  To make the values the default for every
+ * session, persist them with
  *
  *		ALTER SYSTEM SET fpbtree.t1_ns = ...;
  *		ALTER SYSTEM SET fpbtree.tnext_ns = ...;
@@ -58,7 +61,6 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
-#include "utils/builtins.h"
 #include "utils/guc.h"
 
 #include "fpbtree.h"
@@ -250,18 +252,25 @@ fpbtree_node_widths(PG_FUNCTION_ARGS)
  * the even lines, because adjacent-line prefetchers fetch 128-byte pairs
  * and would otherwise hand us the odd neighbour of every node for free.
  *
+ * The pages of a region are spread over the whole buffer, one per
+ * 1/FPB_CAL_PAGES of it (4 MB apart in a 256 MB buffer); page p of region
+ * i sits at p * pstride + i * 4 KB.  With a region's pages side by side,
+ * its nodes shared a few DRAM rows and some runs measured half the real
+ * latency (seen on the project's test host); spread out, the runs agree
+ * within a few percent.  Pages that belong to no region are never touched,
+ * so the buffer costs address space only.
+ *
  * Every region is built first, then all of them are evicted from the
  * caches at once, and then the runs go through the regions in order, each
- * touching nothing but its own, never-since-cached region.  Regions are
- * spread evenly over a large buffer so that no prefetcher carries one run
- * into the next; pages between regions are never touched, so the size of
- * the buffer costs address space only.
+ * touching nothing but its own, never-since-cached region.
  *
- * Eviction: on x86 we flush the region lines with clflush.  Streaming over
- * a buffer larger than the last-level cache, the thesis' way, would need
- * gigabytes today (this project's test host reports a 260 MB L3).  On
- * other CPUs we do stream: we write the untouched parts of the buffer,
- * which is then sized to a multiple of the last-level cache.
+ * Eviction: where the CPU lets us (x86, aarch64 Linux) we flush the region
+ * lines explicitly.  Streaming over a buffer larger than the last-level
+ * cache, the thesis' way, would need gigabytes today (the test host
+ * reports a 260 MB L3), and scan-resistant replacement policies keep some
+ * old lines anyway.  Elsewhere we do stream: we write the pages that belong
+ * to no region, and the buffer is sized to a multiple of the last-level
+ * cache.
  * ----------------------------------------------------------------
  */
 #define FPB_CAL_PAGE		4096
@@ -269,7 +278,6 @@ fpbtree_node_widths(PG_FUNCTION_ARGS)
 #define FPB_CAL_LINES_PER_PAGE	(FPB_CAL_PAGE / FPB_LINE)
 #define FPB_CAL_NODES_PER_PAGE	(FPB_CAL_LINES_PER_PAGE / 2 - 1)
 #define FPB_CAL_NODES		(FPB_CAL_PAGES * FPB_CAL_NODES_PER_PAGE)
-#define FPB_CAL_REGION		(FPB_CAL_PAGES * FPB_CAL_PAGE)
 #define FPB_CAL_T1_RUNS		10
 #define FPB_CAL_MAX_DIST	20	/* prefetch distances 0..20 */
 #define FPB_CAL_TNEXT_RUNS	4	/* runs per distance */
@@ -278,13 +286,27 @@ fpbtree_node_widths(PG_FUNCTION_ARGS)
 #define FPB_CAL_MIN_BUFFER	((Size) 256 * 1024 * 1024)
 #define FPB_CAL_MAX_BUFFER	((Size) 1024 * 1024 * 1024)
 
+/*
+ * Write a line back to memory and drop it from every cache level, and wait
+ * for all such flushes to finish.  Linux lets user code use the aarch64
+ * instructions (SCTLR_EL1.UCI).
+ */
 #if defined(__x86_64__) || defined(__i386__)
-#define FPB_HAVE_CLFLUSH 1
+#define FPB_HAVE_LINE_FLUSH 1
+#define fpb_cal_flush_line(p)	__builtin_ia32_clflush(p)
+#define fpb_cal_flush_wait()	__builtin_ia32_mfence()
+#elif defined(__aarch64__) && defined(__linux__)
+#define FPB_HAVE_LINE_FLUSH 1
+#define fpb_cal_flush_line(p) \
+	__asm__ __volatile__("dc civac, %0" : : "r" (p) : "memory")
+#define fpb_cal_flush_wait() \
+	__asm__ __volatile__("dsb ish" : : : "memory")
 #endif
 
 typedef struct FpbCalRegion
 {
 	char	   *base;			/* first byte of the region's first page */
+	Size		pstride;		/* distance between its pages */
 	char	  **order;			/* its nodes in (shuffled) visiting order */
 } FpbCalRegion;
 
@@ -292,13 +314,9 @@ typedef struct FpbCalRegion
 static volatile uint64 fpb_cal_sink;
 
 static inline char *
-fpb_cal_node(char *base, int i)
+fpb_cal_page(const FpbCalRegion *r, int page)
 {
-	int			page = i / FPB_CAL_NODES_PER_PAGE;
-	int			slot = i % FPB_CAL_NODES_PER_PAGE;
-
-	/* even lines 2, 4, ..., 62 */
-	return base + (Size) page * FPB_CAL_PAGE + (Size) (slot + 1) * 2 * FPB_LINE;
+	return r->base + (Size) page * r->pstride;
 }
 
 /* Load a random permutation of the region's nodes into r->order. */
@@ -306,7 +324,13 @@ static void
 fpb_cal_shuffle(FpbCalRegion *r, pg_prng_state *rng)
 {
 	for (int i = 0; i < FPB_CAL_NODES; i++)
-		r->order[i] = fpb_cal_node(r->base, i);
+	{
+		int			page = i / FPB_CAL_NODES_PER_PAGE;
+		int			slot = i % FPB_CAL_NODES_PER_PAGE;
+
+		/* even lines 2, 4, ..., 62 */
+		r->order[i] = fpb_cal_page(r, page) + (Size) (slot + 1) * 2 * FPB_LINE;
+	}
 	for (int i = FPB_CAL_NODES - 1; i > 0; i--)
 	{
 		int			j = (int) pg_prng_uint64_range(rng, 0, i);
@@ -324,40 +348,42 @@ fpb_cal_warm_tlb(const FpbCalRegion *r)
 	uint64		sum = 0;
 
 	for (int p = 0; p < FPB_CAL_PAGES; p++)
-		sum += *(volatile uint64 *) (r->base + (Size) p * FPB_CAL_PAGE);
+		sum += *(volatile uint64 *) fpb_cal_page(r, p);
 	fpb_cal_sink += sum;
 }
 
-#ifdef FPB_HAVE_CLFLUSH
+#ifdef FPB_HAVE_LINE_FLUSH
 static void
 fpb_cal_evict(FpbCalRegion *regions, int nregions, char *buf, Size bufsize)
 {
 	for (int i = 0; i < nregions; i++)
 		for (int p = 0; p < FPB_CAL_PAGES; p++)
 			for (int l = 0; l < FPB_CAL_LINES_PER_PAGE; l++)
-				__builtin_ia32_clflush(regions[i].base +
-									   (Size) p * FPB_CAL_PAGE +
-									   (Size) l * FPB_LINE);
-	__builtin_ia32_mfence();
+				fpb_cal_flush_line(fpb_cal_page(&regions[i], p) +
+								   (Size) l * FPB_LINE);
+	fpb_cal_flush_wait();
 }
 #else
 static void
 fpb_cal_evict(FpbCalRegion *regions, int nregions, char *buf, Size bufsize)
 {
-	char	   *p = buf;
+	Size		pstride = regions[0].pstride;
 
 	/*
-	 * Write (not read: unwritten anonymous memory would all map one zero
-	 * page) every page that is not part of a region.
+	 * Store into every line of the pages that belong to no region: those
+	 * after the nregions region pages in each pstride-sized slice.  Stores,
+	 * because unwritten anonymous memory would all map one zero page; our
+	 * own loop, because memset() may use non-temporal stores for large
+	 * sizes, which bypass the cache and evict nothing.
 	 */
-	for (int i = 0; i <= nregions; i++)
+	for (int p = 0; p < FPB_CAL_PAGES; p++)
 	{
-		char	   *end = (i < nregions) ? regions[i].base : buf + bufsize;
+		char	   *start = buf + (Size) p * pstride +
+			(Size) nregions * FPB_CAL_PAGE;
+		char	   *end = buf + (Size) (p + 1) * pstride;
 
-		if (end > p)
-			memset(p, i, end - p);
-		if (i < nregions)
-			p = regions[i].base + FPB_CAL_REGION;
+		for (char *q = start; q < end; q += FPB_LINE)
+			*(volatile uint64 *) q = (uint64) p;
 		CHECK_FOR_INTERRUPTS();
 	}
 }
@@ -419,6 +445,7 @@ fpb_cal_stream(const FpbCalRegion *r, int dist)
 	return INSTR_TIME_GET_DOUBLE(duration) * 1e9 / FPB_CAL_NODES;
 }
 
+#ifndef FPB_HAVE_LINE_FLUSH
 /* Size of the last-level cache, or 0 if the platform will not say. */
 static Size
 fpb_cal_llc_size(void)
@@ -432,6 +459,7 @@ fpb_cal_llc_size(void)
 #endif
 	return sz > 0 ? (Size) sz : 0;
 }
+#endif
 
 /*
  * Measure T1 and Tnext (ns).  Takes the minimum over runs, as the thesis
@@ -443,7 +471,7 @@ fpb_measure_latencies(double *t1_out, double *tnext_out)
 	Size		bufsize;
 	char	   *raw = NULL;
 	char	   *buf;
-	Size		stride;
+	Size		pstride;
 	FpbCalRegion *regions;
 	char	  **orders;
 	pg_prng_state rng;
@@ -451,10 +479,20 @@ fpb_measure_latencies(double *t1_out, double *tnext_out)
 	double		tnext = -1;
 	int			next = 0;
 
+	/* only the streaming eviction needs more than the regions' spread */
+#ifdef FPB_HAVE_LINE_FLUSH
+	bufsize = FPB_CAL_MIN_BUFFER;
+#else
 	bufsize = Max(FPB_CAL_MIN_BUFFER, 4 * fpb_cal_llc_size());
 	bufsize = Min(bufsize, FPB_CAL_MAX_BUFFER);
-	/* regions must fit even if memory is short; halve until it works */
-	while (bufsize >= (Size) FPB_CAL_REGIONS * FPB_CAL_REGION * 2)
+#endif
+
+	/*
+	 * Each of the FPB_CAL_PAGES slices must hold one page of every region;
+	 * if memory is short, halve the buffer while that still holds (twice
+	 * over, so that regions stay apart).
+	 */
+	while (bufsize >= (Size) 2 * FPB_CAL_PAGES * FPB_CAL_REGIONS * FPB_CAL_PAGE)
 	{
 		raw = palloc_extended(bufsize + FPB_CAL_PAGE,
 							  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
@@ -468,7 +506,7 @@ fpb_measure_latencies(double *t1_out, double *tnext_out)
 				 errmsg("out of memory"),
 				 errdetail("Failed to allocate the fpbtree calibration buffer.")));
 	buf = (char *) TYPEALIGN(FPB_CAL_PAGE, raw);
-	stride = (bufsize / FPB_CAL_REGIONS) & ~((Size) FPB_CAL_PAGE - 1);
+	pstride = (bufsize / FPB_CAL_PAGES) & ~((Size) FPB_CAL_PAGE - 1);
 
 	/* a fixed seed: the same layout, hence comparable numbers, each time */
 	pg_prng_seed(&rng, UINT64CONST(0xF9B7EE01C0FFEE15));
@@ -478,9 +516,11 @@ fpb_measure_latencies(double *t1_out, double *tnext_out)
 	{
 		FpbCalRegion *r = &regions[i];
 
-		r->base = buf + (Size) i * stride;
+		r->base = buf + (Size) i * FPB_CAL_PAGE;
+		r->pstride = pstride;
 		r->order = orders + (Size) i * FPB_CAL_NODES;
-		memset(r->base, 0, FPB_CAL_REGION);
+		for (int p = 0; p < FPB_CAL_PAGES; p++)
+			memset(fpb_cal_page(r, p), 0, FPB_CAL_PAGE);
 		fpb_cal_shuffle(r, &rng);
 		if (i < FPB_CAL_T1_RUNS)
 		{

@@ -1,0 +1,1263 @@
+/*-------------------------------------------------------------------------
+ *
+ * verify.c
+ *	  fpbtree_check(): verification of an fpbtree index's structure and,
+ *	  optionally, that every heap tuple is indexed; fpbtree_stats(): the
+ *	  shape and fill of an index.
+ *
+ * The check walks the tree level by level from the root, each level from its
+ * leftmost page along the right-links, in the spirit of contrib/amcheck.  It
+ * verifies, and reports as ERRCODE_INDEX_CORRUPTED with the block number:
+ *
+ *	- the metapage (magic, version, root block and level);
+ *	- per page: sanity, level, leaf flag, widths as in the metapage, sibling
+ *	  link symmetry, no page reached twice (no cycles), the level's first
+ *	  page leftmost and its last page rightmost;
+ *	- the in-page tree: every node inside [0, hwm) and no two overlapping,
+ *	  node kinds and counts, non-leaf nodes at the right depth with their
+ *	  separators consistent with the keys below them, the in-page leaf chain
+ *	  visiting exactly the leaf nodes of the tree in order, the entry count;
+ *	- keys: strictly increasing in (k, t) order along each whole level, below
+ *	  the page's high key, at or above its lower bound (the left sibling's
+ *	  high key);
+ *	- downlinks: the leftmost internal page's first downlink is minus
+ *	  infinity, every other downlink key equals its child's lower bound, and
+ *	  the children of a level's downlinks, in order, are exactly the pages of
+ *	  the level below, except pages whose left sibling carries
+ *	  FPB_F_INCOMPLETE_SPLIT (their downlink is legitimately missing);
+ *	- every page of the relation that is not all-zeros was reached.
+ *
+ * Cross-page invariants only hold while nobody changes the tree, so the
+ * check takes ShareLock on the table: it blocks inserts, updates, deletes
+ * and VACUUM (as amcheck's bt_index_parent_check does) but not readers.
+ *
+ * With heapallindexed, the keys of all leaf entries are collected (they come
+ * out of the walk already sorted), and the table is scanned with
+ * table_index_build_scan under a fresh MVCC snapshot; each tuple it reports
+ * is encoded exactly as insertion encodes it and looked up.  An MVCC
+ * snapshot rather than SnapshotAny: an index built or rebuilt CONCURRENTLY
+ * legitimately lacks tuples that were already dead to its reference
+ * snapshot yet may still be RECENTLY_DEAD now, which a SnapshotAny scan
+ * would report.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/index.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "fpbtree.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+PG_FUNCTION_INFO_V1(fpbtree_check);
+PG_FUNCTION_INFO_V1(fpbtree_stats);
+
+/* levels we are prepared to believe in (a 2^32-block tree has fewer) */
+#define FPB_MAX_LEVELS		64
+
+/* Report a broken invariant of block blkno of the index being checked. */
+#define fpb_corrupt(st, blkno, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INDEX_CORRUPTED), \
+			 errmsg("fpbtree index \"%s\" is corrupted at block %u", \
+					RelationGetRelationName((st)->index), (blkno)), \
+			 errdetail(__VA_ARGS__)))
+
+/* A downlink of the level above, as the walk of the level below needs it. */
+typedef struct FpbDownlink
+{
+	uint64		k;
+	uint64		t;
+	BlockNumber child;
+	BlockNumber parent;			/* the page holding it, for messages */
+	bool		found;			/* relaxed mode: child met on its level */
+} FpbDownlink;
+
+/* State of one fpbtree_check() call */
+typedef struct FpbCheckState
+{
+	Relation	index;
+	Relation	heap;
+	BlockNumber nblocks;		/* relation size; fixed under our locks */
+	FpbMetaPageData meta;
+	uint8	   *reached;		/* bitmap: block reached by the walk */
+	BlockNumber nreached;
+	MemoryContext pagecxt;		/* reset for every page */
+	Page		page;			/* private copy of the page being checked */
+	Page		page2;			/* another, for re-reading a sibling */
+
+	/*
+	 * Relaxed: the tree may change while we walk it (on a hot standby, where
+	 * ShareLock cannot be had and WAL replay goes on), so only invariants
+	 * that survive concurrent splits are checked.
+	 */
+	bool		relaxed;
+
+	/* heapallindexed: leaf keys in key order, and the encode procedure */
+	bool		heapallindexed;
+	FpbKey	   *leafkeys;
+	int64		nleafkeys;
+	int64		maxleafkeys;
+	FmgrInfo   *encproc;
+	int64		heaptuples;
+} FpbCheckState;
+
+/* One (optional) bound of an in-page key range */
+typedef struct FpbBound
+{
+	bool		valid;
+	uint64		k;
+	uint64		t;
+} FpbBound;
+
+/* State of the walk of one page's in-page tree */
+typedef struct FpbInpageWalk
+{
+	FpbCheckState *st;
+	Page		page;
+	FpbPageOpaque opq;
+	BlockNumber blkno;
+	bool		internal;
+	int			lcap;
+	int			icap;
+	bool		used[FPB_NLINES];	/* lines owned by a node already seen */
+	uint16		order[FPB_NLINES];	/* leaf nodes in key order */
+	int			nleafnodes;
+} FpbInpageWalk;
+
+/* Describe a key for messages: the normalised key and the tiebreaker. */
+static char *
+fpb_keydesc(uint64 k, uint64 t)
+{
+	ItemPointerData tid;
+
+	fpb_t_to_heaptid(t, &tid);
+	return psprintf("(%016" INT64_MODIFIER "X, (%u,%u)%s)", k,
+					ItemPointerGetBlockNumberNoCheck(&tid),
+					ItemPointerGetOffsetNumberNoCheck(&tid),
+					(t & FPB_T_NULLBIT) ? " null" : "");
+}
+
+static inline bool
+fpb_bit_test(const uint8 *map, BlockNumber b)
+{
+	return (map[b / 8] & (1 << (b % 8))) != 0;
+}
+
+static inline void
+fpb_bit_set(uint8 *map, BlockNumber b)
+{
+	map[b / 8] |= (1 << (b % 8));
+}
+
+/*
+ * Make sure relid is an fpbtree index before locking anything: a caller
+ * naming some other relation must not get to block writers on its table.
+ */
+static void
+fpb_precheck_relation(Oid relid)
+{
+	HeapTuple	tup;
+	Form_pg_class classform;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	classform = (Form_pg_class) GETSTRUCT(tup);
+	if (classform->relkind != RELKIND_INDEX ||
+		classform->relam != get_index_am_oid("fpbtree", false))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an fpbtree index",
+						NameStr(classform->relname))));
+	ReleaseSysCache(tup);
+}
+
+/* The same test on the opened relation, which is what counts. */
+static void
+fpb_check_relation(Relation rel)
+{
+	if (rel->rd_rel->relkind != RELKIND_INDEX ||
+		rel->rd_rel->relam != get_index_am_oid("fpbtree", false))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an fpbtree index",
+						RelationGetRelationName(rel))));
+	if (RELATION_IS_OTHER_TEMP(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary indexes of other sessions")));
+}
+
+/*
+ * Copy block blkno into st->page under a share lock, so that the checks
+ * (which may raise errors) run with no buffer lock held.
+ */
+static void
+fpb_check_readpage(FpbCheckState *st, BlockNumber blkno, Page dest)
+{
+	Buffer		buf;
+
+	buf = ReadBuffer(st->index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	memcpy(dest, BufferGetPage(buf), BLCKSZ);
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Is blkno a possible tree page?  In relaxed mode the relation may have
+ * grown since we looked, so look again before calling it corrupt.
+ */
+static bool
+fpb_check_block_valid(FpbCheckState *st, BlockNumber blkno)
+{
+	if (blkno == FPB_METAPAGE_BLKNO || blkno == InvalidBlockNumber)
+		return false;
+	if (blkno < st->nblocks)
+		return true;
+	if (st->relaxed)
+	{
+		BlockNumber nblocks = RelationGetNumberOfBlocks(st->index);
+
+		if (nblocks > st->nblocks)
+		{
+			st->reached = repalloc_huge(st->reached, nblocks / 8 + 1);
+			memset(st->reached + st->nblocks / 8 + 1, 0,
+				   nblocks / 8 - st->nblocks / 8);
+			st->nblocks = nblocks;
+		}
+	}
+	return blkno < st->nblocks;
+}
+
+static int
+fpb_downlink_cmp_child(const void *a, const void *b)
+{
+	BlockNumber ca = ((const FpbDownlink *) a)->child;
+	BlockNumber cb = ((const FpbDownlink *) b)->child;
+
+	return (ca > cb) - (ca < cb);
+}
+
+/* ----------------------------------------------------------------
+ * The in-page tree
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Check the node at line, at in-page depth depth (0 = leaf nodes), whose
+ * keys must lie in [lo, hi), and everything below it.  Leaf nodes are
+ * appended to ws->order as they are met, which is key order.
+ */
+static void
+fpb_check_node(FpbInpageWalk *ws, uint16 line, int depth, uint16 parent,
+			   FpbBound lo, FpbBound hi)
+{
+	FpbCheckState *st = ws->st;
+	BlockNumber blkno = ws->blkno;
+	int			width = (depth == 0) ? ws->opq->x : ws->opq->w;
+	int			kind = (depth == 0) ? FPB_NODE_LEAF : FPB_NODE_INNER;
+	char	   *node;
+	FpbNodeHeader *hdr;
+	uint64	   *keys;
+	ItemPointerData *tids;
+
+	if (line == FPB_NONE || (int) line + width > ws->opq->hwm)
+		fpb_corrupt(st, blkno,
+					"In-page node reference %u (from node at line %u) is outside the used lines [0, %u).",
+					line, parent, ws->opq->hwm);
+	for (int i = line; i < line + width; i++)
+	{
+		if (ws->used[i])
+			fpb_corrupt(st, blkno,
+						"In-page node at line %u overlaps another node (line %u is used twice).",
+						line, i);
+		ws->used[i] = true;
+	}
+
+	node = fpb_line(ws->page, line);
+	hdr = (FpbNodeHeader *) node;
+	if (hdr->kind != kind)
+		fpb_corrupt(st, blkno,
+					"In-page node at line %u has kind %u, expected %u at in-page depth %d.",
+					line, hdr->kind, kind, depth);
+
+	if (depth == 0)
+	{
+		keys = fpb_node_keys(node);
+		tids = fpb_node_tids(node, ws->lcap);
+		if (hdr->n > ws->lcap)
+			fpb_corrupt(st, blkno,
+						"In-page leaf node at line %u holds %u entries, capacity is %d.",
+						line, hdr->n, ws->lcap);
+
+		/*
+		 * Descent into an internal page takes the previous node's last
+		 * downlink for a key below a node's first; an empty node breaks that,
+		 * and nothing ever removes downlinks.
+		 */
+		if (hdr->n == 0 && ws->internal)
+			fpb_corrupt(st, blkno,
+						"In-page leaf node at line %u of an internal page is empty.",
+						line);
+		for (int i = 0; i < hdr->n; i++)
+		{
+			uint64		t = fpb_tid_to_t(&tids[i]);
+
+			if ((lo.valid && fpb_key_cmp(keys[i], t, lo.k, lo.t) < 0) ||
+				(hi.valid && fpb_key_cmp(keys[i], t, hi.k, hi.t) >= 0))
+				fpb_corrupt(st, blkno,
+							"Entry %s in in-page leaf node at line %u lies outside the range %s to %s that its in-page parent at line %u gives it.",
+							fpb_keydesc(keys[i], t), line,
+							lo.valid ? fpb_keydesc(lo.k, lo.t) : "-inf",
+							hi.valid ? fpb_keydesc(hi.k, hi.t) : "+inf",
+							parent);
+		}
+		ws->order[ws->nleafnodes++] = line;
+		return;
+	}
+
+	keys = fpb_node_keys(node);
+	tids = fpb_node_tids(node, ws->icap);
+	if (hdr->n < 1 || hdr->n > ws->icap)
+		fpb_corrupt(st, blkno,
+					"In-page non-leaf node at line %u has %u children, expected 1 to %d.",
+					line, hdr->n, ws->icap);
+
+	/*
+	 * The in-page descent picks the last separator <= the key, or child 0
+	 * for a key below them all, so separator 0 is only a hint (inserting a
+	 * smaller key does not lower it) and is not checked.  Separator i > 0
+	 * bounds child i from below and child i - 1 from above.
+	 */
+	for (int i = 1; i < hdr->n; i++)
+	{
+		uint64		t = fpb_tid_to_t(&tids[i]);
+		uint64		pt = fpb_tid_to_t(&tids[i - 1]);
+
+		if ((lo.valid && fpb_key_cmp(keys[i], t, lo.k, lo.t) < 0) ||
+			(hi.valid && fpb_key_cmp(keys[i], t, hi.k, hi.t) >= 0))
+			fpb_corrupt(st, blkno,
+						"Separator %d %s of in-page node at line %u lies outside the node's range %s to %s.",
+						i, fpb_keydesc(keys[i], t), line,
+						lo.valid ? fpb_keydesc(lo.k, lo.t) : "-inf",
+						hi.valid ? fpb_keydesc(hi.k, hi.t) : "+inf");
+		if (i > 1 && fpb_key_cmp(keys[i - 1], pt, keys[i], t) >= 0)
+			fpb_corrupt(st, blkno,
+						"Separators %d and %d of in-page node at line %u are not in increasing order.",
+						i - 1, i, line);
+	}
+
+	for (int i = 0; i < hdr->n; i++)
+	{
+		uint16	   *lines = fpb_node_lines(node, ws->icap);
+		FpbBound	clo = lo;
+		FpbBound	chi = hi;
+
+		if (i > 0)
+		{
+			clo.valid = true;
+			clo.k = keys[i];
+			clo.t = fpb_tid_to_t(&tids[i]);
+		}
+		if (i < hdr->n - 1)
+		{
+			chi.valid = true;
+			chi.k = keys[i + 1];
+			chi.t = fpb_tid_to_t(&tids[i + 1]);
+		}
+		fpb_check_node(ws, lines[i], depth - 1, line, clo, chi);
+	}
+}
+
+/*
+ * Verify the in-page tree of st->page and return its entries in key order
+ * (allocated in the current, per-page, context); *nentries gets the count.
+ */
+static FpbEntry *
+fpb_check_inpage(FpbCheckState *st, BlockNumber blkno, int *nentries)
+{
+	FpbInpageWalk *ws = palloc0(sizeof(FpbInpageWalk));
+	FpbPageOpaque opq = FpbPageGetOpaque(st->page);
+	FpbEntry   *ents;
+	FpbBound	none = {false, 0, 0};
+	uint16		line;
+	uint16		prev = FPB_NONE;
+	int			n = 0;
+
+	ws->st = st;
+	ws->page = st->page;
+	ws->opq = opq;
+	ws->blkno = blkno;
+	ws->internal = !FpbPageIsLeaf(opq);
+	ws->lcap = fpb_leafcap(opq->x, ws->internal);
+	ws->icap = fpb_innercap(opq->w);
+
+	/*
+	 * GenericXLog skips the hole from pd_lower on, so nodes above pd_lower
+	 * would be lost by WAL replay.
+	 */
+	if (((PageHeader) st->page)->pd_lower < FPB_DATA_START + opq->hwm * FPB_LINE)
+		fpb_corrupt(st, blkno,
+					"pd_lower %u does not cover the %u node lines in use (expected %u).",
+					((PageHeader) st->page)->pd_lower, opq->hwm,
+					FPB_DATA_START + opq->hwm * FPB_LINE);
+
+	if (opq->ipheight == 0)
+	{
+		if (opq->nentries != 0 || opq->root != FPB_NONE ||
+			opq->firstleaf != FPB_NONE || opq->lastleaf != FPB_NONE)
+			fpb_corrupt(st, blkno,
+						"Page without in-page tree has %u entries, root %u, first leaf node %u, last leaf node %u.",
+						opq->nentries, opq->root, opq->firstleaf,
+						opq->lastleaf);
+		*nentries = 0;
+		pfree(ws);
+		return NULL;
+	}
+	if (ws->lcap < 1 || ws->icap < 2)
+		fpb_corrupt(st, blkno, "Node widths %u/%u leave no room for entries.",
+					opq->w, opq->x);
+
+	fpb_check_node(ws, opq->root, opq->ipheight - 1, FPB_NONE, none, none);
+
+	/* the leaf chain must visit exactly the tree's leaf nodes, in order */
+	if (opq->firstleaf != ws->order[0])
+		fpb_corrupt(st, blkno,
+					"In-page first leaf node is line %u, but the in-page tree's first leaf node is line %u.",
+					opq->firstleaf, ws->order[0]);
+	if (opq->lastleaf != ws->order[ws->nleafnodes - 1])
+		fpb_corrupt(st, blkno,
+					"In-page last leaf node is line %u, but the in-page tree's last leaf node is line %u.",
+					opq->lastleaf, ws->order[ws->nleafnodes - 1]);
+	line = opq->firstleaf;
+	for (int j = 0; j < ws->nleafnodes; j++)
+	{
+		FpbNodeHeader *hdr = (FpbNodeHeader *) fpb_line(st->page, ws->order[j]);
+		uint16		expnext = (j + 1 < ws->nleafnodes) ? ws->order[j + 1] : FPB_NONE;
+
+		if (line != ws->order[j])
+			fpb_corrupt(st, blkno,
+						"In-page leaf chain reaches line %u where the in-page tree has leaf node %u.",
+						line, ws->order[j]);
+		if (hdr->prev != prev)
+			fpb_corrupt(st, blkno,
+						"In-page leaf node at line %u has previous link %u, expected %u.",
+						line, hdr->prev, prev);
+		if (hdr->next != expnext)
+			fpb_corrupt(st, blkno,
+						"In-page leaf node at line %u has next link %u, expected %u.",
+						line, hdr->next, expnext);
+		n += hdr->n;
+		prev = line;
+		line = hdr->next;
+	}
+	if (n != (int) opq->nentries)
+		fpb_corrupt(st, blkno,
+					"In-page leaf nodes hold %d entries, the page header says %u.",
+					n, opq->nentries);
+
+	/* gather the entries in key order */
+	ents = palloc(sizeof(FpbEntry) * Max(n, 1));
+	n = 0;
+	for (int j = 0; j < ws->nleafnodes; j++)
+	{
+		char	   *node = fpb_line(st->page, ws->order[j]);
+		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
+		uint64	   *keys = fpb_node_keys(node);
+		ItemPointerData *tids = fpb_node_tids(node, ws->lcap);
+		BlockNumber *ch = ws->internal ? fpb_node_children(node, ws->lcap) : NULL;
+
+		for (int i = 0; i < hdr->n; i++, n++)
+		{
+			ents[n].k = keys[i];
+			ents[n].t = fpb_tid_to_t(&tids[i]);
+			ents[n].child = ch ? ch[i] : InvalidBlockNumber;
+		}
+	}
+	*nentries = n;
+	pfree(ws);
+	return ents;
+}
+
+/* ----------------------------------------------------------------
+ * Levels
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Relaxed mode: the left-link of blkno is not prevblk.  If prevblk's
+ * right-link has moved on meanwhile, a concurrent split explains it.  If it
+ * still points to blkno it did so all along (right-links only ever move to
+ * a new page), and a split updates both links in one WAL record, so the
+ * left-link must have been prevblk: corruption.
+ */
+static void
+fpb_check_leftlink_again(FpbCheckState *st, BlockNumber blkno,
+						 BlockNumber prevblk, BlockNumber left)
+{
+	fpb_check_readpage(st, prevblk, st->page2);
+	fpb_page_check_sane(st->index, st->page2, prevblk);
+	if (FpbPageGetOpaque(st->page2)->right == blkno)
+		fpb_corrupt(st, blkno,
+					"Left-link is %u, but the page is the right sibling of block %u.",
+					left, prevblk);
+}
+
+/*
+ * Walk the level `level` from block leftmost along the right-links.  links
+ * (nlinks of them) are the downlinks of the level above in key order, or
+ * NULL at the root level.  For an internal level, returns this level's
+ * downlinks (allocated in the caller's context) and sets *noutlinks.
+ *
+ * Strict mode matches the downlinks, in order, against the pages of the
+ * level: each page has the next downlink unless its left sibling is flagged
+ * as incompletely split.  Relaxed mode looks each page up among the
+ * downlinks by block number instead, and only requires that every downlink
+ * leads to a page of this level with the downlink's key as lower bound:
+ * lower bounds never change, and a page that existed when its parent was
+ * read is still on the chain when this level is walked later.
+ */
+static FpbDownlink *
+fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
+				FpbDownlink *links, int64 nlinks, int64 *noutlinks)
+{
+	MemoryContext outercxt = CurrentMemoryContext;
+	FpbDownlink *out = NULL;
+	int64		nout = 0;
+	int64		maxout = 0;
+	int64		dl = 0;
+	FpbDownlink *bychild = NULL;
+	BlockNumber blkno = leftmost;
+	BlockNumber prevblk = InvalidBlockNumber;
+	uint16		prevflags = 0;
+	FpbKey		prevhikey = {0, 0};
+	bool		have_last = false;
+	FpbKey		last = {0, 0};
+
+	if (links && st->relaxed)
+	{
+		bychild = MemoryContextAllocHuge(outercxt, sizeof(FpbDownlink) * nlinks);
+		memcpy(bychild, links, sizeof(FpbDownlink) * nlinks);
+		qsort(bychild, nlinks, sizeof(FpbDownlink), fpb_downlink_cmp_child);
+	}
+
+	while (blkno != InvalidBlockNumber)
+	{
+		FpbPageOpaque opq;
+		FpbEntry   *ents;
+		int			n;
+		FpbDownlink *d = NULL;
+		uint64		hik = 0,
+					hit = 0;
+		MemoryContext oldcxt;
+
+		CHECK_FOR_INTERRUPTS();
+
+		if (!fpb_check_block_valid(st, blkno))
+		{
+			if (prevblk == InvalidBlockNumber)
+				fpb_corrupt(st, links ? links[0].parent : FPB_METAPAGE_BLKNO,
+							"Link to the leftmost page of level %u points to block %u, outside the tree (%u blocks).",
+							level, blkno, st->nblocks);
+			fpb_corrupt(st, prevblk,
+						"Right-link points to block %u, outside the tree (%u blocks).",
+						blkno, st->nblocks);
+		}
+		if (fpb_bit_test(st->reached, blkno))
+			fpb_corrupt(st, prevblk == InvalidBlockNumber ? blkno : prevblk,
+						"Block %u is reached a second time on the walk of level %u (a cycle or a shared page).",
+						blkno, level);
+		fpb_bit_set(st->reached, blkno);
+		st->nreached++;
+
+		MemoryContextReset(st->pagecxt);
+		oldcxt = MemoryContextSwitchTo(st->pagecxt);
+
+		fpb_check_readpage(st, blkno, st->page);
+		fpb_page_check_sane(st->index, st->page, blkno);
+		opq = FpbPageGetOpaque(st->page);
+
+		/* page-level fields */
+		if (opq->flags & FPB_F_META)
+			fpb_corrupt(st, blkno, "A metapage is linked into level %u.", level);
+		if (opq->level != level)
+			fpb_corrupt(st, blkno, "Page has level %u, expected %u.",
+						opq->level, level);
+		if (FpbPageIsLeaf(opq) != (level == 0))
+			fpb_corrupt(st, blkno, "Leaf flag is %s on a page of level %u.",
+						FpbPageIsLeaf(opq) ? "set" : "not set", level);
+		if (opq->flags & ~(FPB_F_LEAF | FPB_F_INCOMPLETE_SPLIT))
+			fpb_corrupt(st, blkno, "Page has unknown flags 0x%04x.",
+						opq->flags);
+		if (opq->w != st->meta.w || opq->x != st->meta.x)
+			fpb_corrupt(st, blkno,
+						"Node widths %u/%u differ from the metapage's %u/%u.",
+						opq->w, opq->x, st->meta.w, st->meta.x);
+		if (opq->left != prevblk)
+		{
+			if (prevblk == InvalidBlockNumber)
+				fpb_corrupt(st, blkno,
+							"Leftmost page of level %u has left-link %u.",
+							level, opq->left);
+			if (st->relaxed)
+				fpb_check_leftlink_again(st, blkno, prevblk, opq->left);
+			else
+				fpb_corrupt(st, blkno,
+							"Left-link is %u, but the page is the right sibling of block %u.",
+							opq->left, prevblk);
+		}
+		if ((opq->flags & FPB_F_INCOMPLETE_SPLIT) && FpbPageIsRightmost(opq))
+			fpb_corrupt(st, blkno,
+						"Page is flagged as incompletely split but has no right sibling.");
+		if (!FpbPageIsRightmost(opq))
+			fpb_page_get_hikey(st->page, &hik, &hit);
+
+		/* the page's downlink from the level above, if it has one */
+		if (links && !st->relaxed)
+		{
+			if (dl < nlinks && links[dl].child == blkno)
+				d = &links[dl++];
+		}
+		else if (links)
+		{
+			FpbDownlink key;
+
+			key.child = blkno;
+			d = bsearch(&key, bychild, nlinks, sizeof(FpbDownlink),
+						fpb_downlink_cmp_child);
+			if (d)
+				d->found = true;
+		}
+		if (d && prevblk == InvalidBlockNumber)
+		{
+			if (d->k != 0 || d->t != 0)
+				fpb_corrupt(st, d->parent,
+							"Downlink to block %u, the leftmost page of level %u, has key %s instead of minus infinity.",
+							blkno, level, fpb_keydesc(d->k, d->t));
+		}
+		else if (d && (d->k != prevhikey.k || d->t != prevhikey.t))
+			fpb_corrupt(st, d->parent,
+						"Downlink to block %u has key %s, but the block's lower bound (the high key of its left sibling %u) is %s.",
+						blkno, fpb_keydesc(d->k, d->t), prevblk,
+						fpb_keydesc(prevhikey.k, prevhikey.t));
+		if (links && prevblk == InvalidBlockNumber && d == NULL)
+			fpb_corrupt(st, blkno,
+						"Leftmost page of level %u has no downlink.", level);
+
+		if (prevblk != InvalidBlockNumber)
+		{
+			bool		split = (prevflags & FPB_F_INCOMPLETE_SPLIT) != 0;
+
+			/*
+			 * A page without downlink needs a flagged left sibling.  Not
+			 * checkable in relaxed mode: the downlink may have been added,
+			 * and the flag cleared, after the level above was read.
+			 */
+			if (!d && !split && !st->relaxed)
+			{
+				if (!links)
+					fpb_corrupt(st, prevblk,
+								"Page of the root level has right sibling %u but is not flagged as incompletely split.",
+								blkno);
+				if (dl < nlinks)
+					fpb_corrupt(st, blkno,
+								"Page has no downlink in level %u and its left sibling %u is not flagged as incompletely split; the next downlink, in block %u, points to block %u.",
+								level + 1, prevblk, links[dl].parent,
+								links[dl].child);
+				fpb_corrupt(st, blkno,
+							"Page has no downlink in level %u and its left sibling %u is not flagged as incompletely split.",
+							level + 1, prevblk);
+			}
+
+			/*
+			 * The flag is cleared in the record that adds the downlink, and
+			 * the level above was read before the flag was seen, so this
+			 * holds in relaxed mode too.
+			 */
+			if (d && split)
+				fpb_corrupt(st, prevblk,
+							"Page is flagged as incompletely split, but its right sibling %u has a downlink.",
+							blkno);
+		}
+
+		/* the page's entries, after its in-page tree is verified */
+		ents = fpb_check_inpage(st, blkno, &n);
+
+		if (level > 0 && n == 0)
+			fpb_corrupt(st, blkno, "Internal page has no downlinks.");
+		if (level > 0 && prevblk == InvalidBlockNumber &&
+			(ents[0].k != 0 || ents[0].t != 0))
+			fpb_corrupt(st, blkno,
+						"First downlink of the leftmost page of level %u has key %s instead of minus infinity.",
+						level, fpb_keydesc(ents[0].k, ents[0].t));
+		if (level > 0 && prevblk != InvalidBlockNumber &&
+			(ents[0].k != prevhikey.k || ents[0].t != prevhikey.t))
+			fpb_corrupt(st, blkno,
+						"First downlink has key %s, but the page's lower bound (the high key of its left sibling %u) is %s.",
+						fpb_keydesc(ents[0].k, ents[0].t), prevblk,
+						fpb_keydesc(prevhikey.k, prevhikey.t));
+		if (prevblk != InvalidBlockNumber && !FpbPageIsRightmost(opq) &&
+			fpb_key_cmp(hik, hit, prevhikey.k, prevhikey.t) <= 0)
+			fpb_corrupt(st, blkno,
+						"High key %s is not above the page's lower bound %s (the high key of its left sibling %u).",
+						fpb_keydesc(hik, hit),
+						fpb_keydesc(prevhikey.k, prevhikey.t), prevblk);
+
+		for (int i = 0; i < n; i++)
+		{
+			FpbEntry   *e = &ents[i];
+
+			/* strictly increasing along the whole level */
+			if (have_last && fpb_key_cmp(e->k, e->t, last.k, last.t) <= 0)
+				fpb_corrupt(st, blkno,
+							"Entry %d %s is not above the entry before it in key order, %s.",
+							i, fpb_keydesc(e->k, e->t),
+							fpb_keydesc(last.k, last.t));
+			if (i == 0 && prevblk != InvalidBlockNumber &&
+				fpb_key_cmp(e->k, e->t, prevhikey.k, prevhikey.t) < 0)
+				fpb_corrupt(st, blkno,
+							"First entry %s is below the page's lower bound %s (the high key of its left sibling %u).",
+							fpb_keydesc(e->k, e->t),
+							fpb_keydesc(prevhikey.k, prevhikey.t), prevblk);
+			if (!FpbPageIsRightmost(opq) &&
+				fpb_key_cmp(e->k, e->t, hik, hit) >= 0)
+				fpb_corrupt(st, blkno,
+							"Entry %d %s is not below the page's high key %s.",
+							i, fpb_keydesc(e->k, e->t), fpb_keydesc(hik, hit));
+			have_last = true;
+			last.k = e->k;
+			last.t = e->t;
+
+			if (level == 0)
+			{
+				ItemPointerData htid;
+
+				fpb_t_to_heaptid(e->t, &htid);
+				if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(&htid)) ||
+					ItemPointerGetOffsetNumberNoCheck(&htid) > MaxHeapTuplesPerPage)
+					fpb_corrupt(st, blkno,
+								"Entry %d %s has an invalid heap TID.",
+								i, fpb_keydesc(e->k, e->t));
+				if ((e->t & FPB_T_NULLBIT) && e->k != FPB_KEY_MAX)
+					fpb_corrupt(st, blkno,
+								"Entry %d %s is flagged NULL but its key is not the NULL key.",
+								i, fpb_keydesc(e->k, e->t));
+				if (st->heapallindexed)
+				{
+					if (st->nleafkeys >= st->maxleafkeys)
+					{
+						st->maxleafkeys *= 2;
+						st->leafkeys = repalloc_huge(st->leafkeys,
+													 sizeof(FpbKey) * st->maxleafkeys);
+					}
+					st->leafkeys[st->nleafkeys].k = e->k;
+					st->leafkeys[st->nleafkeys].t = e->t;
+					st->nleafkeys++;
+				}
+			}
+			else
+			{
+				if (!fpb_check_block_valid(st, e->child))
+					fpb_corrupt(st, blkno,
+								"Downlink %d %s points to block %u, outside the tree (%u blocks).",
+								i, fpb_keydesc(e->k, e->t), e->child,
+								st->nblocks);
+				if (nout >= maxout)
+				{
+					maxout = Max(maxout * 2, 256);
+					if (out == NULL)
+						out = MemoryContextAllocHuge(outercxt,
+													 sizeof(FpbDownlink) * maxout);
+					else
+						out = repalloc_huge(out, sizeof(FpbDownlink) * maxout);
+				}
+				out[nout].k = e->k;
+				out[nout].t = e->t;
+				out[nout].child = e->child;
+				out[nout].parent = blkno;
+				out[nout].found = false;
+				nout++;
+			}
+		}
+
+		MemoryContextSwitchTo(oldcxt);
+
+		prevblk = blkno;
+		prevflags = opq->flags;
+		prevhikey.k = hik;
+		prevhikey.t = hit;
+		blkno = opq->right;
+	}
+
+	if (links && !st->relaxed && dl < nlinks)
+		fpb_corrupt(st, links[dl].parent,
+					"Downlink %s points to block %u, which is not the next page on the right-link chain of level %u after block %u.",
+					fpb_keydesc(links[dl].k, links[dl].t), links[dl].child,
+					level, prevblk);
+	if (bychild)
+	{
+		for (int64 i = 0; i < nlinks; i++)
+		{
+			if (i > 0 && bychild[i].child == bychild[i - 1].child)
+				fpb_corrupt(st, bychild[i].parent,
+							"Block %u has a second downlink; the other is in block %u.",
+							bychild[i].child, bychild[i - 1].parent);
+			if (!bychild[i].found)
+				fpb_corrupt(st, bychild[i].parent,
+							"Downlink %s points to block %u, which is not on the right-link chain of level %u.",
+							fpb_keydesc(bychild[i].k, bychild[i].t),
+							bychild[i].child, level);
+		}
+		pfree(bychild);
+	}
+
+	*noutlinks = nout;
+	return out;
+}
+
+/* ----------------------------------------------------------------
+ * heapallindexed
+ * ----------------------------------------------------------------
+ */
+
+static void
+fpb_check_heap_callback(Relation index, ItemPointer tid, Datum *values,
+						bool *isnull, bool tupleIsAlive, void *state)
+{
+	FpbCheckState *st = (FpbCheckState *) state;
+	uint64		k;
+	uint64		t;
+	int64		lo = 0,
+				hi = st->nleafkeys;
+
+	/* exactly what fpbinsert and the build store */
+	k = isnull[0] ? FPB_KEY_MAX : fpb_encode(st->encproc, values[0]);
+	t = fpb_make_t(tid, isnull[0]);
+	st->heaptuples++;
+
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+		int			c = fpb_key_cmp(st->leafkeys[mid].k, st->leafkeys[mid].t,
+									k, t);
+
+		if (c == 0)
+			return;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("heap tuple (%u,%u) from table \"%s\" lacks a matching entry in fpbtree index \"%s\"",
+					ItemPointerGetBlockNumber(tid),
+					ItemPointerGetOffsetNumber(tid),
+					RelationGetRelationName(st->heap),
+					RelationGetRelationName(st->index)),
+			 errdetail("Expected entry %s.", fpb_keydesc(k, t))));
+}
+
+/*
+ * Take the snapshot for heapallindexed.  It is taken before the walk: every
+ * tuple it sees was indexed before it was taken, and a walk that starts
+ * later meets every entry then present even if pages split meanwhile, which
+ * matters in relaxed mode.
+ */
+static Snapshot
+fpb_check_snapshot(FpbCheckState *st)
+{
+	Snapshot	snapshot = RegisterSnapshot(GetTransactionSnapshot());
+
+	/*
+	 * A transaction snapshot from before the index became usable may see
+	 * tuples the index need not hold (see indcheckxmin); refuse, as amcheck
+	 * does, rather than report them.
+	 */
+	if (IsolationUsesXactSnapshot() && st->index->rd_index->indcheckxmin &&
+		!TransactionIdPrecedes(HeapTupleHeaderGetXmin(st->index->rd_indextuple->t_data),
+							   snapshot->xmin))
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("index \"%s\" cannot be verified using transaction snapshot",
+						RelationGetRelationName(st->index))));
+	return snapshot;
+}
+
+/* Look up every tuple the snapshot sees among the collected leaf keys. */
+static void
+fpb_check_heapallindexed(FpbCheckState *st, Snapshot snapshot)
+{
+	IndexInfo  *indexInfo = BuildIndexInfo(st->index);
+	TableScanDesc scan;
+
+	st->encproc = index_getprocinfo(st->index, 1, FPB_ENCODE_PROC);
+
+	/*
+	 * An MVCC scan (see the file header); ii_Concurrent tells the build scan
+	 * not to expect SnapshotAny.
+	 */
+	indexInfo->ii_Concurrent = true;
+	scan = table_beginscan_strat(st->heap, snapshot, 0, NULL, true, false);
+	table_index_build_scan(st->heap, st->index, indexInfo, true, false,
+						   fpb_check_heap_callback, (void *) st, scan);
+	/* the build scan has ended the scan */
+}
+
+/* ----------------------------------------------------------------
+ * fpbtree_check(index regclass, heapallindexed bool)
+ * ----------------------------------------------------------------
+ */
+
+static void
+fpb_check_index(Relation index, Relation heap, bool heapallindexed,
+				bool relaxed)
+{
+	FpbCheckState *st = palloc0(sizeof(FpbCheckState));
+	Snapshot	snapshot = NULL;
+	FpbMetaPageData *meta;
+	FpbPageOpaque mopq;
+	FpbDownlink *links = NULL;
+	int64		nlinks = 0;
+	BlockNumber leftmost;
+	BlockNumber nonnew = 0;
+
+	st->index = index;
+	st->heap = heap;
+	st->heapallindexed = heapallindexed;
+	st->relaxed = relaxed;
+	st->nblocks = RelationGetNumberOfBlocks(index);
+	st->pagecxt = AllocSetContextCreate(CurrentMemoryContext,
+										"fpbtree_check page",
+										ALLOCSET_DEFAULT_SIZES);
+	st->page = palloc(BLCKSZ);
+	st->page2 = palloc(BLCKSZ);
+	st->reached = MemoryContextAllocHuge(CurrentMemoryContext,
+										 st->nblocks / 8 + 1);
+	memset(st->reached, 0, st->nblocks / 8 + 1);
+	if (heapallindexed)
+	{
+		snapshot = fpb_check_snapshot(st);
+		st->maxleafkeys = 1024;
+		st->leafkeys = MemoryContextAllocHuge(CurrentMemoryContext,
+											  sizeof(FpbKey) * st->maxleafkeys);
+	}
+
+	/* the metapage */
+	if (st->nblocks == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("fpbtree index \"%s\" has no metapage",
+						RelationGetRelationName(index))));
+	fpb_check_readpage(st, FPB_METAPAGE_BLKNO, st->page);
+	fpb_page_check_sane(index, st->page, FPB_METAPAGE_BLKNO);
+	mopq = FpbPageGetOpaque(st->page);
+	meta = FpbPageGetMeta(st->page);
+	if (!(mopq->flags & FPB_F_META))
+		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
+					"Metapage flag is not set (flags 0x%04x).", mopq->flags);
+	if (meta->magic != FPB_META_MAGIC)
+		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
+					"Metapage magic is 0x%08x, expected 0x%08x.",
+					meta->magic, FPB_META_MAGIC);
+	if (meta->version != FPB_VERSION)
+		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
+					"Metapage version is %u, expected %u.",
+					meta->version, FPB_VERSION);
+	if (((PageHeader) st->page)->pd_lower <
+		(char *) meta + sizeof(FpbMetaPageData) - (char *) st->page)
+		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
+					"pd_lower %u does not cover the metapage contents.",
+					((PageHeader) st->page)->pd_lower);
+	memcpy(&st->meta, meta, sizeof(FpbMetaPageData));
+	if (st->meta.w < 1 || st->meta.w > FPB_MAX_WIDTH ||
+		st->meta.x < 1 || st->meta.x > FPB_MAX_WIDTH)
+		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
+					"Metapage node widths %u/%u are out of range.",
+					st->meta.w, st->meta.x);
+	if (!fpb_check_block_valid(st, st->meta.root))
+		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
+					"Root block %u is outside the tree (%u blocks).",
+					st->meta.root, st->nblocks);
+	if (st->meta.rootlevel >= FPB_MAX_LEVELS ||
+		st->meta.rootlevel >= st->nblocks)
+		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
+					"Root level %u is impossible for a tree of %u blocks.",
+					st->meta.rootlevel, st->nblocks);
+	fpb_bit_set(st->reached, FPB_METAPAGE_BLKNO);
+	st->nreached = 1;
+
+	/* the levels, root first; each level's leftmost page is the first child */
+	leftmost = st->meta.root;
+	for (uint32 level = st->meta.rootlevel;; level--)
+	{
+		FpbDownlink *next;
+		int64		nnext;
+
+		next = fpb_check_level(st, level, leftmost, links, nlinks, &nnext);
+		if (links)
+			pfree(links);
+		links = next;
+		nlinks = nnext;
+		if (level == 0)
+			break;
+		leftmost = links[0].child;
+	}
+
+	/*
+	 * Every initialised page must be in the tree: pages are never recycled,
+	 * and a crash during a split leaves either a zero page or a page linked
+	 * from its left sibling.  (In relaxed mode a page may have been added
+	 * after its level was walked.)
+	 */
+	for (BlockNumber blkno = 0; blkno < st->nblocks && !relaxed; blkno++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (fpb_bit_test(st->reached, blkno))
+		{
+			nonnew++;
+			continue;
+		}
+		fpb_check_readpage(st, blkno, st->page);
+		if (PageIsNew(st->page))
+			continue;
+		nonnew++;
+		fpb_corrupt(st, blkno,
+					"Page is initialised but not reachable from the root.");
+	}
+	Assert(relaxed || nonnew == st->nreached);
+
+	if (heapallindexed)
+	{
+		fpb_check_heapallindexed(st, snapshot);
+		UnregisterSnapshot(snapshot);
+	}
+
+	MemoryContextDelete(st->pagecxt);
+}
+
+Datum
+fpbtree_check(PG_FUNCTION_ARGS)
+{
+	Oid			indrelid = PG_GETARG_OID(0);
+	bool		heapallindexed = PG_GETARG_BOOL(1);
+	Oid			heapid;
+	Relation	heap = NULL;
+	Relation	index;
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+	bool		relaxed;
+	LOCKMODE	heaplock;
+
+	fpb_precheck_relation(indrelid);
+
+	/*
+	 * Lock the table before the index, as every other path does, so we do
+	 * not deadlock against writers.  ShareLock keeps the tree unchanged
+	 * while we walk it (see the file header); the caller must be allowed
+	 * to take it (the rule of LOCK TABLE ... IN SHARE MODE).  A hot standby
+	 * cannot take it, and WAL replay changes the tree anyway: there the
+	 * check runs in relaxed mode.
+	 */
+	relaxed = RecoveryInProgress();
+	heaplock = relaxed ? AccessShareLock : ShareLock;
+	heapid = IndexGetRelation(indrelid, true);
+	if (OidIsValid(heapid))
+	{
+		AclResult	aclresult;
+
+		aclresult = pg_class_aclcheck(heapid, GetUserId(),
+									  relaxed ? ACL_SELECT :
+									  (ACL_UPDATE | ACL_DELETE | ACL_TRUNCATE));
+		if (aclresult != ACLCHECK_OK)
+			aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapid));
+		heap = table_open(heapid, heaplock);
+	}
+	index = index_open(indrelid, AccessShareLock);
+
+	/* the index may have been dropped and its OID reused meanwhile */
+	if (heap == NULL || heapid != IndexGetRelation(indrelid, false))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("could not open parent table of index \"%s\"",
+						RelationGetRelationName(index))));
+	fpb_check_relation(index);
+	if (heapallindexed && !index->rd_index->indisvalid)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot verify that every tuple of the table is in index \"%s\"",
+						RelationGetRelationName(index)),
+				 errdetail("Index is not valid.")));
+
+	/*
+	 * Index expressions and predicates run as the table owner, in a
+	 * security-restricted operation, as in CREATE INDEX.
+	 */
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(heap->rd_rel->relowner,
+						   save_sec_context | SECURITY_RESTRICTED_OPERATION);
+	save_nestlevel = NewGUCNestLevel();
+
+	fpb_check_index(index, heap, heapallindexed, relaxed);
+
+	AtEOXact_GUC(false, save_nestlevel);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+
+	index_close(index, AccessShareLock);
+	table_close(heap, heaplock);
+
+	PG_RETURN_VOID();
+}
+
+/* ----------------------------------------------------------------
+ * fpbtree_stats(index regclass)
+ * ----------------------------------------------------------------
+ */
+
+Datum
+fpbtree_stats(PG_FUNCTION_ARGS)
+{
+	Oid			indrelid = PG_GETARG_OID(0);
+	Relation	index;
+	Oid			heapid;
+	TupleDesc	tupdesc;
+	FpbMetaPageData meta;
+	uint32		height;
+	int64	   *perlevel;
+	Datum	   *elems;
+	int64		entries = 0;
+	double		fillsum = 0;
+	int64		leafpages = 0;
+	int			fanout;
+	BlockNumber nblocks;
+	BlockNumber blkno;
+	Datum		values[10];
+	bool		nulls[10] = {0};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	fpb_precheck_relation(indrelid);
+	heapid = IndexGetRelation(indrelid, true);
+	if (OidIsValid(heapid))
+	{
+		AclResult	aclresult;
+
+		aclresult = pg_class_aclcheck(heapid, GetUserId(), ACL_SELECT);
+		if (aclresult != ACLCHECK_OK)
+			aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapid));
+	}
+	index = index_open(indrelid, AccessShareLock);
+	fpb_check_relation(index);
+
+	fpb_read_meta(index, &meta);
+	nblocks = RelationGetNumberOfBlocks(index);
+	fanout = fpb_page_capacity(meta.w, meta.x, false, 1.0);
+	if (meta.rootlevel >= FPB_MAX_LEVELS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("fpbtree index \"%s\" is corrupted at block %u",
+						RelationGetRelationName(index), FPB_METAPAGE_BLKNO),
+				 errdetail("Root level %u is impossible.", meta.rootlevel)));
+	height = meta.rootlevel + 1;
+	perlevel = palloc0(sizeof(int64) * height);
+
+	/*
+	 * Walk each level along the right-links, one share-locked page at a
+	 * time.  Splits only add pages to the right of a level's leftmost page,
+	 * so concurrent inserts make the counts approximate but never break the
+	 * walk.
+	 */
+	blkno = meta.root;
+	for (uint32 level = meta.rootlevel;; level--)
+	{
+		BlockNumber leftmost = blkno;
+		BlockNumber firstchild = InvalidBlockNumber;
+		int64		steps = 0;
+
+		while (blkno != InvalidBlockNumber)
+		{
+			Buffer		buf;
+			Page		page;
+			FpbPageOpaque opq;
+
+			CHECK_FOR_INTERRUPTS();
+			if (++steps > (int64) RelationGetNumberOfBlocks(index))
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("fpbtree index \"%s\" is corrupted at block %u",
+								RelationGetRelationName(index), blkno),
+						 errdetail("The right-links of level %u form a cycle.",
+								   level)));
+			buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			opq = FpbPageGetOpaque(page);
+			if ((opq->flags & FPB_F_META) || opq->level != level)
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("fpbtree index \"%s\" is corrupted at block %u",
+								RelationGetRelationName(index), blkno),
+						 errdetail("Page has level %u, expected %u.",
+								   opq->level, level)));
+			perlevel[level]++;
+			if (level == 0)
+			{
+				entries += opq->nentries;
+				fillsum += (double) opq->nentries / fanout;
+				leafpages++;
+			}
+			else if (blkno == leftmost)
+				firstchild = fpb_page_child(page, 0, 0, blkno);
+			blkno = opq->right;
+			UnlockReleaseBuffer(buf);
+		}
+		if (level == 0)
+			break;
+		blkno = firstchild;
+	}
+
+	elems = palloc(sizeof(Datum) * height);
+	for (uint32 i = 0; i < height; i++)
+		elems[i] = Int64GetDatum(perlevel[i]);
+
+	values[0] = Int32GetDatum((int32) height);
+	values[1] = PointerGetDatum(construct_array(elems, height, INT8OID,
+												sizeof(int64), FLOAT8PASSBYVAL,
+												TYPALIGN_DOUBLE));
+	values[2] = Int64GetDatum((int64) nblocks);
+	values[3] = Int64GetDatum(entries);
+	values[4] = Float8GetDatum(leafpages > 0 ? fillsum / leafpages : 0.0);
+	values[5] = Int32GetDatum(meta.w * FPB_LINE);
+	values[6] = Int32GetDatum(meta.x * FPB_LINE);
+	values[7] = Int32GetDatum(fanout);
+	values[8] = Float8GetDatum(meta.t1);
+	values[9] = Float8GetDatum(meta.tnext);
+
+	index_close(index, AccessShareLock);
+
+	tupdesc = BlessTupleDesc(tupdesc);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
