@@ -143,6 +143,23 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'fpbtree_calibrate'
 LANGUAGE C VOLATILE;
 
+-- per-session counters of range-scan prefetching (leaf pages through the
+-- jump-pointer array, heap blocks of upcoming TIDs); "cached" counts the
+-- prefetched blocks that were already in shared buffers
+CREATE FUNCTION fpbtree_prefetch_stats(
+	OUT leaf_prefetches int8,
+	OUT leaf_prefetches_cached int8,
+	OUT heap_prefetches int8,
+	OUT heap_prefetches_cached int8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'fpbtree_prefetch_stats'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+CREATE FUNCTION fpbtree_prefetch_stats_reset()
+RETURNS void
+AS 'MODULE_PATHNAME', 'fpbtree_prefetch_stats_reset'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
 -- the node widths the model picks for given latencies
 CREATE FUNCTION fpbtree_node_widths(t1_ns float8, tnext_ns float8,
 	OUT nonleaf_lines int4,

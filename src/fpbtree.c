@@ -36,6 +36,26 @@ _PG_init(void)
 							 "Measured by fpbtree_calibrate(); read when an index is created.",
 							 &fpb_tnext_ns, 10.0, 1.0, 100000.0,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("fpbtree.range_prefetch",
+							 "Prefetch the leaf pages of fpbtree range scans through the jump-pointer array.",
+							 "The distance is capped by the tablespace's effective_io_concurrency.",
+							 &fpb_enable_range_prefetch, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("fpbtree.heap_prefetch",
+							 "Prefetch the heap blocks of the TIDs an fpbtree index scan is about to return.",
+							 "The distance is capped by the heap tablespace's effective_io_concurrency.",
+							 &fpb_enable_heap_prefetch, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("fpbtree.prefetch_distance_max",
+							"Upper limit of the leaf and heap prefetch distance (0 = effective_io_concurrency alone).",
+							NULL,
+							&fpb_prefetch_max, 0, 0, 1000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("fpbtree.node_prefetch_distance",
+							"In-page leaf nodes prefetched ahead of a range scan (0 = ceil(T1 / (x * Tnext))).",
+							NULL,
+							&fpb_node_prefetch, 0, 0, 64,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("fpbtree");
 
 	fpb_init_reloptions();

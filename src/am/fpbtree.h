@@ -357,6 +357,69 @@ extern IndexBuildResult *fpbbuild(Relation heap, Relation index,
 extern void fpbbuildempty(Relation index);
 extern char *fpbbuildphasename(int64 phasenum);
 
+/* ---- prefetch.c: range-scan prefetching ---- */
+typedef struct FpbScanItem
+{
+	uint64		k;
+	uint64		t;
+} FpbScanItem;
+
+#define FPB_PF_OFF		0		/* disabled, short scan, or finished */
+#define FPB_PF_PENDING	1		/* decide when the scan reaches leaf two */
+#define FPB_PF_ON		2
+#define FPB_PF_DONE		3		/* the end leaf has been prefetched */
+
+typedef struct FpbPrefetcher
+{
+	int			state;
+	bool		forward;
+	int			cap;			/* effective_io_concurrency */
+	int			dist;			/* current distance, in leaves */
+	BlockNumber endleaf;		/* leaf holding the far end of the range */
+	BlockNumber l1blk;			/* level-1 page whose downlinks we hold */
+	BlockNumber nextl1;			/* its sibling in scan direction */
+	BlockNumber *jump;			/* its downlinks, in scan order */
+	int			njump;
+	int			maxjump;
+	int			base;			/* sequence number of jump[0] */
+	int			pos;			/* sequence number of the scan's leaf */
+	int			pfpos;			/* sequence number of the last prefetch */
+} FpbPrefetcher;
+
+typedef struct FpbHeapPrefetcher
+{
+	int			cap;
+	int			dist;
+	int			pos;			/* last batch item prefetched */
+	uint64		batch;			/* bumped by the scan per leaf read */
+	uint64		curbatch;
+	bool		forward;
+	BlockNumber lastblk;
+} FpbHeapPrefetcher;
+
+typedef struct FpbPrefetchCounters
+{
+	int64		leaf_issued;
+	int64		leaf_cached;
+	int64		heap_issued;
+	int64		heap_cached;
+} FpbPrefetchCounters;
+
+extern bool fpb_enable_range_prefetch;
+extern bool fpb_enable_heap_prefetch;
+extern int	fpb_prefetch_max;
+extern int	fpb_node_prefetch;
+extern FpbPrefetchCounters fpb_pf_counters;
+
+extern void fpb_pf_init(FpbPrefetcher *pf, BlockNumber startl1, bool forward);
+extern void fpb_pf_stop(FpbPrefetcher *pf);
+extern void fpb_pf_advance(Relation index, FpbPrefetcher *pf,
+						   BlockNumber curleaf, uint64 endk, uint64 endt);
+extern void fpb_heap_prefetch_init(FpbHeapPrefetcher *hp, Relation heap);
+extern void fpb_heap_prefetch(FpbHeapPrefetcher *hp, Relation heap,
+							  const FpbScanItem *items, int nitems, int cur,
+							  bool forward);
+
 /* ---- scan.c ---- */
 extern IndexScanDesc fpbbeginscan(Relation r, int nkeys, int norderbys);
 extern void fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,

@@ -14,7 +14,10 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/relscan.h"
+#include "access/tupmacs.h"
 #include "fpbtree.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
@@ -22,12 +25,6 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-
-typedef struct FpbScanItem
-{
-	uint64		k;
-	uint64		t;
-} FpbScanItem;
 
 typedef struct FpbScanOpaqueData
 {
@@ -53,6 +50,12 @@ typedef struct FpbScanOpaqueData
 	Oid			xtype;
 	FmgrInfo	xproc;
 	MemoryContext tupcxt;		/* index-only scan tuples */
+	IndexTuple	valtup;			/* reusable index-only tuples (by-value */
+	IndexTuple	nulltup;		/* types: the datum is overwritten) */
+
+	FpbPrefetcher pf;			/* leaf pages, through the jump pointers */
+	FpbHeapPrefetcher hp;		/* heap blocks of upcoming TIDs */
+	int			nodedist;		/* in-page leaf nodes prefetched ahead */
 } FpbScanOpaqueData;
 
 typedef FpbScanOpaqueData *FpbScanOpaque;
@@ -204,6 +207,7 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 
 	fpb_scan_release(so);
+	fpb_pf_stop(&so->pf);
 	if (scankey && scan->numberOfKeys > 0)
 		memmove(scan->keyData, scankey,
 				scan->numberOfKeys * sizeof(ScanKeyData));
@@ -213,6 +217,21 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	so->nitems = 0;
 	so->cur = 0;
 	so->more_left = so->more_right = false;
+}
+
+/* Prefetch the leaf node after `line` in the in-page chain; return it. */
+static inline uint16
+fpb_scan_prefetch_next(Page page, FpbPageOpaque opq, uint16 line)
+{
+	uint16		next;
+
+	if ((int) line + opq->x > opq->hwm)
+		return FPB_NONE;
+	next = ((FpbNodeHeader *) fpb_line(page, line))->next;
+	if (next == FPB_NONE || (int) next + opq->x > opq->hwm)
+		return FPB_NONE;
+	fpb_prefetch_node(fpb_line(page, next), opq->x);
+	return next;
 }
 
 /*
@@ -229,6 +248,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	int			cap = fpb_leafcap(opq->x, false);
 	uint16		line;
+	uint16		pfline;
 	bool		before_lo = false;
 	int			n = 0;
 	int			guard = 0;
@@ -247,6 +267,14 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	line = fpb_page_find_leafnode(page, so->lok, so->lot, blkno);
 	if (line != FPB_NONE && line != opq->firstleaf)
 		before_lo = true;
+
+	/*
+	 * Prefetch the in-page leaf chain nodedist nodes ahead of the node being
+	 * copied (the internal jump-pointer array of the page); pfline runs ahead.
+	 */
+	pfline = line;
+	for (int i = 0; i < so->nodedist && pfline != FPB_NONE; i++)
+		pfline = fpb_scan_prefetch_next(page, opq, pfline);
 	while (line != FPB_NONE)
 	{
 		char	   *node;
@@ -269,9 +297,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 					(errcode(ERRCODE_INDEX_CORRUPTED),
 					 errmsg("fpbtree page %u is corrupted: node header is invalid",
 							blkno)));
-		/* bring the next node in while this one is being copied */
-		if (hdr->next != FPB_NONE && (int) hdr->next + opq->x <= opq->hwm)
-			fpb_prefetch_node(fpb_line(page, hdr->next), opq->x);
+		if (pfline != FPB_NONE)
+			pfline = fpb_scan_prefetch_next(page, opq, pfline);
 		keys = fpb_node_keys(node);
 		tids = fpb_node_tids(node, cap);
 		for (i = 0; i < hdr->n; i++)
@@ -304,6 +331,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 							blkno)));
 	}
 	so->nitems = n;
+	so->hp.batch++;
 	so->curblk = blkno;
 	so->leftblk = opq->left;
 	so->rightblk = opq->right;
@@ -349,6 +377,28 @@ fpb_walk_left(IndexScanDesc scan)
 	}
 }
 
+/* The scan moved to a new leaf: keep the leaf prefetches ahead of it. */
+static void
+fpb_scan_advance_prefetch(IndexScanDesc scan, bool forward)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+
+	if (so->pf.state == FPB_PF_OFF)
+		return;
+	if (so->pf.forward != forward)
+	{
+		/* a cursor changed direction: the array no longer fits */
+		fpb_pf_stop(&so->pf);
+		return;
+	}
+	if (forward)
+		fpb_pf_advance(scan->indexRelation, &so->pf, so->curblk,
+					   so->hik, so->hit);
+	else
+		fpb_pf_advance(scan->indexRelation, &so->pf, so->curblk,
+					   so->lok, so->lot);
+}
+
 /*
  * Advance to the next matching entry in direction dir.  Returns false at
  * the end of the range.
@@ -362,6 +412,8 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
 	if (!so->started)
 	{
 		Buffer		buf;
+		FpbStack	stack;
+		FpbMetaPageData *meta;
 
 		so->started = true;
 		if (so->empty)
@@ -372,10 +424,21 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
 		}
 		if (forward)
 			buf = fpb_search(scan->indexRelation, so->lok, so->lot,
-							 BUFFER_LOCK_SHARE, NULL, NULL);
+							 BUFFER_LOCK_SHARE, &stack, NULL);
 		else
 			buf = fpb_search(scan->indexRelation, so->hik, so->hit,
-							 BUFFER_LOCK_SHARE, NULL, NULL);
+							 BUFFER_LOCK_SHARE, &stack, NULL);
+		/* the leaf's parent starts the jump-pointer array */
+		fpb_pf_init(&so->pf, stack ? stack->blkno : InvalidBlockNumber,
+					forward);
+		fpb_free_stack(stack);
+		fpb_heap_prefetch_init(&so->hp, (keep_pin && !scan->xs_want_itup) ?
+							   scan->heapRelation : NULL);
+		meta = fpb_cached_meta(scan->indexRelation, false);
+		so->nodedist = fpb_node_prefetch;
+		if (so->nodedist <= 0)
+			so->nodedist = (int) ceil(meta->t1 / (meta->x * meta->tnext));
+		so->nodedist = Max(1, so->nodedist);
 		fpb_scan_readpage(scan, buf, keep_pin);
 		so->cur = forward ? 0 : so->nitems - 1;
 	}
@@ -402,6 +465,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
 							 BUFFER_LOCK_SHARE);
 			fpb_scan_readpage(scan, buf, keep_pin);
 			so->cur = 0;
+			fpb_scan_advance_prefetch(scan, true);
 		}
 		else
 		{
@@ -414,6 +478,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
 			fpb_scan_release(so);
 			fpb_scan_readpage(scan, buf, keep_pin);
 			so->cur = so->nitems - 1;
+			fpb_scan_advance_prefetch(scan, false);
 		}
 	}
 }
@@ -428,22 +493,56 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 		return false;
 	item = &so->items[so->cur];
 	fpb_t_to_heaptid(item->t, &scan->xs_heaptid);
+	if (so->hp.cap > 0)
+		fpb_heap_prefetch(&so->hp, scan->heapRelation, so->items, so->nitems,
+						  so->cur, ScanDirectionIsForward(dir));
 	scan->xs_recheck = false;
 
 	if (scan->xs_want_itup)
 	{
-		Datum		value = (Datum) 0;
 		bool		isnull = (item->t & FPB_T_NULLBIT) != 0;
-		MemoryContext old;
+		Datum		value = (Datum) 0;
+		Form_pg_attribute att = TupleDescAttr(scan->xs_itupdesc, 0);
 
-		MemoryContextReset(so->tupcxt);
-		old = MemoryContextSwitchTo(so->tupcxt);
 		if (!isnull)
 			value = fpb_decode(index_getprocinfo(scan->indexRelation, 1,
 												 FPB_DECODE_PROC),
 							   item->k);
-		scan->xs_itup = index_form_tuple(scan->xs_itupdesc, &value, &isnull);
-		MemoryContextSwitchTo(old);
+		if (att->attbyval)
+		{
+			/* form the two tuple shapes once; then only the datum changes */
+			if (so->valtup == NULL)
+			{
+				MemoryContext old = MemoryContextSwitchTo(so->tupcxt);
+				Datum		zero = (Datum) 0;
+				bool		t = true,
+							f = false;
+
+				so->valtup = index_form_tuple(scan->xs_itupdesc, &zero, &f);
+				so->nulltup = index_form_tuple(scan->xs_itupdesc, &zero, &t);
+				MemoryContextSwitchTo(old);
+			}
+			if (isnull)
+				scan->xs_itup = so->nulltup;
+			else
+			{
+				char	   *data = (char *) so->valtup +
+					IndexInfoFindDataOffset(so->valtup->t_info);
+
+				store_att_byval(data, value, att->attlen);
+				scan->xs_itup = so->valtup;
+			}
+		}
+		else
+		{
+			MemoryContext old;
+
+			MemoryContextReset(so->tupcxt);
+			old = MemoryContextSwitchTo(so->tupcxt);
+			scan->xs_itup = index_form_tuple(scan->xs_itupdesc, &value,
+											 &isnull);
+			MemoryContextSwitchTo(old);
+		}
 	}
 	return true;
 }
@@ -486,6 +585,7 @@ fpbendscan(IndexScanDesc scan)
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 
 	fpb_scan_release(so);
+	fpb_pf_stop(&so->pf);
 	MemoryContextDelete(so->tupcxt);
 	pfree(so->items);
 	pfree(so);

@@ -27,18 +27,27 @@
  *	  FPB_F_INCOMPLETE_SPLIT (their downlink is legitimately missing);
  *	- every page of the relation that is not all-zeros was reached.
  *
- * Cross-page invariants only hold while nobody changes the tree, so the
- * check takes ShareLock on the table: it blocks inserts, updates, deletes
- * and VACUUM (as amcheck's bt_index_parent_check does) but not readers.
+ * Several cross-page invariants only hold while nobody changes the tree, so
+ * the check takes ShareLock on the table: it blocks inserts, updates,
+ * deletes and VACUUM (as amcheck's bt_index_parent_check does) but not
+ * readers.  A hot standby cannot take ShareLock, and WAL replay changes the
+ * tree under us anyway, so there the check runs in "relaxed" mode with
+ * AccessShareLock and skips what a concurrent split can falsify: it still
+ * checks every page it meets, key order along each level, lower bounds and
+ * the keys of the downlinks it finds (lower bounds never change), and that
+ * every downlink leads to a page of the level below; it does not require a
+ * downlink for every page, and re-reads the left sibling before calling a
+ * left-link wrong; unreachable pages are not looked for.
  *
  * With heapallindexed, the keys of all leaf entries are collected (they come
  * out of the walk already sorted), and the table is scanned with
- * table_index_build_scan under a fresh MVCC snapshot; each tuple it reports
- * is encoded exactly as insertion encodes it and looked up.  An MVCC
- * snapshot rather than SnapshotAny: an index built or rebuilt CONCURRENTLY
- * legitimately lacks tuples that were already dead to its reference
- * snapshot yet may still be RECENTLY_DEAD now, which a SnapshotAny scan
- * would report.
+ * table_index_build_scan under an MVCC snapshot taken before the walk; each
+ * tuple it reports is encoded exactly as insertion encodes it and looked up.
+ * An MVCC snapshot rather than SnapshotAny: an index built or rebuilt
+ * CONCURRENTLY legitimately lacks tuples that were already dead to its
+ * reference snapshot yet may still be RECENTLY_DEAD now, which a SnapshotAny
+ * scan would report.  Entries without a heap tuple are not errors (VACUUM
+ * removes them later).
  *
  *-------------------------------------------------------------------------
  */
@@ -284,9 +293,15 @@ fpb_check_node(FpbInpageWalk *ws, uint16 line, int depth, uint16 parent,
 	ItemPointerData *tids;
 
 	if (line == FPB_NONE || (int) line + width > ws->opq->hwm)
+	{
+		if (parent == FPB_NONE)
+			fpb_corrupt(st, blkno,
+						"In-page root node %u is outside the used lines [0, %u).",
+						line, ws->opq->hwm);
 		fpb_corrupt(st, blkno,
 					"In-page node reference %u (from node at line %u) is outside the used lines [0, %u).",
 					line, parent, ws->opq->hwm);
+	}
 	for (int i = line; i < line + width; i++)
 	{
 		if (ws->used[i])
