@@ -12,6 +12,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "exec/exec.h"
 #include "fpbtree.h"
 #include "utils/guc.h"
 
@@ -59,4 +60,7 @@ _PG_init(void)
 	MarkGUCPrefixReserved("fpbtree");
 
 	fpb_init_reloptions();
+
+	fpb_hashjoin_init();
+	fpb_buffer_init();
 }

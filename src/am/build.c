@@ -40,6 +40,8 @@ typedef struct FpbLevel
 	Buffer		buf;			/* pinned, pre-initialised page */
 	BlockNumber blkno;
 	BlockNumber leftblk;
+	uint64		lowk;			/* lower bound = left sibling's high key */
+	uint64		lowt;
 	FpbEntry   *ents;
 	int			n;
 	int			cap;
@@ -313,18 +315,31 @@ fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
 	Buffer		nbuf = fpb_build_newpage(bs, level);
 	BlockNumber nblk = BufferGetBlockNumber(nbuf);
 	FpbEntry	down;
+	FpbEntry	sep;
 
 	/* downlink key: the page's lower bound, minus infinity at the left edge */
 	if (lv->leftblk == InvalidBlockNumber)
 		down.k = down.t = 0;
 	else
 	{
-		down.k = lv->ents[0].k;
-		down.t = lv->ents[0].t;
+		down.k = lv->lowk;
+		down.t = lv->lowt;
 	}
 	down.child = lv->blkno;
 
-	fpb_build_writepage(bs, lv, nblk, first);
+	/*
+	 * The separator is the next page's first key.  On the leaf level its
+	 * tiebreaker is dropped (0) when the key differs from this page's last:
+	 * like nbtree's suffix truncation, a search for (k, 0) then lands on the
+	 * page where k starts, not on the page before.  Internal pages keep the
+	 * exact key: their first downlink must equal their lower bound.
+	 */
+	sep = *first;
+	if (level == 0 && lv->ents[lv->n - 1].k != first->k)
+		sep.t = 0;
+	fpb_build_writepage(bs, lv, nblk, &sep);
+	lv->lowk = sep.k;
+	lv->lowt = sep.t;
 	lv->leftblk = lv->blkno;
 	lv->blkno = nblk;
 	lv->buf = nbuf;
@@ -376,8 +391,8 @@ fpb_build_finish(FpbBuildState *bs, uint32 *rootlevel)
 			down.k = down.t = 0;
 		else
 		{
-			down.k = lv->ents[0].k;
-			down.t = lv->ents[0].t;
+			down.k = lv->lowk;
+			down.t = lv->lowt;
 		}
 		down.child = blk;
 		fpb_build_writepage(bs, lv, InvalidBlockNumber, NULL);

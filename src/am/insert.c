@@ -77,6 +77,9 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	mid = Max(1, Min(mid, n - 1));
 	*sepk = ents[mid].k;
 	*sept = ents[mid].t;
+	/* leaf: drop the tiebreaker when the key alone separates (see build.c) */
+	if (FpbPageIsLeaf(oopq) && ents[mid - 1].k != ents[mid].k)
+		*sept = 0;
 
 	rbuf = fpb_newbuf(index);
 	rblk = BufferGetBlockNumber(rbuf);

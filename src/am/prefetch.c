@@ -160,7 +160,7 @@ fpb_pf_advance(Relation index, FpbPrefetcher *pf, BlockNumber curleaf,
 {
 	int			idx = -1;
 
-	if (pf->state == FPB_PF_OFF)
+	if (pf->state == FPB_PF_OFF || pf->state == FPB_PF_DONE)
 		return;
 	if (pf->state == FPB_PF_PENDING)
 	{

@@ -1068,9 +1068,15 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 	{
 		fpb_check_heapallindexed(st, snapshot);
 		UnregisterSnapshot(snapshot);
+		pfree(st->leafkeys);
 	}
 
+	/* the key array and bitmap can be large: do not wait for the context */
 	MemoryContextDelete(st->pagecxt);
+	pfree(st->reached);
+	pfree(st->page);
+	pfree(st->page2);
+	pfree(st);
 }
 
 Datum

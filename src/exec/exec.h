@@ -1,0 +1,18 @@
+/*-------------------------------------------------------------------------
+ *
+ * exec.h
+ *	  Entry points of the executor extensions (custom scan nodes and the
+ *	  planner hooks that place them), called from _PG_init.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FPB_EXEC_H
+#define FPB_EXEC_H
+
+/* PrefetchHashJoin: settings, set_join_pathlist_hook, custom scan methods */
+extern void fpb_hashjoin_init(void);
+
+/* Buffer operator: settings, planner_hook (plan refinement), methods */
+extern void fpb_buffer_init(void);
+
+#endif							/* FPB_EXEC_H */
