@@ -388,7 +388,7 @@ typedef struct FpbPrefetcher
 
 typedef struct FpbHeapPrefetcher
 {
-	int			cap;
+	int			cap;			/* 0 = off, -1 = not looked up yet */
 	int			dist;
 	int			pos;			/* last batch item prefetched */
 	uint64		batch;			/* bumped by the scan per leaf read */

@@ -233,7 +233,8 @@ fpb_heap_prefetch_init(FpbHeapPrefetcher *hp, Relation heap)
 {
 	memset(hp, 0, sizeof(FpbHeapPrefetcher));
 	hp->lastblk = InvalidBlockNumber;
-	hp->cap = (fpb_enable_heap_prefetch && heap != NULL) ? fpb_pf_cap(heap) : 0;
+	/* the cap is looked up when first needed: point lookups never need it */
+	hp->cap = (fpb_enable_heap_prefetch && heap != NULL) ? -1 : 0;
 	hp->dist = 1;
 }
 
@@ -243,8 +244,17 @@ fpb_heap_prefetch(FpbHeapPrefetcher *hp, Relation heap,
 {
 	int			step = forward ? 1 : -1;
 
-	if (hp->cap <= 0)
+	if (hp->cap == 0 || (cur + step < 0 || cur + step >= nitems))
 		return;
+	if (hp->cap < 0)
+	{
+		hp->cap = fpb_pf_cap(heap);
+		if (hp->cap <= 0)
+		{
+			hp->cap = 0;
+			return;
+		}
+	}
 	/* a new batch (or a change of direction) restarts the cursor */
 	if (hp->batch != hp->curbatch || hp->forward != forward)
 	{

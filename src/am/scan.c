@@ -493,7 +493,7 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 		return false;
 	item = &so->items[so->cur];
 	fpb_t_to_heaptid(item->t, &scan->xs_heaptid);
-	if (so->hp.cap > 0)
+	if (so->hp.cap != 0)
 		fpb_heap_prefetch(&so->hp, scan->heapRelation, so->items, so->nitems,
 						  so->cur, ScanDirectionIsForward(dir));
 	scan->xs_recheck = false;
