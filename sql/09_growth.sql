@@ -1,0 +1,128 @@
+--
+-- 09_growth: an index grown by ascending, descending and interleaved
+-- inserts (splits at the right end, the left end and everywhere), emptied
+-- key ranges refilled after VACUUM, and scans that stay open while the
+-- pages under them split.
+--
+
+CREATE TABLE gr (id serial, k int4) WITH (autovacuum_enabled = off);
+CREATE INDEX gr_k ON gr USING fpbtree (k) WITH (nonleaf_lines = 2, leaf_lines = 2);
+-- ascending: always the rightmost leaf
+INSERT INTO gr (k) SELECT g FROM generate_series(1, 40000) g;
+SELECT fpbtree_check('gr_k', true);
+-- descending: always the leftmost leaf
+INSERT INTO gr (k) SELECT -g FROM generate_series(1, 40000) g;
+SELECT fpbtree_check('gr_k', true);
+-- interleaved into the middle of existing ranges
+INSERT INTO gr (k) SELECT g * 7 FROM generate_series(1, 5000) g;
+INSERT INTO gr (k) SELECT -g * 3 FROM generate_series(1, 5000) g;
+SELECT fpbtree_check('gr_k', true);
+SELECT height >= 3 AS tall, entries FROM fpbtree_stats('gr_k');
+VACUUM ANALYZE gr;
+
+SELECT q, fpb_same(q, 'gr_k', ordered) AS res FROM (VALUES
+	('SELECT k FROM gr WHERE k > 39990', false),
+	('SELECT k FROM gr WHERE k < -39990', false),
+	('SELECT k FROM gr WHERE k BETWEEN 69 AND 77', false),
+	('SELECT k FROM gr WHERE k BETWEEN -9 AND 9 ORDER BY k DESC', true),
+	('SELECT count(*) FROM gr WHERE k >= -40000', false),
+	('SELECT k FROM gr ORDER BY k LIMIT 5', true),
+	('SELECT k FROM gr ORDER BY k DESC LIMIT 5', true)
+) v(q, ordered) ORDER BY q;
+
+-- empty whole key ranges (many leaf pages), VACUUM, scan across the hole in
+-- both directions, then fill it again
+DELETE FROM gr WHERE k BETWEEN -30000 AND 30000;
+VACUUM gr;
+SELECT fpbtree_check('gr_k', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FROM gr WHERE k BETWEEN -30001 AND 30001;
+SELECT k FROM gr WHERE k > -30005 ORDER BY k LIMIT 6;
+SELECT k FROM gr WHERE k < 30005 ORDER BY k DESC LIMIT 6;
+RESET ALL;
+SELECT s.entries = (SELECT count(*) FROM gr) AS entries_ok FROM fpbtree_stats('gr_k') s;
+INSERT INTO gr (k) SELECT (g * 7919) % 60001 - 30000 FROM generate_series(1, 60001) g;
+SELECT fpbtree_check('gr_k', true);
+SELECT fpb_same('SELECT k FROM gr WHERE k BETWEEN -100 AND 100', 'gr_k');
+SELECT fpb_same('SELECT k FROM gr WHERE k >= 29990 ORDER BY k LIMIT 40', 'gr_k', true);
+SELECT s.entries = (SELECT count(*) FROM gr) AS entries_ok FROM fpbtree_stats('gr_k') s;
+
+-- a scan stays open while the pages under it split: entries move to new
+-- right siblings, and the cursor (whose snapshot does not see the new rows)
+-- must return each old entry exactly once, forwards and backwards
+TRUNCATE gr;
+INSERT INTO gr (k) SELECT g * 10 FROM generate_series(1, 20000) g;
+VACUUM ANALYZE gr;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET enable_sort = off;
+BEGIN;
+DECLARE c1 SCROLL CURSOR FOR SELECT k FROM gr WHERE k > 0 ORDER BY k;
+EXPLAIN (COSTS OFF) SELECT k FROM gr WHERE k > 0 ORDER BY k;
+MOVE FORWARD 5000 IN c1;
+FETCH 1 FROM c1;
+-- fill the gaps around the cursor's position and far ahead of it
+INSERT INTO gr (k) SELECT g * 10 + d FROM generate_series(4990, 5200) g, generate_series(1, 9) d;
+INSERT INTO gr (k) SELECT g * 10 + d FROM generate_series(12000, 12500) g, generate_series(1, 9) d;
+FETCH 1 FROM c1;
+FETCH 2 FROM c1;
+FETCH BACKWARD 3 FROM c1;
+MOVE FORWARD ALL IN c1;
+FETCH BACKWARD 1 FROM c1;
+FETCH ABSOLUTE 12000 FROM c1;
+FETCH 2 FROM c1;
+COMMIT;
+-- the same with a function that walks the whole cursor and reports
+CREATE FUNCTION gr_walk(backward bool) RETURNS TABLE (n int8, distinct_n int8, sum_k int8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	c refcursor;
+	v int4;
+	prev int4 := NULL;
+	i int8 := 0;
+	ordered bool := true;
+	s int8 := 0;
+	dup int8 := 0;
+BEGIN
+	IF backward THEN
+		OPEN c SCROLL FOR SELECT k FROM gr WHERE k > 0 AND k % 10 = 0 ORDER BY k DESC;
+	ELSE
+		OPEN c SCROLL FOR SELECT k FROM gr WHERE k > 0 AND k % 10 = 0 ORDER BY k;
+	END IF;
+	LOOP
+		FETCH c INTO v;
+		EXIT WHEN NOT FOUND;
+		i := i + 1;
+		s := s + v;
+		IF prev IS NOT NULL AND v = prev THEN
+			dup := dup + 1;
+		END IF;
+		prev := v;
+		-- every 1000 rows, split the pages ahead of and behind the cursor
+		IF i % 1000 = 0 THEN
+			INSERT INTO gr (k) SELECT (v / 10 + g) * 10 + d
+				FROM generate_series(-20, 20) g, generate_series(1, 9) d;
+		END IF;
+	END LOOP;
+	CLOSE c;
+	n := i;
+	distinct_n := i - dup;
+	sum_k := s;
+	RETURN NEXT;
+END $$;
+TRUNCATE gr;
+INSERT INTO gr (k) SELECT g * 10 FROM generate_series(1, 20000) g;
+VACUUM ANALYZE gr;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET enable_sort = off;
+SELECT * FROM gr_walk(false);
+SELECT * FROM gr_walk(true);
+SELECT count(*), sum(k) FROM gr WHERE k > 0 AND k % 10 = 0;
+RESET ALL;
+SELECT fpbtree_check('gr_k', true);
+SELECT fpb_same('SELECT k FROM gr WHERE k BETWEEN 100000 AND 100100', 'gr_k');
+
+DROP FUNCTION gr_walk(bool);
+DROP TABLE gr;

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Run every fpbtree test on this machine, from nothing:
+#   1. install what is missing (PostgreSQL 15 server + headers, perl IPC::Run,
+#      a C tool chain) with apt-get;
+#   2. build and install the extension;
+#   3. pg_regress (sql/*.sql against expected/*.out) in a throw-away cluster
+#      made by pg_virtualenv, with fpbtree in shared_preload_libraries;
+#   4. the TAP tests in test/t/ (concurrency, crash recovery, streaming
+#      standby, corrupt page), run as the postgres user when we are root.
+# Exits non-zero when anything fails.  Called by `make test`.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+PGVER=15
+PGBIN=/usr/lib/postgresql/$PGVER/bin
+PG_CONFIG=$PGBIN/pg_config
+export DEBIAN_FRONTEND=noninteractive
+# deterministic server messages and cluster locale
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+unset LANGUAGE PGHOST PGPORT PGDATABASE PGUSER PGSERVICE 2>/dev/null || true
+
+say() { printf '\n=== %s\n' "$*"; }
+
+SUDO=
+if [ "$(id -u)" != 0 ]; then
+	SUDO=sudo
+fi
+
+# ---------------------------------------------------------------- 1. install
+PKGS="postgresql-$PGVER postgresql-server-dev-$PGVER postgresql-common
+      postgresql-client-$PGVER libipc-run-perl perl make gcc build-essential
+"
+missing=()
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed'; then
+		missing+=("$p")
+	fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	say "installing: ${missing[*]}"
+	# no "main" cluster is needed: every test makes its own throw-away one
+	if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+		$SUDO mkdir -p /etc/postgresql-common/createcluster.d
+		echo 'create_main_cluster = false' |
+			$SUDO tee /etc/postgresql-common/createcluster.d/fpbtree-tests.conf >/dev/null
+	fi
+	$SUDO apt-get update -qq
+	$SUDO apt-get install -y -qq --no-install-recommends \
+		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+		"${missing[@]}" >/dev/null
+fi
+for f in "$PG_CONFIG" "$PGBIN/initdb" "$PGBIN/pgbench" /usr/bin/pg_virtualenv /usr/bin/prove; do
+	[ -x "$f" ] || { echo "missing $f after installation" >&2; exit 1; }
+done
+# pgxs.mk lives in .../lib/pgxs/src/makefiles
+PGXS_DIR=$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)
+PERL_LIB=$PGXS_DIR/src/test/perl
+PG_REGRESS=$PGXS_DIR/src/test/regress/pg_regress
+[ -f "$PERL_LIB/PostgreSQL/Test/Cluster.pm" ] || { echo "no $PERL_LIB/PostgreSQL/Test/Cluster.pm" >&2; exit 1; }
+[ -x "$PG_REGRESS" ] || { echo "no $PG_REGRESS" >&2; exit 1; }
+
+# ------------------------------------------------------- 2. build, install
+say "building fpbtree"
+make -s -j2 PG_CONFIG="$PG_CONFIG"
+$SUDO make -s install PG_CONFIG="$PG_CONFIG"
+
+passed=0
+failed=0
+failed_names=()
+
+# a TCP port nobody listens on, starting at $1
+free_port() {
+	local p=$1
+	while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do
+		p=$((p + 1))
+	done
+	echo "$p"
+}
+
+# ------------------------------------------------------------ 3. pg_regress
+say "pg_regress"
+rm -rf test/regress_out
+mkdir -p test/regress_out
+chmod 0777 test/regress_out
+regress_log=test/regress_out/installcheck.log
+port=$(free_port 55432)
+set +e
+PGPORT=$port pg_virtualenv -t -v "$PGVER" \
+	-o shared_preload_libraries=fpbtree \
+	-o max_parallel_workers_per_gather=0 \
+	-o autovacuum=off \
+	-o lc_messages=C \
+	make installcheck PG_CONFIG="$PG_CONFIG" 2>&1 | tee "$regress_log"
+regress_rc=${PIPESTATUS[0]}
+set -e
+# one line per test: "test NAME ... ok" or "... FAILED"
+r_ok=$(grep -Ec '\.\.\. +ok( |$)' "$regress_log" || true)
+r_bad=$(grep -Ec '\.\.\. +FAILED' "$regress_log" || true)
+passed=$((passed + r_ok))
+failed=$((failed + r_bad))
+if [ "$regress_rc" != 0 ]; then
+	if [ "$r_bad" = 0 ]; then
+		failed=$((failed + 1))   # the run itself broke
+	fi
+	failed_names+=("pg_regress")
+	if [ -f test/regress_out/regression.diffs ]; then
+		say "test/regress_out/regression.diffs"
+		head -n 3000 test/regress_out/regression.diffs
+	fi
+fi
+
+# ----------------------------------------------------------------- 4. TAP
+say "TAP tests"
+TAPDIR=$(mktemp -d /tmp/fpbtree_tap.XXXXXX)
+cp -r test/t "$TAPDIR/t"
+chmod 0755 "$TAPDIR"
+run_as=()
+if [ "$(id -u)" = 0 ]; then
+	chown -R postgres:postgres "$TAPDIR"
+	run_as=(su postgres -s /bin/bash -c)
+else
+	run_as=(bash -c)
+fi
+rm -rf test/tmp_check
+for t in "$TAPDIR"/t/*.pl; do
+	name=$(basename "$t")
+	set +e
+	"${run_as[@]}" "cd '$TAPDIR' &&
+		export PATH='$PGBIN':/usr/local/bin:/usr/bin:/bin \
+		       TESTDIR='$TAPDIR' PG_REGRESS='$PG_REGRESS' \
+		       LANG=C.UTF-8 LC_ALL=C.UTF-8 &&
+		prove -I '$PERL_LIB' 't/$name'"
+	rc=$?
+	set -e
+	if [ "$rc" = 0 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failed_names+=("$name")
+		log=$TAPDIR/tmp_check/log/regress_log_${name%.pl}
+		if [ -f "$log" ]; then
+			say "last lines of $log"
+			tail -n 150 "$log"
+		fi
+		for nl in "$TAPDIR"/tmp_check/log/"${name%.pl}"_*.log; do
+			[ -f "$nl" ] || continue
+			say "last lines of $nl"
+			tail -n 60 "$nl"
+		done
+	fi
+done
+# keep the logs for inspection, drop the data directories
+mkdir -p test/tmp_check
+cp -r "$TAPDIR/tmp_check/log" test/tmp_check/ 2>/dev/null || true
+rm -rf "$TAPDIR"
+
+say "summary"
+if [ ${#failed_names[@]} -gt 0 ]; then
+	echo "failed: ${failed_names[*]}"
+fi
+echo "tests: $passed passed, $failed failed"
+if [ "$failed" != 0 ] || [ ${#failed_names[@]} -gt 0 ]; then
+	exit 1
+fi

@@ -1,0 +1,156 @@
+
+# Streaming replication: the fpbtree indexes are rebuilt on a hot standby
+# from WAL alone.  Inserts (many page splits), deletes, VACUUM, REINDEX and a
+# new index on the primary; once the standby has caught up, queries through
+# the indexes on the standby give the primary's results and fpbtree_check
+# passes there.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $primary = PostgreSQL::Test::Cluster->new('primary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'fpbtree'
+log_statement = none
+});
+$primary->start;
+
+# an index that exists before the base backup
+$primary->safe_psql(
+	'postgres', q{
+CREATE EXTENSION fpbtree;
+CREATE TABLE t (id int8, k int8, f float8, d date);
+INSERT INTO t SELECT g, (g * 7919) % 3001, g / 9.0, date '2000-01-01' + g % 1000
+	FROM generate_series(1, 5000) g;
+CREATE INDEX t_k ON t USING fpbtree (k);
+});
+
+$primary->backup('base');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'base', has_streaming => 1);
+$standby->start;
+
+# work on the primary while the standby replays
+$primary->safe_psql(
+	'postgres', q{
+CREATE INDEX t_f ON t USING fpbtree (f) WITH (nonleaf_lines = 3, leaf_lines = 5);
+CREATE INDEX t_d ON t USING fpbtree (d);
+INSERT INTO t SELECT 5000 + g, (g::int8 * 104729) % 3001, -g / 3.0, date '1990-01-01' + g % 5000
+	FROM generate_series(1, 30000) g;
+INSERT INTO t SELECT 40000 + g, NULL, NULL, NULL FROM generate_series(1, 500) g;
+INSERT INTO t SELECT 50000 + g, 77, 0, 'infinity' FROM generate_series(1, 3000) g;
+DELETE FROM t WHERE id % 4 = 1;
+DELETE FROM t WHERE k BETWEEN 100 AND 400;
+VACUUM t;
+INSERT INTO t SELECT 60000 + g, g % 3001, g, date '2010-01-01' + g % 100
+	FROM generate_series(1, 10000) g;
+});
+$primary->safe_psql('postgres', 'REINDEX INDEX t_d');
+$primary->safe_psql('postgres', 'CREATE INDEX CONCURRENTLY t_id ON t USING fpbtree (id)');
+$primary->safe_psql(
+	'postgres', q{
+CREATE UNLOGGED TABLE u (k int4);
+CREATE INDEX u_k ON u USING fpbtree (k);
+INSERT INTO u SELECT g FROM generate_series(1, 1000) g;
+});
+
+$primary->wait_for_catchup($standby, 'replay');
+
+my $idx = 'SET enable_seqscan = off; SET enable_bitmapscan = off;';
+my $bmp = 'SET enable_seqscan = off; SET enable_indexscan = off; SET enable_indexonlyscan = off;';
+my $seq = 'SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off;';
+
+my %uses = (
+	't_k' => q{SELECT count(*) FROM t WHERE k = 77},
+	't_f' => q{SELECT id FROM t WHERE f < -9000},
+	't_d' => q{SELECT id FROM t WHERE d = 'infinity'},
+	't_id' => q{SELECT k FROM t WHERE id BETWEEN 100 AND 200},);
+for my $i (sort keys %uses)
+{
+	like($standby->safe_psql('postgres', "$idx EXPLAIN (COSTS OFF) $uses{$i}"),
+		qr/ on $i\b| using $i\b/, "the standby plans with $i");
+}
+
+my @queries = (
+	q{SELECT count(*), sum(id) FROM t WHERE k = 77},
+	q{SELECT count(*), sum(id) FROM t WHERE k BETWEEN 50 AND 120},
+	q{SELECT count(*), sum(id) FROM t WHERE k IS NULL},
+	q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM t WHERE k > 2000 ORDER BY k DESC) s},
+	q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM t ORDER BY k) s},
+	q{SELECT count(*), sum(id) FROM t WHERE f < -5000 OR f > 9000},
+	q{SELECT count(*), md5(string_agg(f::text, ',')) FROM (SELECT f FROM t WHERE f >= 0 ORDER BY f) s},
+	q{SELECT count(*), sum(id) FROM t WHERE d = 'infinity'},
+	q{SELECT count(*), sum(id) FROM t WHERE d < '1991-01-01'},
+	q{SELECT count(*), sum(k) FROM t WHERE id BETWEEN 100 AND 20000},);
+for my $q (@queries)
+{
+	my $want = $primary->safe_psql('postgres', "$seq $q");
+	is($primary->safe_psql('postgres', "$idx $q"), $want, "primary: index equals seq scan: $q");
+	is($standby->safe_psql('postgres', "$idx $q"), $want, "standby: index scan equals primary: $q");
+	is($standby->safe_psql('postgres', "$bmp $q"), $want, "standby: bitmap scan equals primary: $q");
+}
+
+for my $i (qw(t_k t_f t_d t_id))
+{
+	my ($ret, $stdout, $stderr) =
+	  $standby->psql('postgres', "SELECT fpbtree_check('$i')");
+	is($ret, 0, "fpbtree_check('$i') passes on the standby") or diag($stderr);
+	($ret, $stdout, $stderr) =
+	  $primary->psql('postgres', "SELECT fpbtree_check('$i', true)");
+	is($ret, 0, "fpbtree_check('$i', true) passes on the primary") or diag($stderr);
+}
+my ($ret, $stdout, $stderr) =
+  $standby->psql('postgres', "SELECT fpbtree_check('t_k', true)");
+is($ret, 0, "fpbtree_check('t_k', true) passes on the standby") or diag($stderr);
+
+is( $standby->safe_psql('postgres',
+		q{SELECT height, entries, total_pages FROM fpbtree_stats('t_k')}),
+	$primary->safe_psql('postgres',
+		q{SELECT height, entries, total_pages FROM fpbtree_stats('t_k')}),
+	'fpbtree_stats agree on the standby');
+
+# more work after the first catch-up, then promote and keep writing
+$primary->safe_psql(
+	'postgres', q{
+DELETE FROM t WHERE k = 77 AND id % 2 = 0;
+INSERT INTO t SELECT 80000 + g, 78, g, 'today' FROM generate_series(1, 2000) g;
+VACUUM t;
+});
+$primary->wait_for_catchup($standby, 'replay');
+my $q = q{SELECT count(*), sum(id) FROM t WHERE k BETWEEN 77 AND 78};
+is($standby->safe_psql('postgres', "$idx $q"),
+	$primary->safe_psql('postgres', "$seq $q"), 'standby follows the later changes');
+
+$primary->stop;
+$standby->promote;
+$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()')
+  or die 'standby did not promote';
+$standby->safe_psql('postgres',
+	q{INSERT INTO t SELECT 90000 + g, g % 10, g, 'epoch' FROM generate_series(1, 5000) g});
+($ret, $stdout, $stderr) =
+  $standby->psql('postgres', "SELECT fpbtree_check('t_k', true), fpbtree_check('t_f', true)");
+is($ret, 0, 'fpbtree_check passes on the promoted standby after inserts') or diag($stderr);
+$q = q{SELECT count(*), sum(id) FROM t WHERE k < 10};
+is($standby->safe_psql('postgres', "$idx $q"),
+	$standby->safe_psql('postgres', "$seq $q"), 'promoted standby: index equals seq scan');
+# the unlogged table's index came back empty from its init fork
+is($standby->safe_psql('postgres', "$idx SELECT count(*) FROM u WHERE k > 0"),
+	'0', 'unlogged index is empty after promotion');
+$standby->safe_psql('postgres', 'INSERT INTO u VALUES (1), (2)');
+is($standby->safe_psql('postgres', "$idx SELECT count(*) FROM u WHERE k > 0"),
+	'2', 'unlogged index works after promotion');
+
+for my $n ($primary, $standby)
+{
+	ok(!$n->log_contains(qr/TRAP:|terminated by signal (?:4|6|7|8|11)\b|PANIC/),
+		$n->name . ': no crash or assertion failure in the server log');
+}
+
+$standby->stop;
+done_testing();
