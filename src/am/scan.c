@@ -460,6 +460,12 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
 				so->cur = so->nitems;
 				return false;
 			}
+			if (so->rightblk == so->curblk)
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("fpbtree page %u of index \"%s\" is corrupted: it is its own right sibling",
+								so->curblk,
+								RelationGetRelationName(scan->indexRelation))));
 			fpb_scan_release(so);
 			buf = fpb_getbuf(scan->indexRelation, so->rightblk,
 							 BUFFER_LOCK_SHARE);

@@ -52,6 +52,12 @@ fpb_moveright(Relation index, Buffer buf, uint64 k, uint64 t, int lockmode,
 		{
 			BlockNumber next = opq->right;
 
+			if (next == BufferGetBlockNumber(buf))
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("fpbtree page %u of index \"%s\" is corrupted: it is its own right sibling",
+								next, RelationGetRelationName(index))));
+
 			UnlockReleaseBuffer(buf);
 			buf = fpb_getbuf(index, next, lockmode);
 			continue;
@@ -155,6 +161,14 @@ fpb_descend_to(Relation index, uint64 k, uint64 t, uint32 level,
 		UnlockReleaseBuffer(buf);
 		curlock = (curlevel - 1 == level) ? lockmode : BUFFER_LOCK_SHARE;
 		buf = fpb_getbuf(index, child, curlock);
+		/* a downlink must lead exactly one level down, or we could loop */
+		if (FpbPageGetOpaque(BufferGetPage(buf))->level != curlevel - 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("fpbtree page %u of index \"%s\" is corrupted: level %u below a level-%u page",
+							child, RelationGetRelationName(index),
+							FpbPageGetOpaque(BufferGetPage(buf))->level,
+							curlevel)));
 	}
 
 	if (stackp)
