@@ -82,9 +82,20 @@ SELECT k FROM scan_t WHERE k < 3;
 EXPLAIN (COSTS OFF) SELECT f FROM scan_t WHERE f BETWEEN 1 AND 2;
 SELECT f FROM scan_t WHERE f BETWEEN 1 AND 2;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM scan_t WHERE k IS NOT NULL;
--- the heap is not visited when the visibility map is set
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-	SELECT count(*) FROM scan_t WHERE k >= 10 AND k < 20;
+-- an index-only scan returns the right number of rows
+-- (how many heap fetches it makes depends on whether a concurrent snapshot
+-- kept VACUUM from setting the visibility map, so only the row count shows)
+CREATE FUNCTION scan_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	ln text;
+BEGIN
+	FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q
+	LOOP
+		RETURN NEXT regexp_replace(ln, 'Heap Fetches: [0-9]+', 'Heap Fetches: N');
+	END LOOP;
+END $$;
+SELECT scan_explain('SELECT count(*) FROM scan_t WHERE k >= 10 AND k < 20');
+DROP FUNCTION scan_explain(text);
 SELECT count(*) FROM scan_t WHERE k >= 10 AND k < 20;
 -- after an update the changed page is visited, results stay right
 UPDATE scan_t SET k = 15 WHERE id = 1;
