@@ -1,12 +1,445 @@
-/*
+/*-------------------------------------------------------------------------
+ *
  * hashjoin.c
- *	  PrefetchHashJoin (issue 5) -- not written yet.
+ *	  PrefetchHashJoin, planning side: the settings, the join path offered
+ *	  through set_join_pathlist_hook, its cost model, and the conversion of
+ *	  the path into a CustomScan plan.  The executor node is in
+ *	  hashjoin_exec.c, the hash table in hashtable.c.
+ *
+ *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <stdio.h>
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "utils/guc.h"
+
 #include "exec.h"
+#include "hashjoin.h"
+
+bool		fpb_enable_prefetch_hashjoin = true;
+int			fpb_hj_group_size = 16;
+int			fpb_hj_prefetch_distance = 1;
+int			fpb_hj_prefetch = FPB_HJ_PREFETCH_GROUP;
+int			fpb_hj_cache_size_kb = -1;
+
+/* cache size used by the cost model when the setting is -1 (detected) */
+static int	fpb_hj_detected_cache_kb = 32 * 1024;
+
+static const struct config_enum_entry fpb_hj_prefetch_options[] = {
+	{"group", FPB_HJ_PREFETCH_GROUP, false},
+	{"pipelined", FPB_HJ_PREFETCH_PIPELINED, false},
+	{"none", FPB_HJ_PREFETCH_NONE, false},
+	{NULL, 0, false}
+};
+
+static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
+
+static void fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
+								 RelOptInfo *outerrel, RelOptInfo *innerrel,
+								 JoinType jointype, JoinPathExtraData *extra);
+static Plan *fpb_hj_plan_path(PlannerInfo *root, RelOptInfo *rel,
+							  CustomPath *best_path, List *tlist,
+							  List *clauses, List *custom_plans);
+
+static const CustomPathMethods fpb_hj_path_methods = {
+	.CustomName = FPB_HJ_NAME,
+	.PlanCustomPath = fpb_hj_plan_path,
+};
+
+static const CustomScanMethods fpb_hj_scan_methods = {
+	.CustomName = FPB_HJ_NAME,
+	.CreateCustomScanState = fpb_hj_create_state,
+};
+
+/*
+ * The largest data cache of cpu0 from sysfs, capped at 32 MB: a VM may
+ * report a whole socket's shared L3 of which one backend sees a slice.
+ */
+static void
+fpb_hj_detect_cache(void)
+{
+	int			idx;
+	int			best = 0;
+
+	for (idx = 0; idx < 8; idx++)
+	{
+		char		path[128];
+		FILE	   *f;
+		int			kb;
+		char		unit = 0;
+
+		snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fscanf(f, "%d%c", &kb, &unit) >= 1)
+		{
+			if (unit == 'M')
+				kb *= 1024;
+			best = Max(best, kb);
+		}
+		fclose(f);
+	}
+	if (best > 0)
+		fpb_hj_detected_cache_kb = Min(best, 32 * 1024);
+}
 
 void
 fpb_hashjoin_init(void)
 {
+	DefineCustomBoolVariable("enable_prefetch_hashjoin",
+							 "Enables the planner's use of PrefetchHashJoin (fpbtree).",
+							 NULL,
+							 &fpb_enable_prefetch_hashjoin,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("fpbtree.hashjoin_group_size",
+							"Outer tuples probed per group by PrefetchHashJoin (G).",
+							NULL,
+							&fpb_hj_group_size,
+							16, 1, 256,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("fpbtree.hashjoin_prefetch_distance",
+							"Software-pipelining distance (D) of PrefetchHashJoin, in tuples per stage.",
+							NULL,
+							&fpb_hj_prefetch_distance,
+							1, 1, 16,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomEnumVariable("fpbtree.hashjoin_prefetch",
+							 "Prefetching scheme of PrefetchHashJoin.",
+							 "group, pipelined (software-pipelined) or none.",
+							 &fpb_hj_prefetch,
+							 FPB_HJ_PREFETCH_GROUP,
+							 fpb_hj_prefetch_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("fpbtree.hashjoin_cache_size",
+							"Cache size the PrefetchHashJoin cost model assumes; -1 detects it.",
+							"Hash tables larger than this are where prefetching pays; 0 treats every table as out of cache.",
+							&fpb_hj_cache_size_kb,
+							-1, -1, INT_MAX / 2,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	fpb_hj_detect_cache();
+
+	RegisterCustomScanMethods(&fpb_hj_scan_methods);
+
+	prev_set_join_pathlist_hook = set_join_pathlist_hook;
+	set_join_pathlist_hook = fpb_hj_join_pathlist;
+}
+
+/* Is the clause "outer op inner" or "inner op outer"?  Sets outer_is_left. */
+static bool
+fpb_hj_clause_sides_match(RestrictInfo *rinfo, RelOptInfo *outerrel,
+						  RelOptInfo *innerrel)
+{
+	if (bms_is_subset(rinfo->left_relids, outerrel->relids) &&
+		bms_is_subset(rinfo->right_relids, innerrel->relids))
+	{
+		rinfo->outer_is_left = true;
+		return true;
+	}
+	if (bms_is_subset(rinfo->left_relids, innerrel->relids) &&
+		bms_is_subset(rinfo->right_relids, outerrel->relids))
+	{
+		rinfo->outer_is_left = false;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Cost: start from the built-in hash join's estimate for the same inputs
+ * (so batching, hash_mem, bucket skew and enable_hashjoin are respected),
+ * then credit the cache misses that prefetching hides and charge the
+ * per-tuple overhead of copying probe tuples into groups.  The misses are
+ * proportional to the share of the per-batch hash table that does not fit
+ * in the cache; with a table that fits, the overhead makes the path lose.
+ */
+static void
+fpb_hj_cost(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+			List *hashclauses, Path *outer_path, Path *inner_path,
+			JoinPathExtraData *extra, Cost *startup, Cost *total,
+			int *nbatch)
+{
+	JoinCostWorkspace ws;
+	HashPath	hp;
+	double		inner_rows = inner_path->rows;
+	double		outer_rows = outer_path->rows;
+	double		tuple_bytes;
+	double		table_bytes;
+	double		cache_bytes;
+	double		miss_share = 0.0;
+	Cost		build_credit;
+	Cost		probe_credit;
+	Cost		overhead;
+
+	initial_cost_hashjoin(root, &ws, jointype, hashclauses,
+						  outer_path, inner_path, extra, false);
+
+	memset(&hp, 0, sizeof(hp));
+	hp.jpath.path.type = T_HashPath;
+	hp.jpath.path.pathtype = T_HashJoin;
+	hp.jpath.path.parent = joinrel;
+	hp.jpath.path.pathtarget = joinrel->reltarget;
+	hp.jpath.jointype = jointype;
+	hp.jpath.inner_unique = extra->inner_unique;
+	hp.jpath.outerjoinpath = outer_path;
+	hp.jpath.innerjoinpath = inner_path;
+	hp.jpath.joinrestrictinfo = extra->restrictlist;
+	hp.path_hashclauses = hashclauses;
+	final_cost_hashjoin(root, &hp, &ws, extra);
+
+	*nbatch = Max(hp.num_batches, 1);
+
+	/* stored tuple + bucket share + cell, per build tuple */
+	tuple_bytes = MAXALIGN(inner_path->pathtarget->width) +
+		MAXALIGN(SizeofMinimalTupleHeader) + FPB_HT_OVERHEAD +
+		sizeof(FpbBucket) + sizeof(FpbHashCell);
+	table_bytes = inner_rows * tuple_bytes / *nbatch;
+	cache_bytes = (double) (fpb_hj_cache_size_kb >= 0 ?
+							fpb_hj_cache_size_kb :
+							fpb_hj_detected_cache_kb) * 1024.0;
+	if (table_bytes > cache_bytes)
+		miss_share = 1.0 - cache_bytes / table_bytes;
+	else if (cache_bytes == 0)
+		miss_share = 1.0;		/* 0: every table counts as out of cache */
+
+	/*
+	 * About two dependent misses per probe (header, then cell array or
+	 * tuple) and one per insertion; each priced like a few operator calls.
+	 */
+	probe_credit = miss_share * outer_rows * 3.0 * cpu_operator_cost;
+	build_credit = miss_share * inner_rows * 1.5 * cpu_operator_cost;
+	overhead = outer_rows * 0.25 * cpu_operator_cost +
+		inner_rows * 0.1 * cpu_operator_cost;
+
+	*startup = hp.jpath.path.startup_cost - build_credit +
+		inner_rows * 0.1 * cpu_operator_cost;
+	*startup = Max(*startup, 0);
+	*total = hp.jpath.path.total_cost - build_credit - probe_credit + overhead;
+	*total = Max(*total, *startup);
+}
+
+static void
+fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
+					 RelOptInfo *outerrel, RelOptInfo *innerrel,
+					 JoinType jointype, JoinPathExtraData *extra)
+{
+	bool		isouterjoin = IS_OUTER_JOIN(jointype);
+	List	   *hashclauses = NIL;
+	ListCell   *lc;
+	Path	   *outer_path;
+	Path	   *inner_path;
+	Cost		startup;
+	Cost		total;
+	int			nbatch;
+	CustomPath *cpath;
+
+	if (prev_set_join_pathlist_hook)
+		prev_set_join_pathlist_hook(root, joinrel, outerrel, innerrel,
+									jointype, extra);
+
+	if (!fpb_enable_prefetch_hashjoin)
+		return;
+
+	switch (jointype)
+	{
+		case JOIN_INNER:
+		case JOIN_LEFT:
+		case JOIN_SEMI:
+		case JOIN_ANTI:
+		case JOIN_RIGHT:
+		case JOIN_FULL:
+			break;
+		default:
+			/* JOIN_UNIQUE_*: the plain semi join path covers these */
+			return;
+	}
+
+	foreach(lc, extra->restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		/* an outer join hashes on its own join clauses only */
+		if (isouterjoin && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+			continue;
+		if (!rinfo->can_join || rinfo->hashjoinoperator == InvalidOid)
+			continue;
+		if (!fpb_hj_clause_sides_match(rinfo, outerrel, innerrel))
+			continue;
+		hashclauses = lappend(hashclauses, rinfo);
+	}
+	if (hashclauses == NIL)
+		return;
+
+	/*
+	 * Only the unparameterized cheapest inputs: the node is never the inner
+	 * side of a parameterized nested loop, which keeps it simple.
+	 */
+	outer_path = outerrel->cheapest_total_path;
+	inner_path = innerrel->cheapest_total_path;
+	if (outer_path == NULL || inner_path == NULL ||
+		outer_path->param_info != NULL || inner_path->param_info != NULL)
+		return;
+
+	fpb_hj_cost(root, joinrel, jointype, hashclauses, outer_path, inner_path,
+				extra, &startup, &total, &nbatch);
+	if (!add_path_precheck(joinrel, startup, total, NIL, NULL))
+		return;
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = joinrel;
+	cpath->path.pathtarget = joinrel->reltarget;
+	cpath->path.param_info = NULL;
+
+	/*
+	 * Not parallel-safe: a copy in each worker would each see a part of the
+	 * outer side but would each emit all unmatched inner tuples, and nothing
+	 * is shared.  Gather may still sit below it.
+	 */
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = joinrel->rows;
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = total;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->custom_paths = list_make2(outer_path, inner_path);
+	cpath->custom_private = list_make3(hashclauses, extra->restrictlist,
+									   list_make3_int(nbatch,
+													  extra->inner_unique ? 1 : 0,
+													  (int) jointype));
+	cpath->methods = &fpb_hj_path_methods;
+
+	add_path(joinrel, &cpath->path);
+}
+
+/*
+ * Path to plan.  The scan tuple (custom_scan_tlist) is the outer child's
+ * target list followed by the inner child's, so that after setrefs every
+ * INDEX_VAR reference maps back to one child column (hashjoin_exec.c).
+ * custom_exprs holds five lists: outer keys, inner keys, the hash clauses
+ * (for EXPLAIN and the key check), the other join quals and the filter
+ * quals of an outer join; custom_private holds only integers and OIDs.
+ */
+static Plan *
+fpb_hj_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				 List *tlist, List *clauses, List *custom_plans)
+{
+	List	   *hashrinfos = linitial(best_path->custom_private);
+	List	   *restrictlist = lsecond(best_path->custom_private);
+	List	   *ints = lthird(best_path->custom_private);
+	JoinType	jointype;
+	Plan	   *outer_plan = linitial(custom_plans);
+	Plan	   *inner_plan = lsecond(custom_plans);
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *rest;
+	List	   *joinquals;
+	List	   *otherquals;
+	List	   *outer_keys = NIL;
+	List	   *inner_keys = NIL;
+	List	   *hashexprs = NIL;
+	List	   *hashops = NIL;
+	List	   *collations = NIL;
+	List	   *outer_left = NIL;
+	List	   *scan_tlist = NIL;
+	ListCell   *lc;
+	AttrNumber	resno = 1;
+	Relids		outer_relids;
+
+	outer_relids = ((Path *) linitial(best_path->custom_paths))->parent->relids;
+	jointype = (JoinType) lthird_int(ints);
+
+	rest = list_difference_ptr(restrictlist, hashrinfos);
+	if (IS_OUTER_JOIN(jointype))
+		extract_actual_join_clauses(rest, rel->relids, &joinquals, &otherquals);
+	else
+	{
+		joinquals = extract_actual_clauses(rest, false);
+		otherquals = NIL;
+	}
+
+	foreach(lc, hashrinfos)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		OpExpr	   *op = castNode(OpExpr, rinfo->clause);
+		Node	   *l = linitial(op->args);
+		Node	   *r = lsecond(op->args);
+		bool		oleft;
+
+		/*
+		 * rinfo->outer_is_left is shared with paths for the other join order,
+		 * so decide from the relids (as the built-in join's createplan does).
+		 */
+		oleft = bms_is_subset(rinfo->left_relids, outer_relids);
+		outer_keys = lappend(outer_keys, oleft ? l : r);
+		inner_keys = lappend(inner_keys, oleft ? r : l);
+		hashexprs = lappend(hashexprs, op);
+		hashops = lappend_oid(hashops, rinfo->hashjoinoperator);
+		collations = lappend_oid(collations, op->inputcollid);
+		outer_left = lappend_int(outer_left, oleft ? 1 : 0);
+	}
+
+	foreach(lc, outer_plan->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(tle->expr), resno++,
+											 NULL, false));
+	}
+	foreach(lc, inner_plan->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(tle->expr), resno++,
+											 NULL, false));
+	}
+
+	cscan->scan.plan.targetlist = tlist;
+	/*
+	 * The filter quals stay out of plan.qual: EXPLAIN would print them
+	 * without table prefixes there.  They go in custom_exprs, which setrefs
+	 * fixes up the same way, and our EXPLAIN callback prints them.
+	 */
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = list_make5(outer_keys, inner_keys, hashexprs,
+									 joinquals, otherquals);
+	cscan->custom_private =
+		list_make4(list_make5_int(jointype,
+								  list_length(outer_plan->targetlist),
+								  linitial_int(ints),
+								  lsecond_int(ints),
+								  0),
+				   hashops, collations, outer_left);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->methods = &fpb_hj_scan_methods;
+
+	return &cscan->scan.plan;
 }

@@ -1,0 +1,229 @@
+--
+-- PrefetchHashJoin: differential tests against the built-in hash join
+-- (enable_prefetch_hashjoin = off), plan choice, spilling, rescans.
+--
+-- hj_check(q) runs q once forced onto PrefetchHashJoin and once with it
+-- disabled, and reports the row count, whether the two results are equal as
+-- multisets (EXCEPT ALL both ways) and the join types PrefetchHashJoin ran.
+--
+SET client_min_messages = warning;
+SET max_parallel_workers_per_gather = 0;
+SELECT setseed(0.4242);
+
+CREATE TABLE hj_a AS
+SELECT g AS id,
+       CASE WHEN g % 20 = 0 THEN NULL ELSE (random() * 5000)::int END AS k,
+       (random() * 40)::int AS k2,
+       CASE WHEN g % 10 = 0 THEN 42 ELSE (random() * 5000)::int END AS ks,
+       md5((g % 3000)::text) AS t,
+       round((random() * 5000)::numeric / 4, 2) AS n
+FROM generate_series(1, 10000) g;
+
+CREATE TABLE hj_b AS
+SELECT g AS id,
+       CASE WHEN g % 15 = 0 THEN NULL ELSE (random() * 5000)::int END AS k,
+       (random() * 40)::int8 AS k2,
+       CASE WHEN g % 10 = 0 THEN 42 ELSE (random() * 5000)::int8 END AS ks,
+       md5((g % 2500)::text) AS t,
+       round((random() * 5000)::numeric / 4, 3) AS n
+FROM generate_series(1, 4000) g;
+
+CREATE TABLE hj_empty (id int, k int, k2 int8, ks int8, t text, n numeric);
+CREATE TABLE hj_nulls AS
+SELECT g AS id, NULL::int AS k, NULL::int8 AS k2, NULL::int8 AS ks,
+       NULL::text AS t, NULL::numeric AS n
+FROM generate_series(1, 500) g;
+CREATE TABLE hj_small AS SELECT g AS x FROM generate_series(0, 10000, 1250) g;
+ANALYZE hj_a, hj_b, hj_empty, hj_nulls, hj_small;
+
+CREATE FUNCTION hj_check(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    types text := '';
+    diff bigint;
+    n bigint;
+BEGIN
+    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        IF line ~ 'Join Type:' AND types !~ btrim(split_part(line, ':', 2)) THEN
+            types := types || ' ' || btrim(split_part(line, ':', 2));
+        END IF;
+    END LOOP;
+    EXECUTE 'CREATE TEMP TABLE hj_r_on AS SELECT q::text AS r FROM (' || q || ') q';
+    PERFORM set_config('enable_prefetch_hashjoin', 'off', true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        IF line ~ 'PrefetchHashJoin' THEN
+            RAISE EXCEPTION 'PrefetchHashJoin used while disabled';
+        END IF;
+    END LOOP;
+    EXECUTE 'CREATE TEMP TABLE hj_r_off AS SELECT q::text AS r FROM (' || q || ') q';
+    SELECT count(*) INTO diff FROM
+        ((TABLE hj_r_on EXCEPT ALL TABLE hj_r_off)
+         UNION ALL
+         (TABLE hj_r_off EXCEPT ALL TABLE hj_r_on)) d;
+    SELECT count(*) INTO n FROM hj_r_on;
+    DROP TABLE hj_r_on, hj_r_off;
+    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
+    RETURN n || ' rows, ' ||
+        CASE WHEN diff = 0 THEN 'same' ELSE diff || ' rows DIFFER' END ||
+        CASE WHEN types = '' THEN ', PrefetchHashJoin NOT USED'
+             ELSE ',' || types END;
+END $$;
+
+-- EXPLAIN ANALYZE lines of the PrefetchHashJoin nodes, memory masked
+CREATE FUNCTION hj_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        IF line ~ '(PrefetchHashJoin|Join Type|Hash Cond|Batches|Spilled|Prefetch|Group Size|Distance|Peak Memory)' THEN
+            RETURN NEXT regexp_replace(line, 'Peak Memory Usage: \d+', 'Peak Memory Usage: N');
+        END IF;
+    END LOOP;
+END $$;
+
+-- force the custom path where it is legal: no other join method is cheaper
+SET fpbtree.hashjoin_cache_size = 0;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+
+-- inner joins: int, int8 cross-type, text, numeric of different scales,
+-- several keys, extra join quals, NULL keys, duplicates, skew
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON a.k = b.k');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON a.k2 = b.k2 AND a.k = b.k');
+SELECT hj_check('SELECT a.ks, count(*), sum(a.id * b.id) FROM hj_a a JOIN hj_b b ON a.ks = b.ks GROUP BY 1');
+SELECT hj_check('SELECT a.k, count(*), sum(b.id) FROM hj_a a JOIN hj_b b ON a.k = b.ks GROUP BY 1');
+SELECT hj_check('SELECT a.id, b.t FROM hj_a a JOIN hj_b b ON a.t = b.t');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON a.t = b.t COLLATE "C"');
+SELECT hj_check('SELECT a.n, b.n FROM hj_a a JOIN hj_b b ON a.n = b.n');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON a.k = b.k AND a.id < b.id * 3');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON a.k + 1 = b.k - 1 WHERE a.k2 <> b.k2');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON lower(a.t) = upper(b.t)::text OR false');
+
+-- left / right / full: both build sides
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a LEFT JOIN hj_b b ON a.k = b.k');
+SELECT hj_check('SELECT a.id, b.id FROM hj_b b LEFT JOIN hj_a a ON a.k = b.k');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a LEFT JOIN hj_b b ON a.k = b.k AND b.id % 3 = 0');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a LEFT JOIN hj_b b ON a.k = b.k WHERE b.id IS NULL OR b.id % 2 = 0');
+SELECT hj_check('SELECT a.id, b.id FROM hj_b b LEFT JOIN hj_a a ON a.ks = b.ks AND a.t = b.t');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a FULL JOIN hj_b b ON a.k = b.k');
+SELECT hj_check('SELECT a.id, b.id FROM hj_b b FULL JOIN hj_a a ON a.k2 = b.k2 AND a.k = b.k');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a FULL JOIN hj_b b ON a.k = b.k WHERE coalesce(a.id, b.id) % 4 <> 1');
+
+-- semi / anti
+SELECT hj_check('SELECT a.id FROM hj_a a WHERE EXISTS (SELECT 1 FROM hj_b b WHERE b.k = a.k)');
+SELECT hj_check('SELECT b.id FROM hj_b b WHERE EXISTS (SELECT 1 FROM hj_a a WHERE b.k = a.k AND a.id > b.id)');
+SELECT hj_check('SELECT a.id FROM hj_a a WHERE NOT EXISTS (SELECT 1 FROM hj_b b WHERE b.k = a.k)');
+SELECT hj_check('SELECT b.id FROM hj_b b WHERE NOT EXISTS (SELECT 1 FROM hj_a a WHERE a.ks = b.ks AND a.id % 7 = b.id % 7)');
+SELECT hj_check('SELECT a.id FROM hj_a a WHERE a.t IN (SELECT t FROM hj_b)');
+
+-- empty and all-NULL sides
+SELECT hj_check('SELECT a.id, e.id FROM hj_a a JOIN hj_empty e ON a.k = e.k');
+SELECT hj_check('SELECT a.id, e.id FROM hj_a a LEFT JOIN hj_empty e ON a.k = e.k');
+SELECT hj_check('SELECT a.id, e.id FROM hj_empty e RIGHT JOIN hj_a a ON a.k = e.k');
+SELECT hj_check('SELECT a.id, e.id FROM hj_a a FULL JOIN hj_empty e ON a.k = e.k');
+SELECT hj_check('SELECT a.id FROM hj_a a WHERE NOT EXISTS (SELECT 1 FROM hj_empty e WHERE e.k = a.k)');
+SELECT hj_check('SELECT b.id, x.id FROM hj_empty x FULL JOIN hj_b b ON x.k = b.k');
+SELECT hj_check('SELECT a.id, z.id FROM hj_a a JOIN hj_nulls z ON a.k = z.k');
+SELECT hj_check('SELECT a.id, z.id FROM hj_a a FULL JOIN hj_nulls z ON a.k = z.k');
+SELECT hj_check('SELECT a.id, z.id FROM hj_nulls z FULL JOIN hj_a a ON a.t = z.t');
+SELECT hj_check('SELECT z.id FROM hj_nulls z WHERE NOT EXISTS (SELECT 1 FROM hj_a a WHERE a.k = z.k)');
+
+-- the prefetching schemes and group sizes give the same answers
+SET fpbtree.hashjoin_prefetch = pipelined;
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a FULL JOIN hj_b b ON a.k = b.k');
+SELECT hj_check('SELECT a.id FROM hj_a a WHERE NOT EXISTS (SELECT 1 FROM hj_b b WHERE b.ks = a.ks)');
+SET fpbtree.hashjoin_prefetch_distance = 3;
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a LEFT JOIN hj_b b ON a.t = b.t');
+RESET fpbtree.hashjoin_prefetch_distance;
+SET fpbtree.hashjoin_prefetch = none;
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a FULL JOIN hj_b b ON a.k = b.k');
+SET fpbtree.hashjoin_prefetch = 'group';
+SET fpbtree.hashjoin_group_size = 1;
+SELECT hj_check('SELECT b.ks, count(*), sum(a.id), sum(b.id) FROM hj_a a RIGHT JOIN hj_b b ON a.ks = b.ks GROUP BY 1');
+SET fpbtree.hashjoin_group_size = 256;
+SELECT hj_check('SELECT a.ks, count(*), sum(a.id * b.id) FROM hj_a a JOIN hj_b b ON a.ks = b.ks GROUP BY 1');
+RESET fpbtree.hashjoin_group_size;
+
+-- spilling: a tiny hash_mem forces batches; a misestimated inner side
+-- (planner expects a few rows) must grow its batches and still finish
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON a.k = b.k');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a FULL JOIN hj_b b ON a.k = b.k AND a.t = b.t');
+SELECT hj_check('SELECT a.id, b.id FROM hj_b b FULL JOIN hj_a a ON a.k = b.k');
+SELECT hj_check('SELECT a.id FROM hj_a a WHERE NOT EXISTS (SELECT 1 FROM hj_b b WHERE b.k = a.k)');
+SELECT hj_check('SELECT a.id FROM hj_a a WHERE EXISTS (SELECT 1 FROM hj_b b WHERE b.t = a.t)');
+SELECT hj_check('SELECT a.ks, count(*), sum(a.id), sum(b.id) FROM hj_a a LEFT JOIN hj_b b ON a.ks = b.ks GROUP BY 1');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a JOIN (SELECT * FROM hj_b WHERE k2 % 1 = 0) b ON a.k = b.k');
+SELECT hj_check('SELECT a.id, b.id FROM hj_b b RIGHT JOIN (SELECT * FROM hj_a WHERE k2 % 1 = 0) a ON a.t = b.t');
+SET fpbtree.hashjoin_prefetch = pipelined;
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a FULL JOIN hj_b b ON a.k = b.k');
+SET fpbtree.hashjoin_prefetch = 'group';
+SELECT * FROM hj_explain('SELECT count(*) FROM hj_a a JOIN (SELECT * FROM hj_b WHERE k2 % 1 = 0) b ON a.k = b.k');
+RESET work_mem;
+RESET hash_mem_multiplier;
+SELECT * FROM hj_explain('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k');
+
+-- rescans: correlated subplans whose parameter reaches the probe side
+-- (the table is kept) or the build side (rebuilt), and nested loops over
+-- LATERAL subqueries that rescan the join with a changed parameter
+SELECT hj_check('SELECT s.x, (SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k WHERE a.id < s.x) FROM hj_small s');
+SELECT hj_check('SELECT s.x, (SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k WHERE b.id < s.x / 4) FROM hj_small s');
+SELECT hj_check('SELECT s.x, (SELECT count(*) FROM hj_a a FULL JOIN hj_b b ON a.k = b.k WHERE coalesce(a.id, 0) < s.x) FROM hj_small s');
+SELECT hj_check('SELECT s.x, (SELECT count(*) FROM hj_b b RIGHT JOIN hj_a a ON a.k = b.k AND b.id < s.x) FROM hj_small s');
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT hj_check('SELECT s.x, (SELECT count(*) FROM hj_a a FULL JOIN hj_b b ON a.k = b.k WHERE coalesce(b.id, 0) < s.x) FROM hj_small s');
+RESET work_mem;
+RESET hash_mem_multiplier;
+SET enable_nestloop = on;
+SELECT hj_check('SELECT s.x, j.c FROM hj_small s CROSS JOIN LATERAL (SELECT count(*) AS c, sum(b.id) AS d FROM hj_a a JOIN hj_b b ON a.k = b.k WHERE a.id < s.x) j');
+SELECT hj_check('SELECT s.x, j.c FROM hj_small s CROSS JOIN LATERAL (SELECT count(*) AS c, sum(a.id) AS d FROM hj_a a LEFT JOIN hj_b b ON a.k = b.k AND b.id < s.x) j');
+SET enable_nestloop = off;
+
+-- LIMIT stops early; a cursor reads part of the result
+SELECT count(*) FROM (SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON a.k = b.k LIMIT 7) l;
+BEGIN;
+DECLARE hj_cur CURSOR FOR SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON a.k = b.k ORDER BY 1, 2;
+FETCH 3 FROM hj_cur;
+FETCH 2 FROM hj_cur;
+CLOSE hj_cur;
+DECLARE hj_cur2 CURSOR FOR SELECT a.id, b.id FROM hj_a a FULL JOIN hj_b b ON a.k = b.k;
+MOVE 100 IN hj_cur2;
+MOVE 20000 IN hj_cur2;
+CLOSE hj_cur2;
+COMMIT;
+
+-- parallel plans: the node is not parallel-safe, so it stays above Gather
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a FULL JOIN hj_b b ON a.k = b.k');
+EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM hj_a a FULL JOIN hj_b b ON a.k = b.k;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
+-- EXPLAIN: keys, join type, join filter, cross-type keys
+EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM hj_a a LEFT JOIN hj_b b ON a.k = b.ks AND a.t = b.t AND a.id < b.id WHERE b.id IS NULL OR a.id > 5;
+
+-- plan choice: chosen for a join whose build side exceeds the cache the
+-- cost model assumes, not for a tiny one, and never when disabled
+RESET enable_mergejoin;
+RESET enable_nestloop;
+SET fpbtree.hashjoin_cache_size = '64kB';
+EXPLAIN (COSTS OFF) SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM hj_small s JOIN hj_small s2 ON s.x = s2.x;
+SET enable_prefetch_hashjoin = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k;
+RESET enable_prefetch_hashjoin;
+RESET fpbtree.hashjoin_cache_size;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM hj_small s JOIN hj_b b ON s.x = b.k;
+
+DROP TABLE hj_a, hj_b, hj_empty, hj_nulls, hj_small;
+DROP FUNCTION hj_check(text);
+DROP FUNCTION hj_explain(text);

@@ -1,0 +1,158 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashjoin.h
+ *	  PrefetchHashJoin: a CustomScan hash join whose build and probe phases
+ *	  use group prefetching or software-pipelined prefetching (Chen's thesis,
+ *	  chapter 4).  Shared between the planning code (hashjoin.c), the
+ *	  executor node (hashjoin_exec.c), the hash table (hashtable.c) and the
+ *	  batch files (hashjoin_spill.c).  See src/exec/README.md.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FPB_HASHJOIN_H
+#define FPB_HASHJOIN_H
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "nodes/execnodes.h"
+#include "nodes/extensible.h"
+#include "storage/buffile.h"
+
+#define FPB_HJ_NAME		"PrefetchHashJoin"
+
+/* fpbtree.hashjoin_prefetch */
+typedef enum FpbHjPrefetch
+{
+	FPB_HJ_PREFETCH_GROUP,
+	FPB_HJ_PREFETCH_PIPELINED,
+	FPB_HJ_PREFETCH_NONE
+} FpbHjPrefetch;
+
+/* settings (hashjoin.c) */
+extern bool fpb_enable_prefetch_hashjoin;
+extern int	fpb_hj_group_size;
+extern int	fpb_hj_prefetch_distance;
+extern int	fpb_hj_prefetch;
+extern int	fpb_hj_cache_size_kb;
+
+/*
+ * Prefetch instructions.  Only a hint: without compiler support they vanish
+ * and the staged code still runs correctly.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define FPB_PREFETCH_R(p)	__builtin_prefetch((p), 0, 3)
+#define FPB_PREFETCH_W(p)	__builtin_prefetch((p), 1, 3)
+#else
+#define FPB_PREFETCH_R(p)	((void) (p))
+#define FPB_PREFETCH_W(p)	((void) (p))
+#endif
+
+/*
+ * A build tuple as stored in the tuple arena: a small header, then the
+ * MinimalTuple at a MAXALIGNed offset.
+ */
+typedef struct FpbHashTuple
+{
+	uint32		hashvalue;
+	uint16		flags;
+	uint16		pad;
+	Datum		key;			/* first key, only kept for a by-value key */
+} FpbHashTuple;
+
+#define FPB_HT_MATCHED	0x0001	/* matched a probe (right/full joins) */
+#define FPB_HT_NOKEY	0x0002	/* a key is NULL: never in a bucket */
+
+#define FPB_HT_OVERHEAD		MAXALIGN(sizeof(FpbHashTuple))
+#define FPB_HT_MINTUPLE(ht) ((MinimalTuple) ((char *) (ht) + FPB_HT_OVERHEAD))
+
+/* A cell: hash code, key (single by-value key only) and tuple reference. */
+typedef struct FpbHashCell
+{
+	uint32		hashvalue;
+	uint32		pad;
+	Datum		key;
+	FpbHashTuple *tuple;
+} FpbHashCell;
+
+/*
+ * A bucket header.  A one-entry bucket keeps its cell inline; a larger one
+ * points to a cell array whose capacity doubles when full.  "busy" is set
+ * while a build group has an insertion into this bucket in flight.
+ */
+typedef struct FpbBucket
+{
+	uint32		count;
+	uint16		cap_log2;
+	uint16		busy;
+	union
+	{
+		FpbHashCell one;
+		FpbHashCell *cells;
+	}			u;
+} FpbBucket;
+
+/* A chunk of the dense tuple / cell arena. */
+typedef struct FpbArenaChunk
+{
+	struct FpbArenaChunk *next;
+	Size		used;
+	Size		size;
+} FpbArenaChunk;
+
+#define FPB_CHUNK_HDR		MAXALIGN(sizeof(FpbArenaChunk))
+#define FPB_CHUNK_DATA(c)	((char *) (c) + FPB_CHUNK_HDR)
+#define FPB_CHUNK_SIZE		(64 * 1024)
+
+/* The in-memory hash table of the current batch. */
+typedef struct FpbHashTable
+{
+	MemoryContext cxt;			/* everything below; reset per batch */
+	Size		chunk_size;		/* arena chunk size */
+	FpbArenaChunk *tuples;		/* newest chunk first */
+	FpbArenaChunk *cellarena;	/* cell arrays */
+	Size		tuple_bytes;	/* chunk bytes holding tuples */
+	Size		cell_bytes;		/* chunk bytes holding cell arrays */
+	int64		ntuples;		/* tuples stored (with NOKEY ones) */
+	int64		ninserted;		/* tuples in buckets */
+	FpbBucket  *buckets;
+	uint32		nbuckets;
+	uint32		mask;
+	bool		built;
+} FpbHashTable;
+
+/* hashtable.c */
+extern void fpb_ht_init(FpbHashTable *ht, MemoryContext parent,
+						Size space_allowed);
+extern void fpb_ht_reset(FpbHashTable *ht);
+extern FpbHashTuple *fpb_ht_store(FpbHashTable *ht, MinimalTuple tup,
+								  uint32 hashvalue, Datum key, uint16 flags);
+extern Size fpb_ht_projected_space(FpbHashTable *ht, int64 extra_tuples,
+								   Size extra_bytes);
+extern void fpb_ht_build(FpbHashTable *ht, int group_size, bool prefetch);
+extern void fpb_ht_clear_matched(FpbHashTable *ht);
+extern int64 fpb_ht_compact(FpbHashTable *ht,
+							bool (*keep) (FpbHashTuple *, void *),
+							void *arg);
+
+/* iterate over the stored tuples of the arena */
+typedef struct FpbArenaIter
+{
+	FpbArenaChunk *chunk;
+	Size		off;
+} FpbArenaIter;
+
+extern void fpb_arena_iter_init(FpbArenaIter *it, FpbArenaChunk *first);
+extern FpbHashTuple *fpb_arena_iter_next(FpbArenaIter *it);
+
+/* hashjoin_spill.c */
+extern void fpb_spill_write(BufFile **file, uint32 hashvalue,
+							MinimalTuple tup, MemoryContext filecxt);
+extern MinimalTuple fpb_spill_read(BufFile *file, uint32 *hashvalue,
+								   char **buf, Size *bufsize,
+								   MemoryContext bufcxt);
+extern void fpb_spill_rewind(BufFile *file);
+
+/* hashjoin_exec.c */
+extern Node *fpb_hj_create_state(CustomScan *cscan);
+
+#endif							/* FPB_HASHJOIN_H */

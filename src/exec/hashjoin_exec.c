@@ -1,0 +1,1173 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashjoin_exec.c
+ *	  PrefetchHashJoin, executor side: the CustomScanState, the build and
+ *	  probe phases, batching, rescans and EXPLAIN.
+ *
+ *	  The probe runs over a small array of copied outer tuples ("entries").
+ *	  With group prefetching G entries are filled (stage 0: hash, prefetch
+ *	  the bucket header), then stage 1 runs for all of them (read header,
+ *	  prefetch the cell array), then stage 2 (compare hash codes, prefetch
+ *	  candidate tuples), and the entries are then emitted one by one (stage
+ *	  3: compare keys, quals, project).  With software pipelining the same
+ *	  stages run on a sliding window: entry j gets stage 1 when entry j+D is
+ *	  fetched and stage 2 when entry j+2D is fetched.  See README.md.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "common/hashfn.h"
+#include "executor/executor.h"
+#include "executor/nodeHash.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "port/pg_bitutils.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+
+#include "hashjoin.h"
+
+#define FPB_MAX_BATCHES		(1 << 20)
+
+typedef enum FpbHjPhase
+{
+	FPB_HJ_BUILD,				/* load the inner child, build batch 0 */
+	FPB_HJ_PROBE,				/* probe the current batch */
+	FPB_HJ_FILL_INNER,			/* emit unmatched build tuples */
+	FPB_HJ_NEXT_BATCH,			/* move to the next batch pair */
+	FPB_HJ_DONE
+} FpbHjPhase;
+
+/* one copied outer tuple in flight */
+typedef struct FpbProbeEntry
+{
+	MinimalTuple tuple;			/* the copy (owned, or in buf) */
+	bool		owned;			/* tuple was palloc'd for us */
+	char	   *buf;			/* reusable copy buffer */
+	Size		bufsize;
+	uint32		hashvalue;
+	uint8		stage;			/* last stage done: 0, 1 or 2 */
+	bool		nullkey;		/* a key is NULL: matches nothing */
+	bool		matched;		/* matched, or its null-extended row done */
+	bool		stored;			/* in probe_slot now */
+	Datum		key;			/* by-value single key */
+	FpbBucket  *bucket;
+	FpbHashCell *cells;
+	uint32		ncells;
+	uint32		pos;			/* next candidate cell */
+} FpbProbeEntry;
+
+typedef struct FpbHjState
+{
+	CustomScanState css;
+
+	JoinType	jointype;
+	int			nkeys;
+	int			nouter;
+	bool		single_match;	/* stop after the first match */
+	bool		fill_outer;		/* left, anti, full */
+	bool		fill_inner;		/* right, full */
+
+	ExprState **outer_keys;
+	ExprState **inner_keys;
+	FmgrInfo   *outer_hashfn;
+	FmgrInfo   *inner_hashfn;
+	Oid		   *collations;
+	bool	   *strict;
+	ExprState  *hashquals;		/* the key equalities, both sides */
+	ExprState  *joinqual;
+	ExprState  *otherqual;
+	ProjectionInfo *proj;
+	bool		byval_fast;		/* single strict by-value key in cells */
+	FmgrInfo	eqfn;
+	Oid			eqcoll;
+	bool		eq_outer_left;
+
+	PlanState  *outer_ps;
+	PlanState  *inner_ps;
+	TupleTableSlot *probe_slot;
+	TupleTableSlot *outer_file_slot;
+	TupleTableSlot *build_slot;
+	TupleTableSlot *inner_file_slot;
+	TupleTableSlot *null_outer;
+	TupleTableSlot *null_inner;
+
+	MemoryContext keycxt;		/* key evaluation, reset per tuple */
+	MemoryContext filecxt;		/* BufFiles and read buffers */
+	MemoryContext probecxt;		/* entry copies */
+
+	int			scheme;
+	int			group_size;
+	int			distance;
+	bool		prefetch;
+
+	FpbHashTable ht;
+	Size		space_allowed;
+	int			plan_nbatch;
+	int			nbatch;
+	int			curbatch;
+	BufFile   **inner_files;
+	BufFile   **outer_files;
+	bool		grow_enabled;
+	uint32		nokey_seq;		/* spreads NULL-key build tuples over batches */
+	char	   *readbuf;
+	Size		readbufsize;
+
+	FpbHjPhase	phase;
+	bool		outer_done;
+	FpbProbeEntry *ring;
+	int			ringsize;		/* group size, or a power of two */
+	uint64		head;			/* next entry to fill */
+	uint64		emit;			/* next entry to emit */
+	FpbArenaIter fill_iter;
+
+	/* EXPLAIN ANALYZE */
+	Size		peak_space;
+	uint32		max_buckets;
+	bool		spilled;
+} FpbHjState;
+
+static void fpb_hj_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *fpb_hj_exec(CustomScanState *node);
+static void fpb_hj_end(CustomScanState *node);
+static void fpb_hj_rescan(CustomScanState *node);
+static void fpb_hj_explain(CustomScanState *node, List *ancestors,
+						   ExplainState *es);
+
+static const CustomExecMethods fpb_hj_exec_methods = {
+	.CustomName = FPB_HJ_NAME,
+	.BeginCustomScan = fpb_hj_begin,
+	.ExecCustomScan = fpb_hj_exec,
+	.EndCustomScan = fpb_hj_end,
+	.ReScanCustomScan = fpb_hj_rescan,
+	.ExplainCustomScan = fpb_hj_explain,
+};
+
+Node *
+fpb_hj_create_state(CustomScan *cscan)
+{
+	FpbHjState *st = (FpbHjState *) newNode(sizeof(FpbHjState),
+											T_CustomScanState);
+
+	st->css.methods = &fpb_hj_exec_methods;
+	return (Node *) st;
+}
+
+/*
+ * setrefs turned every Var into an INDEX_VAR reference to custom_scan_tlist,
+ * which is the outer child's tlist followed by the inner child's: map them
+ * back to OUTER_VAR / INNER_VAR so expressions read the child slots.
+ */
+static Node *
+fpb_hj_map_vars(Node *node, void *context)
+{
+	int			nouter = *(int *) context;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
+	{
+		Var		   *var = (Var *) copyObject(node);
+
+		if (var->varattno <= nouter)
+			var->varno = OUTER_VAR;
+		else
+		{
+			var->varno = INNER_VAR;
+			var->varattno -= nouter;
+		}
+		return (Node *) var;
+	}
+	return expression_tree_mutator(node, fpb_hj_map_vars, context);
+}
+
+static List *
+fpb_hj_map_list(List *exprs, int nouter)
+{
+	return (List *) fpb_hj_map_vars((Node *) exprs, &nouter);
+}
+
+static void
+fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	FpbHjState *st = (FpbHjState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *ints = linitial(cscan->custom_private);
+	List	   *hashops = lsecond(cscan->custom_private);
+	List	   *colls = lthird(cscan->custom_private);
+	List	   *outer_left = lfourth(cscan->custom_private);
+	List	   *outer_keys;
+	List	   *inner_keys;
+	TupleDesc	outerdesc;
+	TupleDesc	innerdesc;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	int			i;
+	bool		inner_unique;
+
+	st->jointype = (JoinType) linitial_int(ints);
+	st->nouter = lsecond_int(ints);
+	st->plan_nbatch = lthird_int(ints);
+	inner_unique = lfourth_int(ints) != 0;
+
+	/* children: never asked to go backward or to mark/restore */
+	eflags &= ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
+	st->outer_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	st->inner_ps = ExecInitNode(lsecond(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make2(st->outer_ps, st->inner_ps);
+
+	/*
+	 * The child plan states are not lefttree/righttree, so expressions must
+	 * not assume fixed slot types for OUTER_VAR / INNER_VAR: we feed them
+	 * minimal-tuple copies as well as the children's own slots.
+	 */
+	node->ss.ps.outeropsset = true;
+	node->ss.ps.outeropsfixed = false;
+	node->ss.ps.inneropsset = true;
+	node->ss.ps.inneropsfixed = false;
+
+	outerdesc = ExecGetResultType(st->outer_ps);
+	innerdesc = ExecGetResultType(st->inner_ps);
+	st->probe_slot = ExecInitExtraTupleSlot(estate, outerdesc,
+											&TTSOpsMinimalTuple);
+	st->outer_file_slot = ExecInitExtraTupleSlot(estate, outerdesc,
+												 &TTSOpsMinimalTuple);
+	st->build_slot = ExecInitExtraTupleSlot(estate, innerdesc,
+											&TTSOpsMinimalTuple);
+	st->inner_file_slot = ExecInitExtraTupleSlot(estate, innerdesc,
+												 &TTSOpsMinimalTuple);
+	st->null_outer = ExecInitNullTupleSlot(estate, outerdesc, &TTSOpsVirtual);
+	st->null_inner = ExecInitNullTupleSlot(estate, innerdesc, &TTSOpsVirtual);
+
+	/* expressions, mapped back to the child slots */
+	outer_keys = fpb_hj_map_list(linitial(cscan->custom_exprs), st->nouter);
+	inner_keys = fpb_hj_map_list(lsecond(cscan->custom_exprs), st->nouter);
+	st->nkeys = list_length(outer_keys);
+	st->outer_keys = palloc(sizeof(ExprState *) * st->nkeys);
+	st->inner_keys = palloc(sizeof(ExprState *) * st->nkeys);
+	st->outer_hashfn = palloc(sizeof(FmgrInfo) * st->nkeys);
+	st->inner_hashfn = palloc(sizeof(FmgrInfo) * st->nkeys);
+	st->collations = palloc(sizeof(Oid) * st->nkeys);
+	st->strict = palloc(sizeof(bool) * st->nkeys);
+	for (i = 0; i < st->nkeys; i++)
+	{
+		Oid			op = list_nth_oid(hashops, i);
+		bool		oleft = list_nth_int(outer_left, i) != 0;
+		Oid			lfn;
+		Oid			rfn;
+
+		st->outer_keys[i] = ExecInitExpr(list_nth(outer_keys, i), &node->ss.ps);
+		st->inner_keys[i] = ExecInitExpr(list_nth(inner_keys, i), &node->ss.ps);
+		if (!get_op_hash_functions(op, &lfn, &rfn))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("could not find hash function for hash operator %u",
+							op)));
+		fmgr_info(oleft ? lfn : rfn, &st->outer_hashfn[i]);
+		fmgr_info(oleft ? rfn : lfn, &st->inner_hashfn[i]);
+		st->collations[i] = list_nth_oid(colls, i);
+		st->strict[i] = op_strict(op);
+	}
+	st->byval_fast = st->nkeys == 1 && st->strict[0] &&
+		get_typbyval(exprType(linitial(outer_keys))) &&
+		get_typbyval(exprType(linitial(inner_keys)));
+	if (st->byval_fast)
+	{
+		Oid			op = linitial_oid(hashops);
+
+		fmgr_info(get_opcode(op), &st->eqfn);
+		st->eqcoll = linitial_oid(colls);
+		st->eq_outer_left = linitial_int(outer_left) != 0;
+	}
+
+	st->hashquals = ExecInitQual(fpb_hj_map_list(lthird(cscan->custom_exprs),
+												 st->nouter),
+								 &node->ss.ps);
+	st->joinqual = ExecInitQual(fpb_hj_map_list(lfourth(cscan->custom_exprs),
+												st->nouter),
+								&node->ss.ps);
+	st->otherqual = ExecInitQual(fpb_hj_map_list(list_nth(cscan->custom_exprs, 4),
+												 st->nouter),
+								 &node->ss.ps);
+	st->proj = ExecBuildProjectionInfo(fpb_hj_map_list(cscan->scan.plan.targetlist,
+													   st->nouter),
+									   econtext,
+									   node->ss.ps.ps_ResultTupleSlot,
+									   &node->ss.ps,
+									   NULL);
+
+	st->fill_outer = (st->jointype == JOIN_LEFT ||
+					  st->jointype == JOIN_ANTI ||
+					  st->jointype == JOIN_FULL);
+	st->fill_inner = (st->jointype == JOIN_RIGHT ||
+					  st->jointype == JOIN_FULL);
+	st->single_match = inner_unique || st->jointype == JOIN_SEMI;
+
+	st->keycxt = AllocSetContextCreate(CurrentMemoryContext,
+									   "PrefetchHashJoin keys",
+									   ALLOCSET_SMALL_SIZES);
+	st->filecxt = AllocSetContextCreate(CurrentMemoryContext,
+										"PrefetchHashJoin files",
+										ALLOCSET_DEFAULT_SIZES);
+	st->probecxt = AllocSetContextCreate(CurrentMemoryContext,
+										 "PrefetchHashJoin probe",
+										 ALLOCSET_DEFAULT_SIZES);
+
+	/* settings are read once per execution */
+	st->scheme = fpb_hj_prefetch;
+	st->group_size = fpb_hj_group_size;
+	st->distance = fpb_hj_prefetch_distance;
+	st->prefetch = st->scheme != FPB_HJ_PREFETCH_NONE;
+	if (st->scheme == FPB_HJ_PREFETCH_NONE)
+		st->group_size = 1;
+	if (st->scheme == FPB_HJ_PREFETCH_PIPELINED)
+		st->ringsize = (int) pg_nextpower2_32(2 * st->distance + 2);
+	else
+		st->ringsize = st->group_size;
+	st->ring = MemoryContextAllocZero(st->probecxt,
+									  sizeof(FpbProbeEntry) * st->ringsize);
+
+	st->space_allowed = get_hash_memory_limit();
+	fpb_ht_init(&st->ht, CurrentMemoryContext, st->space_allowed);
+	st->nbatch = (int) pg_nextpower2_32(Max(st->plan_nbatch, 1));
+	st->nbatch = Min(st->nbatch, FPB_MAX_BATCHES);
+	st->curbatch = 0;
+	st->grow_enabled = true;
+	st->inner_files = MemoryContextAllocZero(st->filecxt,
+											 sizeof(BufFile *) * st->nbatch);
+	st->outer_files = MemoryContextAllocZero(st->filecxt,
+											 sizeof(BufFile *) * st->nbatch);
+	st->phase = FPB_HJ_BUILD;
+}
+
+/*
+ * Evaluate the keys of one side on slot and hash them (combined as the
+ * built-in hash join does).  Returns false if a strict key is NULL.
+ */
+static bool
+fpb_hj_hash_slot(FpbHjState *st, TupleTableSlot *slot, bool outer,
+				 uint32 *hashvalue, Datum *key0)
+{
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+	ExprState **keys = outer ? st->outer_keys : st->inner_keys;
+	FmgrInfo   *fns = outer ? st->outer_hashfn : st->inner_hashfn;
+	MemoryContext oldcxt;
+	uint32		h = 0;
+	bool		result = true;
+	int			i;
+
+	MemoryContextReset(st->keycxt);
+	oldcxt = MemoryContextSwitchTo(st->keycxt);
+	if (outer)
+		econtext->ecxt_outertuple = slot;
+	else
+		econtext->ecxt_innertuple = slot;
+	*key0 = (Datum) 0;
+	for (i = 0; i < st->nkeys; i++)
+	{
+		bool		isnull;
+		Datum		d;
+
+		h = pg_rotate_left32(h, 1);
+		d = ExecEvalExpr(keys[i], econtext, &isnull);
+		if (isnull)
+		{
+			if (st->strict[i])
+			{
+				result = false;
+				break;
+			}
+			continue;
+		}
+		h ^= DatumGetUInt32(FunctionCall1Coll(&fns[i], st->collations[i], d));
+		if (i == 0)
+			*key0 = d;
+	}
+	MemoryContextSwitchTo(oldcxt);
+	*hashvalue = h;
+	return result;
+}
+
+/* Batch of a hash code: bits independent of the bucket bits. */
+static inline int
+fpb_hj_batchno(FpbHjState *st, uint32 hashvalue)
+{
+	if (st->nbatch == 1)
+		return 0;
+	return (int) (murmurhash32(hashvalue) & (uint32) (st->nbatch - 1));
+}
+
+static inline bool
+fpb_hj_key_equal(FpbHjState *st, Datum outerkey, Datum innerkey)
+{
+	Datum		r;
+
+	if (st->eq_outer_left)
+		r = FunctionCall2Coll(&st->eqfn, st->eqcoll, outerkey, innerkey);
+	else
+		r = FunctionCall2Coll(&st->eqfn, st->eqcoll, innerkey, outerkey);
+	return DatumGetBool(r);
+}
+
+/* fpb_ht_compact callback: keep the tuples of the current batch */
+static bool
+fpb_hj_keep_tuple(FpbHashTuple *htup, void *arg)
+{
+	FpbHjState *st = (FpbHjState *) arg;
+	int			batchno = fpb_hj_batchno(st, htup->hashvalue);
+
+	if (batchno == st->curbatch)
+		return true;
+	Assert(batchno > st->curbatch);
+	fpb_spill_write(&st->inner_files[batchno], htup->hashvalue,
+					FPB_HT_MINTUPLE(htup), st->filecxt);
+	return false;
+}
+
+/*
+ * Double the number of batches while loading the current batch's build
+ * tuples: move those that now belong to a later batch out to its file,
+ * compacting the arena in place.  Gives up growing (like the built-in
+ * join) when a split moves nothing or everything, i.e. duplicates of one
+ * key fill the batch.
+ */
+static void
+fpb_hj_increase_batches(FpbHjState *st)
+{
+	int			oldn = st->nbatch;
+	int			newn = oldn * 2;
+	int64		before = st->ht.ntuples;
+	int64		kept;
+
+	if (newn > FPB_MAX_BATCHES)
+	{
+		st->grow_enabled = false;
+		return;
+	}
+	st->inner_files = repalloc(st->inner_files, sizeof(BufFile *) * newn);
+	st->outer_files = repalloc(st->outer_files, sizeof(BufFile *) * newn);
+	MemSet(st->inner_files + oldn, 0, sizeof(BufFile *) * oldn);
+	MemSet(st->outer_files + oldn, 0, sizeof(BufFile *) * oldn);
+	st->nbatch = newn;
+	st->spilled = true;
+	st->peak_space = Max(st->peak_space, st->ht.tuple_bytes);
+
+	kept = fpb_ht_compact(&st->ht, fpb_hj_keep_tuple, st);
+	if (kept == before || kept == 0)
+		st->grow_enabled = false;
+}
+
+/* Add one build tuple to the current batch (or to a later batch's file). */
+static void
+fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
+				 uint32 filehash)
+{
+	uint32		hashvalue;
+	Datum		key;
+	uint16		flags = 0;
+	int			batchno;
+	MinimalTuple mt;
+	bool		shouldFree;
+
+	if (!fpb_hj_hash_slot(st, slot, false, &hashvalue, &key))
+	{
+		/* a NULL key never matches; only right/full joins emit it */
+		if (!st->fill_inner)
+			return;
+		flags = FPB_HT_NOKEY;
+		hashvalue = from_file ? filehash : murmurhash32(st->nokey_seq++);
+	}
+	if (!st->byval_fast)
+		key = (Datum) 0;
+
+	batchno = fpb_hj_batchno(st, hashvalue);
+	mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+	if (batchno == st->curbatch)
+	{
+		Size		need = MAXALIGN(FPB_HT_OVERHEAD + mt->t_len);
+
+		while (st->grow_enabled &&
+			   fpb_ht_projected_space(&st->ht, 1, need) > st->space_allowed)
+		{
+			fpb_hj_increase_batches(st);
+			batchno = fpb_hj_batchno(st, hashvalue);
+			if (batchno != st->curbatch)
+				break;
+		}
+	}
+	if (batchno == st->curbatch)
+		fpb_ht_store(&st->ht, mt, hashvalue, key, flags);
+	else
+	{
+		fpb_spill_write(&st->inner_files[batchno], hashvalue, mt, st->filecxt);
+		st->spilled = true;
+	}
+	if (shouldFree)
+		pfree(mt);
+}
+
+/* Load the current batch's build side and build its hash table. */
+static void
+fpb_hj_build(FpbHjState *st)
+{
+	Size		space;
+
+	if (st->curbatch == 0)
+	{
+		for (;;)
+		{
+			TupleTableSlot *slot = ExecProcNode(st->inner_ps);
+
+			if (TupIsNull(slot))
+				break;
+			fpb_hj_add_inner(st, slot, false, 0);
+		}
+	}
+	else if (st->inner_files[st->curbatch] != NULL)
+	{
+		BufFile    *file = st->inner_files[st->curbatch];
+		MinimalTuple tup;
+		uint32		hashvalue;
+
+		fpb_spill_rewind(file);
+		while ((tup = fpb_spill_read(file, &hashvalue, &st->readbuf,
+									 &st->readbufsize, st->filecxt)) != NULL)
+		{
+			CHECK_FOR_INTERRUPTS();
+			ExecStoreMinimalTuple(tup, st->inner_file_slot, false);
+			fpb_hj_add_inner(st, st->inner_file_slot, true, hashvalue);
+		}
+		BufFileClose(file);
+		st->inner_files[st->curbatch] = NULL;
+	}
+
+	fpb_ht_build(&st->ht, st->group_size, st->prefetch);
+
+	space = st->ht.tuple_bytes + st->ht.cell_bytes +
+		(Size) st->ht.nbuckets * sizeof(FpbBucket);
+	st->peak_space = Max(st->peak_space, space);
+	st->max_buckets = Max(st->max_buckets, st->ht.nbuckets);
+}
+
+static void
+fpb_hj_reset_ring(FpbHjState *st)
+{
+	int			i;
+
+	for (i = 0; i < st->ringsize; i++)
+	{
+		FpbProbeEntry *e = &st->ring[i];
+
+		if (e->owned)
+			pfree(e->tuple);
+		e->owned = false;
+		e->tuple = NULL;
+	}
+	st->head = st->emit = 0;
+	st->outer_done = false;
+}
+
+/* Start probing the current batch (or skip it if no row can come out). */
+static void
+fpb_hj_start_probe(FpbHjState *st)
+{
+	fpb_hj_reset_ring(st);
+	if (st->nbatch == 1 && st->ht.ntuples == 0 && !st->fill_outer)
+		st->phase = FPB_HJ_DONE;	/* empty build side: nothing can join */
+	else
+		st->phase = FPB_HJ_PROBE;
+}
+
+/* Copy an outer tuple into a ring entry (and the group's memory). */
+static void
+fpb_hj_copy_entry(FpbHjState *st, FpbProbeEntry *e, TupleTableSlot *slot)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(st->probecxt);
+	MinimalTuple mt;
+	bool		shouldFree;
+
+	if (e->owned)
+		pfree(e->tuple);
+	e->owned = false;
+	mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+	if (shouldFree)
+	{
+		/* already a private copy: keep it */
+		e->tuple = mt;
+		e->owned = true;
+	}
+	else
+	{
+		if (e->bufsize < mt->t_len)
+		{
+			if (e->buf)
+				pfree(e->buf);
+			e->bufsize = Max(mt->t_len, 256);
+			e->buf = palloc(e->bufsize);
+		}
+		memcpy(e->buf, mt, mt->t_len);
+		e->tuple = (MinimalTuple) e->buf;
+	}
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * Fetch the next outer tuple of the current batch into e and run stage 0
+ * (hash, prefetch the bucket header).  Tuples of later batches go to their
+ * files.  Returns false when the batch's outer side is exhausted.
+ */
+static bool
+fpb_hj_fetch_outer(FpbHjState *st, FpbProbeEntry *e)
+{
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		uint32		hashvalue;
+		Datum		key;
+		int			batchno;
+
+		if (st->curbatch == 0)
+		{
+			slot = ExecProcNode(st->outer_ps);
+			if (TupIsNull(slot))
+				return false;
+		}
+		else
+		{
+			BufFile    *file = st->outer_files[st->curbatch];
+			MinimalTuple tup;
+			uint32		filehash;
+
+			if (file == NULL)
+				return false;
+			tup = fpb_spill_read(file, &filehash, &st->readbuf,
+								 &st->readbufsize, st->filecxt);
+			if (tup == NULL)
+				return false;
+			slot = st->outer_file_slot;
+			ExecStoreMinimalTuple(tup, slot, false);
+		}
+
+		if (!fpb_hj_hash_slot(st, slot, true, &hashvalue, &key))
+		{
+			if (!st->fill_outer)
+				continue;
+			fpb_hj_copy_entry(st, e, slot);
+			e->nullkey = true;
+			e->matched = false;
+			e->stored = false;
+			e->ncells = 0;
+			e->pos = 0;
+			e->stage = 2;
+			return true;
+		}
+
+		batchno = fpb_hj_batchno(st, hashvalue);
+		if (batchno != st->curbatch)
+		{
+			MinimalTuple mt;
+			bool		shouldFree;
+
+			Assert(batchno > st->curbatch);
+			mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+			fpb_spill_write(&st->outer_files[batchno], hashvalue, mt,
+							st->filecxt);
+			if (shouldFree)
+				pfree(mt);
+			st->spilled = true;
+			continue;
+		}
+
+		fpb_hj_copy_entry(st, e, slot);
+		e->nullkey = false;
+		e->matched = false;
+		e->stored = false;
+		e->hashvalue = hashvalue;
+		e->key = key;
+		e->ncells = 0;
+		e->pos = 0;
+		e->bucket = &st->ht.buckets[hashvalue & st->ht.mask];
+		if (st->prefetch)
+			FPB_PREFETCH_R(e->bucket);
+		e->stage = 0;
+		return true;
+	}
+}
+
+/* stage 1: read the bucket header, prefetch the cells (or the tuple) */
+static inline void
+fpb_hj_stage1(FpbHjState *st, FpbProbeEntry *e)
+{
+	FpbBucket  *b;
+
+	if (e->stage != 0)
+		return;
+	b = e->bucket;
+	if (b->count == 0)
+		e->ncells = 0;
+	else if (b->count == 1)
+	{
+		e->cells = &b->u.one;
+		e->ncells = 1;
+		if (st->prefetch && e->cells->hashvalue == e->hashvalue)
+			FPB_PREFETCH_R(e->cells->tuple);
+	}
+	else
+	{
+		e->cells = b->u.cells;
+		e->ncells = b->count;
+		if (st->prefetch)
+		{
+			FPB_PREFETCH_R(e->cells);
+			if (e->ncells * sizeof(FpbHashCell) > 64)
+				FPB_PREFETCH_R((char *) e->cells + 64);
+		}
+	}
+	e->stage = 1;
+}
+
+/* stage 2: compare hash codes, prefetch the first candidate tuples */
+static inline void
+fpb_hj_stage2(FpbHjState *st, FpbProbeEntry *e)
+{
+	if (e->stage != 1)
+		return;
+	if (e->ncells > 1)
+	{
+		uint32		i;
+		int			nprefetched = 0;
+
+		e->pos = e->ncells;
+		for (i = 0; i < e->ncells && nprefetched < 4; i++)
+		{
+			FpbHashCell *c = &e->cells[i];
+
+			if (c->hashvalue != e->hashvalue)
+				continue;
+			if (e->pos == e->ncells)
+				e->pos = i;
+			if (st->prefetch)
+				FPB_PREFETCH_R(c->tuple);
+			nprefetched++;
+		}
+	}
+	e->stage = 2;
+}
+
+/*
+ * stage 3: walk the candidates of entry e, returning the next joined row,
+ * or the null-extended row, or NULL when the entry is finished.
+ */
+static TupleTableSlot *
+fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
+{
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+
+	if (!e->stored)
+	{
+		ExecStoreMinimalTuple(e->tuple, st->probe_slot, false);
+		e->stored = true;
+	}
+	econtext->ecxt_outertuple = st->probe_slot;
+
+	while (e->pos < e->ncells)
+	{
+		FpbHashCell *c = &e->cells[e->pos++];
+		FpbHashTuple *htup;
+
+		if (c->hashvalue != e->hashvalue)
+			continue;
+		if (st->byval_fast && !fpb_hj_key_equal(st, e->key, c->key))
+			continue;
+
+		htup = c->tuple;
+		ExecStoreMinimalTuple(FPB_HT_MINTUPLE(htup), st->build_slot, false);
+		econtext->ecxt_innertuple = st->build_slot;
+
+		/* nothing of this call has been returned yet: safe to reset */
+		ResetExprContext(econtext);
+		if (!st->byval_fast && !ExecQual(st->hashquals, econtext))
+			continue;
+		if (st->joinqual != NULL && !ExecQual(st->joinqual, econtext))
+		{
+			InstrCountFiltered2(&st->css.ss.ps, 1);
+			continue;
+		}
+
+		e->matched = true;
+		if (st->fill_inner)
+			htup->flags |= FPB_HT_MATCHED;
+		if (st->jointype == JOIN_ANTI)
+		{
+			e->pos = e->ncells;
+			break;
+		}
+		if (st->single_match)
+			e->pos = e->ncells;
+		if (st->otherqual == NULL || ExecQual(st->otherqual, econtext))
+			return ExecProject(st->proj);
+		InstrCountFiltered1(&st->css.ss.ps, 1);
+	}
+
+	if (!e->matched && st->fill_outer)
+	{
+		e->matched = true;
+		econtext->ecxt_innertuple = st->null_inner;
+		ResetExprContext(econtext);
+		if (st->otherqual == NULL || ExecQual(st->otherqual, econtext))
+			return ExecProject(st->proj);
+		InstrCountFiltered1(&st->css.ss.ps, 1);
+	}
+	return NULL;
+}
+
+/* Group prefetching: fill G entries, run each stage over all, emit. */
+static TupleTableSlot *
+fpb_hj_probe_group(FpbHjState *st)
+{
+	for (;;)
+	{
+		int			n;
+		int			i;
+
+		while (st->emit < st->head)
+		{
+			TupleTableSlot *slot = fpb_hj_emit(st, &st->ring[st->emit]);
+
+			if (slot != NULL)
+				return slot;
+			st->emit++;
+		}
+		if (st->outer_done)
+			return NULL;
+
+		CHECK_FOR_INTERRUPTS();
+		n = 0;
+		while (n < st->group_size && fpb_hj_fetch_outer(st, &st->ring[n]))
+			n++;
+		if (n < st->group_size)
+			st->outer_done = true;
+		for (i = 0; i < n; i++)
+			fpb_hj_stage1(st, &st->ring[i]);
+		for (i = 0; i < n; i++)
+			fpb_hj_stage2(st, &st->ring[i]);
+		st->head = n;
+		st->emit = 0;
+	}
+}
+
+/*
+ * Software-pipelined prefetching: each fetch runs stage 0 for the new
+ * entry j, stage 1 for entry j-D and stage 2 for entry j-2D; the oldest
+ * entry is emitted once its stage 2 is done.
+ */
+static TupleTableSlot *
+fpb_hj_probe_pipelined(FpbHjState *st)
+{
+	uint64		mask = (uint64) st->ringsize - 1;
+	uint64		d = (uint64) st->distance;
+
+	for (;;)
+	{
+		if (st->emit < st->head)
+		{
+			FpbProbeEntry *e = &st->ring[st->emit & mask];
+
+			if (e->stage == 2)
+			{
+				TupleTableSlot *slot = fpb_hj_emit(st, e);
+
+				if (slot != NULL)
+					return slot;
+				st->emit++;
+				continue;
+			}
+		}
+		else if (st->outer_done)
+			return NULL;
+
+		if (!st->outer_done)
+		{
+			Assert(st->head - st->emit < (uint64) st->ringsize);
+			if (fpb_hj_fetch_outer(st, &st->ring[st->head & mask]))
+			{
+				st->head++;
+				if (st->head >= d + 1 && st->head - 1 - d >= st->emit)
+					fpb_hj_stage1(st, &st->ring[(st->head - 1 - d) & mask]);
+				if (st->head >= 2 * d + 1 && st->head - 1 - 2 * d >= st->emit)
+					fpb_hj_stage2(st, &st->ring[(st->head - 1 - 2 * d) & mask]);
+				continue;
+			}
+			st->outer_done = true;
+		}
+
+		/* outer side exhausted: finish the stages of what is left */
+		{
+			uint64		j;
+
+			for (j = st->emit; j < st->head; j++)
+			{
+				fpb_hj_stage1(st, &st->ring[j & mask]);
+				fpb_hj_stage2(st, &st->ring[j & mask]);
+			}
+		}
+	}
+}
+
+/* Right/full joins: the build tuples no probe matched. */
+static TupleTableSlot *
+fpb_hj_fill_inner_next(FpbHjState *st)
+{
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+	FpbHashTuple *htup;
+
+	while ((htup = fpb_arena_iter_next(&st->fill_iter)) != NULL)
+	{
+		if (htup->flags & FPB_HT_MATCHED)
+			continue;
+		ResetExprContext(econtext);
+		ExecStoreMinimalTuple(FPB_HT_MINTUPLE(htup), st->build_slot, false);
+		econtext->ecxt_outertuple = st->null_outer;
+		econtext->ecxt_innertuple = st->build_slot;
+		if (st->otherqual == NULL || ExecQual(st->otherqual, econtext))
+			return ExecProject(st->proj);
+		InstrCountFiltered1(&st->css.ss.ps, 1);
+	}
+	return NULL;
+}
+
+static void
+fpb_hj_close_files(FpbHjState *st, int batchno)
+{
+	if (st->inner_files[batchno] != NULL)
+		BufFileClose(st->inner_files[batchno]);
+	if (st->outer_files[batchno] != NULL)
+		BufFileClose(st->outer_files[batchno]);
+	st->inner_files[batchno] = NULL;
+	st->outer_files[batchno] = NULL;
+}
+
+/* Advance to the next batch that can produce rows; false when none. */
+static bool
+fpb_hj_next_batch(FpbHjState *st)
+{
+	fpb_hj_close_files(st, st->curbatch);
+	fpb_ht_reset(&st->ht);
+
+	for (;;)
+	{
+		bool		has_inner;
+		bool		has_outer;
+
+		st->curbatch++;
+		if (st->curbatch >= st->nbatch)
+			return false;
+		has_inner = st->inner_files[st->curbatch] != NULL;
+		has_outer = st->outer_files[st->curbatch] != NULL;
+		if ((!has_outer && !st->fill_inner) ||
+			(!has_inner && !st->fill_outer) ||
+			(!has_inner && !has_outer))
+		{
+			fpb_hj_close_files(st, st->curbatch);
+			continue;
+		}
+		break;
+	}
+
+	fpb_hj_build(st);
+	if (st->outer_files[st->curbatch] != NULL)
+		fpb_spill_rewind(st->outer_files[st->curbatch]);
+	fpb_hj_reset_ring(st);
+	st->phase = FPB_HJ_PROBE;
+	return true;
+}
+
+static TupleTableSlot *
+fpb_hj_exec(CustomScanState *node)
+{
+	FpbHjState *st = (FpbHjState *) node;
+	TupleTableSlot *slot;
+
+	ResetExprContext(node->ss.ps.ps_ExprContext);
+	for (;;)
+	{
+		switch (st->phase)
+		{
+			case FPB_HJ_BUILD:
+				fpb_hj_build(st);
+				fpb_hj_start_probe(st);
+				break;
+			case FPB_HJ_PROBE:
+				if (st->scheme == FPB_HJ_PREFETCH_PIPELINED)
+					slot = fpb_hj_probe_pipelined(st);
+				else
+					slot = fpb_hj_probe_group(st);
+				if (slot != NULL)
+					return slot;
+				if (st->fill_inner)
+				{
+					fpb_arena_iter_init(&st->fill_iter, st->ht.tuples);
+					st->phase = FPB_HJ_FILL_INNER;
+				}
+				else
+					st->phase = FPB_HJ_NEXT_BATCH;
+				break;
+			case FPB_HJ_FILL_INNER:
+				slot = fpb_hj_fill_inner_next(st);
+				if (slot != NULL)
+					return slot;
+				st->phase = FPB_HJ_NEXT_BATCH;
+				break;
+			case FPB_HJ_NEXT_BATCH:
+				if (!fpb_hj_next_batch(st))
+					st->phase = FPB_HJ_DONE;
+				break;
+			case FPB_HJ_DONE:
+				return NULL;
+		}
+	}
+}
+
+/* Drop all batches and the hash table: back to the state before a build. */
+static void
+fpb_hj_release(FpbHjState *st)
+{
+	int			i;
+
+	for (i = 0; i < st->nbatch; i++)
+		fpb_hj_close_files(st, i);
+	fpb_ht_reset(&st->ht);
+	fpb_hj_reset_ring(st);
+	st->curbatch = 0;
+	st->grow_enabled = true;
+	st->nokey_seq = 0;
+}
+
+static void
+fpb_hj_end(CustomScanState *node)
+{
+	FpbHjState *st = (FpbHjState *) node;
+
+	fpb_hj_release(st);
+	ExecEndNode(st->outer_ps);
+	ExecEndNode(st->inner_ps);
+}
+
+/*
+ * Rescan.  A single-batch table is kept when the build side's parameters
+ * did not change (right/full joins forget their matches); anything else
+ * starts over.  ExecReScan does not pass chgParam to custom_ps, so do it.
+ */
+static void
+fpb_hj_rescan(CustomScanState *node)
+{
+	FpbHjState *st = (FpbHjState *) node;
+	PlanState  *outer = st->outer_ps;
+	PlanState  *inner = st->inner_ps;
+
+	if (node->ss.ps.chgParam != NULL)
+	{
+		UpdateChangedParamSet(outer, node->ss.ps.chgParam);
+		UpdateChangedParamSet(inner, node->ss.ps.chgParam);
+	}
+
+	if (st->phase != FPB_HJ_BUILD && st->ht.built && st->nbatch == 1 &&
+		st->curbatch == 0 && inner->chgParam == NULL)
+	{
+		if (st->fill_inner)
+			fpb_ht_clear_matched(&st->ht);
+		fpb_hj_start_probe(st);
+	}
+	else
+	{
+		fpb_hj_release(st);
+		st->phase = FPB_HJ_BUILD;
+		/* a child with changed parameters rescans on its next call */
+		if (inner->chgParam == NULL)
+			ExecReScan(inner);
+	}
+	if (outer->chgParam == NULL)
+		ExecReScan(outer);
+}
+
+static const char *
+fpb_hj_jointype_name(JoinType jointype)
+{
+	switch (jointype)
+	{
+		case JOIN_INNER:
+			return "Inner";
+		case JOIN_LEFT:
+			return "Left";
+		case JOIN_FULL:
+			return "Full";
+		case JOIN_RIGHT:
+			return "Right";
+		case JOIN_SEMI:
+			return "Semi";
+		case JOIN_ANTI:
+			return "Anti";
+		default:
+			return "???";
+	}
+}
+
+static void
+fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	FpbHjState *st = (FpbHjState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	bool		useprefix;
+	List	   *joinquals = lfourth(cscan->custom_exprs);
+	List	   *otherquals = list_nth(cscan->custom_exprs, 4);
+	JoinType	jointype = (JoinType) linitial_int(linitial(cscan->custom_private));
+
+	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
+									   ancestors);
+	useprefix = list_length(es->rtable) > 1 || es->verbose;
+
+	ExplainPropertyText("Join Type", fpb_hj_jointype_name(jointype), es);
+	ExplainPropertyText("Hash Cond",
+						deparse_expression((Node *) make_ands_explicit(lthird(cscan->custom_exprs)),
+										   context, useprefix, false),
+						es);
+	if (joinquals != NIL)
+		ExplainPropertyText("Join Filter",
+							deparse_expression((Node *) make_ands_explicit(joinquals),
+											   context, useprefix, false),
+							es);
+	if (otherquals != NIL)
+	{
+		ExplainPropertyText("Filter",
+							deparse_expression((Node *) make_ands_explicit(otherquals),
+											   context, useprefix, false),
+							es);
+		if (es->analyze)
+			ExplainPropertyFloat("Rows Removed by Filter", NULL,
+								 node->ss.ps.instrument ?
+								 node->ss.ps.instrument->nfiltered1 : 0,
+								 0, es);
+	}
+
+	if (es->analyze)
+	{
+		const char *scheme = st->scheme == FPB_HJ_PREFETCH_GROUP ? "group" :
+		st->scheme == FPB_HJ_PREFETCH_PIPELINED ? "pipelined" : "none";
+
+		ExplainPropertyText("Prefetch", scheme, es);
+		if (st->scheme == FPB_HJ_PREFETCH_GROUP)
+			ExplainPropertyInteger("Group Size", NULL, st->group_size, es);
+		else if (st->scheme == FPB_HJ_PREFETCH_PIPELINED)
+			ExplainPropertyInteger("Prefetch Distance", NULL, st->distance, es);
+		ExplainPropertyInteger("Buckets", NULL, st->max_buckets, es);
+		ExplainPropertyInteger("Batches", NULL, st->nbatch, es);
+		ExplainPropertyInteger("Original Batches", NULL, st->plan_nbatch, es);
+		ExplainPropertyInteger("Peak Memory Usage", "kB",
+							   (int64) ((st->peak_space + 1023) / 1024), es);
+		ExplainPropertyBool("Spilled", st->spilled, es);
+	}
+}

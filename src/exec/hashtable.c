@@ -1,0 +1,378 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashtable.c
+ *	  The cache-conscious hash table of PrefetchHashJoin (thesis section
+ *	  4.3): an array of bucket headers, each with one inline cell or a
+ *	  pointer to a cell array; cells carry the hash code (and, for a single
+ *	  by-value key, the key) so a probe touches a build tuple only when it
+ *	  is likely to match.  Tuples live in a dense arena of large chunks.
+ *
+ *	  The build runs in groups of G tuples, stage by stage, prefetching the
+ *	  bucket headers and then the cell slots; a tuple whose bucket is
+ *	  already being written by an earlier member of its group is deferred
+ *	  to the end of the group (busy-bucket deferral, thesis section 4.4.3).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "port/pg_bitutils.h"
+#include "utils/memutils.h"
+
+#include "hashjoin.h"
+
+#define FPB_MIN_BUCKETS		64
+#define FPB_FIRST_ARRAY_LOG2	2	/* a bucket's first cell array holds 4 */
+#define FPB_MAX_BUILD_GROUP	256
+
+void
+fpb_ht_init(FpbHashTable *ht, MemoryContext parent, Size space_allowed)
+{
+	memset(ht, 0, sizeof(FpbHashTable));
+
+	/*
+	 * Chunks are a small fraction of the budget, so that a tiny work_mem is
+	 * not overrun by the slack of one chunk.
+	 */
+	ht->chunk_size = Min(FPB_CHUNK_SIZE, Max(1024, space_allowed / 16));
+	ht->cxt = AllocSetContextCreate(parent, "PrefetchHashJoin batch",
+									ALLOCSET_DEFAULT_SIZES);
+}
+
+/* Forget the current batch; the memory goes back in one reset. */
+void
+fpb_ht_reset(FpbHashTable *ht)
+{
+	MemoryContext cxt = ht->cxt;
+	Size		chunk_size = ht->chunk_size;
+
+	MemoryContextReset(cxt);
+	memset(ht, 0, sizeof(FpbHashTable));
+	ht->cxt = cxt;
+	ht->chunk_size = chunk_size;
+}
+
+static void *
+fpb_arena_alloc(FpbHashTable *ht, FpbArenaChunk **head, Size *bytes,
+				Size size)
+{
+	FpbArenaChunk *c = *head;
+	char	   *p;
+
+	size = MAXALIGN(size);
+	if (c == NULL || c->size - c->used < size)
+	{
+		Size		csize = Max(ht->chunk_size, FPB_CHUNK_HDR + size);
+
+		/*
+		 * A big allocation gets its own chunk, placed behind the current one
+		 * so that the current chunk's free space is not lost.
+		 */
+		c = MemoryContextAllocHuge(ht->cxt, csize);
+		c->used = 0;
+		c->size = csize - FPB_CHUNK_HDR;
+		*bytes += csize;
+		if (*head != NULL && csize > ht->chunk_size)
+		{
+			c->next = (*head)->next;
+			(*head)->next = c;
+		}
+		else
+		{
+			c->next = *head;
+			*head = c;
+		}
+	}
+	p = FPB_CHUNK_DATA(c) + c->used;
+	c->used += size;
+	return p;
+}
+
+/* Copy a tuple into the arena. */
+FpbHashTuple *
+fpb_ht_store(FpbHashTable *ht, MinimalTuple tup, uint32 hashvalue, Datum key,
+			 uint16 flags)
+{
+	FpbHashTuple *htup;
+
+	htup = fpb_arena_alloc(ht, &ht->tuples, &ht->tuple_bytes,
+						   FPB_HT_OVERHEAD + tup->t_len);
+	htup->hashvalue = hashvalue;
+	htup->flags = flags;
+	htup->pad = 0;
+	htup->key = key;
+	memcpy(FPB_HT_MINTUPLE(htup), tup, tup->t_len);
+	ht->ntuples++;
+	return htup;
+}
+
+static uint32
+fpb_ht_choose_buckets(int64 ntuples)
+{
+	uint64		n = Max(ntuples, FPB_MIN_BUCKETS);
+
+	/* load factor at most 1, as in the thesis; cap to keep indexes 32-bit */
+	n = Min(n, (uint64) 1 << 30);
+	return (uint32) pg_nextpower2_64(n);
+}
+
+/*
+ * The memory the batch would need once built, if extra_tuples more tuples
+ * taking extra_bytes were added: tuples, bucket array, one cell's worth per
+ * tuple (cell arrays start at four cells and double, so about half of
+ * their space is slack), and a partly filled chunk per arena.
+ */
+Size
+fpb_ht_projected_space(FpbHashTable *ht, int64 extra_tuples, Size extra_bytes)
+{
+	int64		n = ht->ntuples + extra_tuples;
+
+	return ht->tuple_bytes + extra_bytes +
+		(Size) fpb_ht_choose_buckets(n) * sizeof(FpbBucket) +
+		(Size) n * sizeof(FpbHashCell) + 2 * ht->chunk_size;
+}
+
+/*
+ * Reserve the slot for a new cell in bucket b and return it.  Moves an
+ * inline cell to a new array, or doubles a full array.
+ */
+static inline FpbHashCell *
+fpb_bucket_reserve(FpbHashTable *ht, FpbBucket *b)
+{
+	FpbHashCell *cells;
+	uint32		cap;
+
+	if (b->count == 0)
+	{
+		b->count = 1;
+		return &b->u.one;
+	}
+	if (b->count == 1)
+	{
+		FpbHashCell one = b->u.one;
+
+		cells = fpb_arena_alloc(ht, &ht->cellarena, &ht->cell_bytes,
+								sizeof(FpbHashCell) << FPB_FIRST_ARRAY_LOG2);
+		cells[0] = one;
+		b->u.cells = cells;
+		b->cap_log2 = FPB_FIRST_ARRAY_LOG2;
+		b->count = 2;
+		return &cells[1];
+	}
+	cap = (uint32) 1 << b->cap_log2;
+	if (b->count == cap)
+	{
+		/* the old array stays in the arena until the batch ends */
+		cells = fpb_arena_alloc(ht, &ht->cellarena, &ht->cell_bytes,
+								sizeof(FpbHashCell) * cap * 2);
+		memcpy(cells, b->u.cells, sizeof(FpbHashCell) * cap);
+		b->u.cells = cells;
+		b->cap_log2++;
+	}
+	return &b->u.cells[b->count++];
+}
+
+static inline void
+fpb_cell_fill(FpbHashCell *cell, FpbHashTuple *htup)
+{
+	cell->hashvalue = htup->hashvalue;
+	cell->pad = 0;
+	cell->key = htup->key;
+	cell->tuple = htup;
+}
+
+/*
+ * Build the bucket array over every stored tuple.  The input is read in
+ * arena order (sequential, so the hardware prefetcher covers it); the
+ * random accesses are the bucket headers and cell slots, which the group
+ * stages prefetch.
+ */
+void
+fpb_ht_build(FpbHashTable *ht, int group_size, bool prefetch)
+{
+	FpbArenaIter it;
+	FpbHashTuple *grp[FPB_MAX_BUILD_GROUP];
+	FpbBucket  *bkt[FPB_MAX_BUILD_GROUP];
+	FpbHashCell *slot[FPB_MAX_BUILD_GROUP];
+	int			deferred[FPB_MAX_BUILD_GROUP];
+	MemoryContext oldcxt;
+
+	Assert(!ht->built);
+	ht->nbuckets = fpb_ht_choose_buckets(ht->ntuples);
+	ht->mask = ht->nbuckets - 1;
+	oldcxt = MemoryContextSwitchTo(ht->cxt);
+	ht->buckets = MemoryContextAllocHuge(ht->cxt,
+										 (Size) ht->nbuckets * sizeof(FpbBucket));
+	MemSet(ht->buckets, 0, (Size) ht->nbuckets * sizeof(FpbBucket));
+	MemoryContextSwitchTo(oldcxt);
+
+	if (!prefetch)
+		group_size = 1;
+	group_size = Max(1, Min(group_size, FPB_MAX_BUILD_GROUP));
+
+	fpb_arena_iter_init(&it, ht->tuples);
+	for (;;)
+	{
+		int			n = 0;
+		int			ndeferred = 0;
+		int			i;
+		FpbHashTuple *htup;
+
+		/* gather a group, stage 0: bucket address, prefetch the header */
+		while (n < group_size && (htup = fpb_arena_iter_next(&it)) != NULL)
+		{
+			if (htup->flags & FPB_HT_NOKEY)
+				continue;
+			grp[n] = htup;
+			bkt[n] = &ht->buckets[htup->hashvalue & ht->mask];
+			if (prefetch)
+				FPB_PREFETCH_W(bkt[n]);
+			n++;
+		}
+		if (n == 0)
+			break;
+
+		/*
+		 * stage 1: read the header, claim the bucket, reserve the cell slot
+		 * and prefetch it.  A bucket claimed earlier in this group is busy:
+		 * its slot may still move (array growth), so defer the tuple.
+		 */
+		for (i = 0; i < n; i++)
+		{
+			FpbBucket  *b = bkt[i];
+
+			if (b->busy)
+			{
+				deferred[ndeferred++] = i;
+				slot[i] = NULL;
+				continue;
+			}
+			b->busy = 1;
+			slot[i] = fpb_bucket_reserve(ht, b);
+			if (prefetch)
+				FPB_PREFETCH_W(slot[i]);
+		}
+
+		/* stage 2: write the cells, release the buckets */
+		for (i = 0; i < n; i++)
+		{
+			if (slot[i] == NULL)
+				continue;
+			fpb_cell_fill(slot[i], grp[i]);
+			bkt[i]->busy = 0;
+		}
+
+		/* the deferred tuples, now that no insertion is in flight */
+		for (i = 0; i < ndeferred; i++)
+		{
+			int			j = deferred[i];
+
+			fpb_cell_fill(fpb_bucket_reserve(ht, bkt[j]), grp[j]);
+		}
+		ht->ninserted += n;
+	}
+	ht->built = true;
+}
+
+/*
+ * Keep the tuples for which keep() says so, in place: keepers slide toward
+ * the start of the chunk sequence (the write position never passes the
+ * read position, since a keeper always fits where it already was), and the
+ * chunks left empty are freed.  Only before the buckets are built.
+ */
+int64
+fpb_ht_compact(FpbHashTable *ht, bool (*keep) (FpbHashTuple *, void *),
+			   void *arg)
+{
+	FpbArenaChunk *rchunk = ht->tuples;
+	FpbArenaChunk *wchunk = ht->tuples;
+	Size		woff = 0;
+	int64		kept = 0;
+
+	Assert(!ht->built);
+	while (rchunk != NULL)
+	{
+		Size		roff = 0;
+		Size		rused = rchunk->used;
+
+		while (roff < rused)
+		{
+			FpbHashTuple *htup = (FpbHashTuple *) (FPB_CHUNK_DATA(rchunk) + roff);
+			Size		len = MAXALIGN(FPB_HT_OVERHEAD +
+									   FPB_HT_MINTUPLE(htup)->t_len);
+
+			roff += len;
+			if (!keep(htup, arg))
+				continue;
+			if (wchunk->size - woff < len)
+			{
+				wchunk->used = woff;
+				wchunk = wchunk->next;
+				woff = 0;
+			}
+			if ((char *) htup != FPB_CHUNK_DATA(wchunk) + woff)
+				memmove(FPB_CHUNK_DATA(wchunk) + woff, htup, len);
+			woff += len;
+			kept++;
+		}
+		rchunk = rchunk->next;
+	}
+
+	/* free what lies beyond the write position */
+	if (wchunk != NULL)
+	{
+		FpbArenaChunk *c = wchunk->next;
+
+		wchunk->used = woff;
+		wchunk->next = NULL;
+		while (c != NULL)
+		{
+			FpbArenaChunk *next = c->next;
+
+			ht->tuple_bytes -= FPB_CHUNK_HDR + c->size;
+			pfree(c);
+			c = next;
+		}
+	}
+	ht->ntuples = kept;
+	return kept;
+}
+
+/* Right/full joins: forget the matches of a previous scan (rescan). */
+void
+fpb_ht_clear_matched(FpbHashTable *ht)
+{
+	FpbArenaIter it;
+	FpbHashTuple *htup;
+
+	fpb_arena_iter_init(&it, ht->tuples);
+	while ((htup = fpb_arena_iter_next(&it)) != NULL)
+		htup->flags &= ~FPB_HT_MATCHED;
+}
+
+void
+fpb_arena_iter_init(FpbArenaIter *it, FpbArenaChunk *first)
+{
+	it->chunk = first;
+	it->off = 0;
+}
+
+/* Next tuple of the arena (chunks newest first, tuples in order within). */
+FpbHashTuple *
+fpb_arena_iter_next(FpbArenaIter *it)
+{
+	while (it->chunk != NULL)
+	{
+		if (it->off < it->chunk->used)
+		{
+			FpbHashTuple *htup;
+
+			htup = (FpbHashTuple *) (FPB_CHUNK_DATA(it->chunk) + it->off);
+			it->off += MAXALIGN(FPB_HT_OVERHEAD + FPB_HT_MINTUPLE(htup)->t_len);
+			return htup;
+		}
+		it->chunk = it->chunk->next;
+		it->off = 0;
+	}
+	return NULL;
+}
