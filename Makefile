@@ -28,6 +28,10 @@ else
 include $(PGXS)
 endif
 
+# pgxs does not track header dependencies
+$(filter src/am/%.o,$(OBJS)) src/fpbtree.o: src/am/fpbtree.h src/compat.h
+$(filter src/exec/%.o,$(OBJS)) src/fpbtree.o: $(wildcard src/exec/*.h)
+
 .PHONY: test bench
 # One command: installs what is missing, builds, installs, runs pg_regress
 # and the TAP tests in throw-away clusters.

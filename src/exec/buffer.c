@@ -1,12 +1,550 @@
-/*
+/*-------------------------------------------------------------------------
+ *
  * buffer.c
- *	  Buffer operator and plan refinement (issue 6) -- not written yet.
+ *	  The buffer operator (Zhou & Ross, SIGMOD 2004) as a CustomScan node,
+ *	  and the settings of the buffer operator and of the plan refinement.
+ *
+ * A Buffer has one child (in custom_plans).  When its ring is empty it
+ * calls the child until the ring holds fpbtree.buffer_size tuples (or the
+ * child is exhausted), then hands the tuples to its parent one by one, so
+ * the child's code runs many times in a row and then the parent's, instead
+ * of alternating per tuple: each group's code stays in the L1 instruction
+ * cache.  The paper's prototype kept pointers to the child's tuples; in
+ * PostgreSQL a child's slot is only valid until the child is called again,
+ * so tuples are copied as minimal tuples into an arena of memory blocks
+ * that is reused from one refill to the next (no palloc per tuple).
+ *
+ * The node is transparent: its output columns are the child's, one for
+ * one, so the parent's references to its child stay valid when a Buffer is
+ * slipped in between.  It supports neither backward scans nor mark/restore;
+ * the refinement pass (refine.c) never places it where they are needed.
+ *
+ * See src/exec/BUFFER.md.
+ *
+ *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <stdio.h>
+
+#include "access/htup_details.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "buffer.h"
 #include "exec.h"
+
+/* settings */
+bool		fpb_enable_buffer = true;
+int			fpb_buffer_size = 1000;
+int			fpb_buffer_min_rows = 600;
+int			fpb_l1i_cache_size = 32 * 1024;
+
+/* arena blocks: big enough that a refill of narrow tuples needs a few */
+#define BUFFER_BLOCK_SIZE	(64 * 1024)
+
+typedef struct BufferBlock
+{
+	struct BufferBlock *next;
+	Size		size;			/* usable bytes in data[] */
+	char		data[FLEXIBLE_ARRAY_MEMBER];
+} BufferBlock;
+
+typedef struct BufferState
+{
+	CustomScanState css;
+	PlanState  *child;
+	TupleDesc	tupdesc;		/* = the child's output columns */
+	TupleTableSlot *outslot;	/* minimal-tuple slot handed to the parent */
+	int			nslots;			/* ring capacity */
+	MinimalTuple *ring;
+	int			ntuples;		/* tuples in the ring */
+	int			next;			/* next tuple to hand out */
+	bool		child_done;		/* child returned end of data */
+
+	/* arena: a chain of blocks, refilled from the first block each time */
+	BufferBlock *blocks;
+	BufferBlock *curblock;
+	Size		curoff;
+	Size		arena_used;		/* bytes handed out since the last reset */
+	Size		arena_limit;	/* stop filling beyond this (work_mem) */
+
+	/* for EXPLAIN ANALYZE (summed over rescans) */
+	int64		refills;
+	int			group_bytes;	/* footprint of the group below, for EXPLAIN */
+} BufferState;
+
+static Node *buffer_create_state(CustomScan *cscan);
+static void buffer_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *buffer_exec(CustomScanState *node);
+static void buffer_end(CustomScanState *node);
+static void buffer_rescan(CustomScanState *node);
+static void buffer_explain(CustomScanState *node, List *ancestors,
+						   ExplainState *es);
+
+static const CustomScanMethods buffer_scan_methods = {
+	.CustomName = FPB_BUFFER_NAME,
+	.CreateCustomScanState = buffer_create_state,
+};
+
+static const CustomExecMethods buffer_exec_methods = {
+	.CustomName = FPB_BUFFER_NAME,
+	.BeginCustomScan = buffer_begin,
+	.ExecCustomScan = buffer_exec,
+	.EndCustomScan = buffer_end,
+	.ReScanCustomScan = buffer_rescan,
+	.ExplainCustomScan = buffer_explain,
+};
+
+/*
+ * Build a Buffer plan node above a finished (post-setrefs) child plan.
+ *
+ * The scan tuple is the child's output row: custom_scan_tlist holds one
+ * OUTER_VAR reference per child column, and the targetlist one INDEX_VAR
+ * reference per scan column, so the executor sees a tlist that matches the
+ * scan tuple and does not project.  The child goes into custom_plans (which
+ * the executor initialises) and also into lefttree, which the executor
+ * ignores for a CustomScan but EXPLAIN's deparser uses to resolve those
+ * OUTER_VARs (ruleutils takes a node's outer plan from lefttree).
+ */
+Plan *
+fpb_make_buffer_plan(Plan *child, int nslots, int group_bytes,
+					 int plan_node_id)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *plan = &cscan->scan.plan;
+	List	   *tlist = NIL;
+	List	   *scan_tlist = NIL;
+	ListCell   *lc;
+
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Oid			type = exprType((Node *) tle->expr);
+		int32		typmod = exprTypmod((Node *) tle->expr);
+		Oid			coll = exprCollation((Node *) tle->expr);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) makeVar(OUTER_VAR, tle->resno,
+															  type, typmod, coll, 0),
+											 tle->resno, tle->resname,
+											 tle->resjunk));
+		tlist = lappend(tlist,
+						makeTargetEntry((Expr *) makeVar(INDEX_VAR, tle->resno,
+														 type, typmod, coll, 0),
+										tle->resno, tle->resname,
+										tle->resjunk));
+	}
+
+	/* the refinement does not change the estimates */
+	plan->startup_cost = child->startup_cost;
+	plan->total_cost = child->total_cost;
+	plan->plan_rows = child->plan_rows;
+	plan->plan_width = child->plan_width;
+	plan->parallel_aware = false;
+	plan->parallel_safe = child->parallel_safe;
+	plan->async_capable = false;
+	plan->plan_node_id = plan_node_id;
+	plan->targetlist = tlist;
+	plan->qual = NIL;
+	plan->lefttree = child;		/* for EXPLAIN only, see above */
+	plan->righttree = NULL;
+	plan->initPlan = NIL;
+
+	/*
+	 * The parent passes parameter changes on only for the parameters a node
+	 * depends on (UpdateChangedParamSet intersects with allParam): the
+	 * Buffer depends on exactly what its child depends on.
+	 */
+	plan->extParam = bms_copy(child->extParam);
+	plan->allParam = bms_copy(child->allParam);
+
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;			/* no backward scan, no mark/restore */
+	cscan->custom_plans = list_make1(child);
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = list_make2(makeInteger(nslots),
+									   makeInteger(group_bytes));
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = NULL;
+	cscan->methods = &buffer_scan_methods;
+
+	return plan;
+}
+
+bool
+fpb_is_buffer_plan(Plan *plan)
+{
+	return plan != NULL && IsA(plan, CustomScan) &&
+		((CustomScan *) plan)->methods == &buffer_scan_methods;
+}
+
+static Node *
+buffer_create_state(CustomScan *cscan)
+{
+	BufferState *bs = palloc0(sizeof(BufferState));
+
+	NodeSetTag(bs, T_CustomScanState);
+	bs->css.methods = &buffer_exec_methods;
+	bs->nslots = intVal(linitial(cscan->custom_private));
+	bs->group_bytes = intVal(lsecond(cscan->custom_private));
+	return (Node *) bs;
+}
+
+static void
+buffer_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	BufferState *bs = (BufferState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+
+	/*
+	 * The pass never puts a Buffer where these are needed; an executor that
+	 * asks anyway gets an error rather than wrong results.
+	 */
+	if (eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the Buffer operator supports neither backward scans nor mark/restore")));
+
+	bs->child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(bs->child);
+
+	/* the tlist matches the scan tuple, so ExecInitCustomScan set no projection */
+	Assert(node->ss.ps.ps_ProjInfo == NULL);
+
+	bs->tupdesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	bs->outslot = ExecInitExtraTupleSlot(estate, bs->tupdesc,
+										 &TTSOpsMinimalTuple);
+
+	/*
+	 * Tell the parent (whose expressions are initialised after us) what kind
+	 * of slot it gets, so that compiled deforming matches it.
+	 */
+	node->ss.ps.resultops = &TTSOpsMinimalTuple;
+	node->ss.ps.resultopsfixed = true;
+	node->ss.ps.resultopsset = true;
+
+	if (bs->nslots < 1)
+		bs->nslots = 1;
+	bs->ring = palloc(sizeof(MinimalTuple) * bs->nslots);
+	bs->arena_limit = (Size) work_mem * 1024;
+}
+
+/* forget the ring's tuples; their memory is reused by the next refill */
+static void
+buffer_reset_arena(BufferState *bs)
+{
+	bs->curblock = bs->blocks;
+	bs->curoff = 0;
+	bs->arena_used = 0;
+	bs->ntuples = 0;
+	bs->next = 0;
+}
+
+/* len bytes (MAXALIGNed) from the arena, reusing blocks before adding any */
+static char *
+buffer_alloc(BufferState *bs, Size len)
+{
+	char	   *p;
+
+	len = MAXALIGN(len);
+	while (bs->curblock != NULL && bs->curoff + len > bs->curblock->size)
+	{
+		bs->curblock = bs->curblock->next;
+		bs->curoff = 0;
+	}
+	if (bs->curblock == NULL)
+	{
+		Size		size = Max(BUFFER_BLOCK_SIZE, len);
+		BufferBlock *blk;
+		BufferBlock **tail;
+
+		blk = MemoryContextAlloc(bs->css.ss.ps.state->es_query_cxt,
+								 offsetof(BufferBlock, data) + size);
+		blk->next = NULL;
+		blk->size = size;
+		for (tail = &bs->blocks; *tail != NULL; tail = &(*tail)->next)
+			;
+		*tail = blk;
+		bs->curblock = blk;
+		bs->curoff = 0;
+	}
+	p = bs->curblock->data + bs->curoff;
+	bs->curoff += len;
+	bs->arena_used += len;
+	return p;
+}
+
+/*
+ * Copy the child's current tuple into the arena as a minimal tuple.
+ *
+ * A child that hands out a materialised heap or minimal tuple (scans
+ * without projection, sorts, materialisations) is copied with one memcpy;
+ * only a tuple with fewer attributes than the row (a table row older than
+ * an ADD COLUMN, whose missing values live in the child's descriptor) is
+ * deformed first.  Virtual tuples (projections) are formed from their
+ * values directly into the arena.
+ */
+static MinimalTuple
+buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot)
+{
+	TupleDesc	desc = bs->tupdesc;
+	int			natts = desc->natts;
+	MinimalTuple mtup;
+
+	if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
+	{
+		HeapTuple	htup = ((HeapTupleTableSlot *) slot)->tuple;
+
+		if (htup != NULL &&
+			HeapTupleHeaderGetNatts(htup->t_data) == natts)
+		{
+			uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+
+			mtup = (MinimalTuple) buffer_alloc(bs, len);
+			memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
+			mtup->t_len = len;
+			return mtup;
+		}
+	}
+	else if (TTS_IS_MINIMALTUPLE(slot))
+	{
+		MinimalTuple src = ((MinimalTupleTableSlot *) slot)->mintuple;
+
+		if (src != NULL && HeapTupleHeaderGetNatts(src) == natts)
+		{
+			mtup = (MinimalTuple) buffer_alloc(bs, src->t_len);
+			memcpy(mtup, src, src->t_len);
+			return mtup;
+		}
+	}
+
+	/* form the tuple from the child's values */
+	{
+		Datum	   *values;
+		bool	   *isnull;
+		bool		hasnull = false;
+		Size		hoff;
+		Size		data_len;
+		Size		len;
+		int			i;
+
+		slot_getallattrs(slot);
+		values = slot->tts_values;
+		isnull = slot->tts_isnull;
+		for (i = 0; i < natts; i++)
+		{
+			if (isnull[i])
+			{
+				hasnull = true;
+				break;
+			}
+		}
+		hoff = SizeofMinimalTupleHeader;
+		if (hasnull)
+			hoff += BITMAPLEN(natts);
+		hoff = MAXALIGN(hoff);
+		data_len = heap_compute_data_size(desc, values, isnull);
+		len = hoff + data_len;
+
+		/* zeroed: alignment padding must not be left undefined */
+		mtup = (MinimalTuple) buffer_alloc(bs, len);
+		memset(mtup, 0, len);
+		mtup->t_len = len;
+		HeapTupleHeaderSetNatts(mtup, natts);
+		mtup->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+		heap_fill_tuple(desc, values, isnull, (char *) mtup + hoff, data_len,
+						&mtup->t_infomask, hasnull ? mtup->t_bits : NULL);
+		return mtup;
+	}
+}
+
+/* call the child until the ring is full, the arena limit is hit or it ends */
+static void
+buffer_refill(BufferState *bs)
+{
+	PlanState  *child = bs->child;
+
+	buffer_reset_arena(bs);
+	bs->refills++;
+	while (bs->ntuples < bs->nslots)
+	{
+		TupleTableSlot *slot = ExecProcNode(child);
+
+		if (TupIsNull(slot))
+		{
+			bs->child_done = true;
+			break;
+		}
+		bs->ring[bs->ntuples++] = buffer_copy_tuple(bs, slot);
+		if (bs->arena_used >= bs->arena_limit)
+			break;
+	}
+}
+
+static TupleTableSlot *
+buffer_exec(CustomScanState *node)
+{
+	BufferState *bs = (BufferState *) node;
+
+	if (bs->next >= bs->ntuples)
+	{
+		if (bs->child_done)
+			return ExecClearTuple(bs->outslot);
+		buffer_refill(bs);
+		if (bs->ntuples == 0)
+			return ExecClearTuple(bs->outslot);
+	}
+
+	/* the arena keeps the tuple until the next refill: no copy, no pfree */
+	return ExecStoreMinimalTuple(bs->ring[bs->next++], bs->outslot, false);
+}
+
+static void
+buffer_end(CustomScanState *node)
+{
+	BufferState *bs = (BufferState *) node;
+	BufferBlock *blk = bs->blocks;
+
+	ExecClearTuple(bs->outslot);
+	while (blk != NULL)
+	{
+		BufferBlock *next = blk->next;
+
+		pfree(blk);
+		blk = next;
+	}
+	bs->blocks = bs->curblock = NULL;
+	ExecEndNode(bs->child);
+}
+
+static void
+buffer_rescan(CustomScanState *node)
+{
+	BufferState *bs = (BufferState *) node;
+	PlanState  *child = bs->child;
+
+	ExecClearTuple(bs->outslot);
+	buffer_reset_arena(bs);
+	bs->child_done = false;
+
+	/*
+	 * ExecReScan passes changed parameters to lefttree/righttree only; our
+	 * child is in custom_ps.  If parameters changed, the child rescans itself
+	 * on its next ExecProcNode; otherwise rescan it now.
+	 */
+	if (node->ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(child, node->ss.ps.chgParam);
+	if (child->chgParam == NULL)
+		ExecReScan(child);
+}
+
+static void
+buffer_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	BufferState *bs = (BufferState *) node;
+
+	ExplainPropertyInteger("Buffer Size", NULL, bs->nslots, es);
+	/* an estimate from the footprint table, so shown with the costs */
+	if (es->verbose && es->costs)
+		ExplainPropertyInteger("Group Footprint", "bytes", bs->group_bytes, es);
+	if (es->analyze)
+		ExplainPropertyInteger("Refills", NULL, bs->refills, es);
+}
+
+/*
+ * The L1 instruction cache of cpu0 from sysfs, or 32kB if it is not there.
+ * Only the level-1 "Instruction" cache counts (a unified L1 would be shared
+ * with data; we do not guess at that and use the fallback).
+ */
+static int
+buffer_detect_l1i(void)
+{
+	int			result = 32 * 1024;
+	int			i;
+
+	for (i = 0; i < 8; i++)
+	{
+		char		path[MAXPGPATH];
+		char		buf[64];
+		FILE	   *f;
+		int			level = 0;
+		bool		instruction = false;
+		int			kb = 0;
+		char		unit = 0;
+
+		snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		if ((f = fopen(path, "r")) == NULL)
+			break;
+		if (fgets(buf, sizeof(buf), f) != NULL)
+			level = atoi(buf);
+		fclose(f);
+
+		snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), f) != NULL)
+			instruction = (strncmp(buf, "Instruction", 11) == 0);
+		fclose(f);
+		if (level != 1 || !instruction)
+			continue;
+
+		snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), f) != NULL &&
+			sscanf(buf, "%d%c", &kb, &unit) >= 1 && kb > 0)
+		{
+			if (unit == 'K')
+				result = kb * 1024;
+			else if (unit == 'M')
+				result = kb * 1024 * 1024;
+			else
+				result = kb;
+		}
+		fclose(f);
+		break;
+	}
+	return result;
+}
 
 void
 fpb_buffer_init(void)
 {
+	fpb_l1i_cache_size = buffer_detect_l1i();
+
+	DefineCustomBoolVariable("enable_buffer_operator",
+							 "Enables the plan refinement that inserts Buffer operators above execution groups.",
+							 "Takes effect when a query is planned.",
+							 &fpb_enable_buffer, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("fpbtree.buffer_size",
+							"Tuples a Buffer operator collects from its child before handing them on.",
+							NULL,
+							&fpb_buffer_size, 1000, 1, 1000000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("fpbtree.buffer_min_rows",
+							"Estimated output rows below which an operator joins no execution group.",
+							"Operators with fewer rows are never buffered (the paper's cardinality threshold).",
+							&fpb_buffer_min_rows, 600, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("fpbtree.l1i_cache_size",
+							"Size of the L1 instruction cache an execution group must fit.",
+							"Read from sysfs at load time; set it to emulate another machine.",
+							&fpb_l1i_cache_size, fpb_l1i_cache_size,
+							1024, 64 * 1024 * 1024,
+							PGC_USERSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
+
+	RegisterCustomScanMethods(&buffer_scan_methods);
+	fpb_refine_init();
 }
