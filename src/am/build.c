@@ -307,17 +307,12 @@ fpb_build_writepage(FpbBuildState *bs, FpbLevel *lv, BlockNumber right,
 
 static void fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e);
 
-/* The page at this level is full: finish it and start its right sibling. */
-static void
-fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
+/* The downlink to the page being filled: its lower bound, -inf at the left */
+static FpbEntry
+fpb_build_downlink(const FpbLevel *lv)
 {
-	FpbLevel   *lv = &bs->levels[level];
-	Buffer		nbuf = fpb_build_newpage(bs, level);
-	BlockNumber nblk = BufferGetBlockNumber(nbuf);
 	FpbEntry	down;
-	FpbEntry	sep;
 
-	/* downlink key: the page's lower bound, minus infinity at the left edge */
 	if (lv->leftblk == InvalidBlockNumber)
 		down.k = down.t = 0;
 	else
@@ -326,6 +321,18 @@ fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
 		down.t = lv->lowt;
 	}
 	down.child = lv->blkno;
+	return down;
+}
+
+/* The page at this level is full: finish it and start its right sibling. */
+static void
+fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
+{
+	FpbLevel   *lv = &bs->levels[level];
+	Buffer		nbuf = fpb_build_newpage(bs, level);
+	BlockNumber nblk = BufferGetBlockNumber(nbuf);
+	FpbEntry	down = fpb_build_downlink(lv);
+	FpbEntry	sep;
 
 	/*
 	 * The separator is the next page's first key.  On the leaf level its
@@ -378,7 +385,7 @@ fpb_build_finish(FpbBuildState *bs, uint32 *rootlevel)
 	for (level = 0;; level++)
 	{
 		FpbLevel   *lv = &bs->levels[level];
-		FpbEntry	down;
+		FpbEntry	down = fpb_build_downlink(lv);
 		BlockNumber blk = lv->blkno;
 
 		if (lv->leftblk == InvalidBlockNumber && level == bs->nlevels - 1)
@@ -387,14 +394,6 @@ fpb_build_finish(FpbBuildState *bs, uint32 *rootlevel)
 			*rootlevel = level;
 			return blk;
 		}
-		if (lv->leftblk == InvalidBlockNumber)
-			down.k = down.t = 0;
-		else
-		{
-			down.k = lv->lowk;
-			down.t = lv->lowt;
-		}
-		down.child = blk;
 		fpb_build_writepage(bs, lv, InvalidBlockNumber, NULL);
 		if (level + 1 >= bs->nlevels)
 			fpb_build_initlevel(bs, level + 1);

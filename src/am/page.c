@@ -155,10 +155,13 @@ fpb_get_node(Page page, FpbPageOpaque opq, uint16 line, int width, int cap,
 	return node;
 }
 
-/* first index whose entry is >= (k, t) */
+/*
+ * Binary search of a node: the first index whose entry is >= (k, t), or,
+ * with after_equal, the first whose entry is > (k, t).
+ */
 static inline int
-fpb_node_lower(const uint64 *keys, const ItemPointerData *tids, int n,
-			   uint64 k, uint64 t)
+fpb_node_search(const uint64 *keys, const ItemPointerData *tids, int n,
+				uint64 k, uint64 t, bool after_equal)
 {
 	int			lo = 0,
 				hi = n;
@@ -166,9 +169,17 @@ fpb_node_lower(const uint64 *keys, const ItemPointerData *tids, int n,
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) / 2;
+		bool		below;
 
-		if (keys[mid] < k ||
-			(keys[mid] == k && fpb_tid_to_t(&tids[mid]) < t))
+		if (keys[mid] != k)
+			below = keys[mid] < k;
+		else
+		{
+			uint64		mt = fpb_tid_to_t(&tids[mid]);
+
+			below = after_equal ? (mt <= t) : (mt < t);
+		}
+		if (below)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -176,26 +187,10 @@ fpb_node_lower(const uint64 *keys, const ItemPointerData *tids, int n,
 	return lo;
 }
 
-/* first index whose entry is > (k, t) */
-static inline int
-fpb_node_upper(const uint64 *keys, const ItemPointerData *tids, int n,
-			   uint64 k, uint64 t)
-{
-	int			lo = 0,
-				hi = n;
-
-	while (lo < hi)
-	{
-		int			mid = (lo + hi) / 2;
-
-		if (keys[mid] < k ||
-			(keys[mid] == k && fpb_tid_to_t(&tids[mid]) <= t))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+#define fpb_node_lower(keys, tids, n, k, t) \
+	fpb_node_search(keys, tids, n, k, t, false)
+#define fpb_node_upper(keys, tids, n, k, t) \
+	fpb_node_search(keys, tids, n, k, t, true)
 
 /*
  * Descend the in-page tree to the leaf node responsible for (k, t).
