@@ -12,6 +12,7 @@
 
 #include <math.h>
 
+#include "access/genam.h"
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
 #include "fpbtree.h"
@@ -20,9 +21,6 @@
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
-
-/* entries per page assumed when estimating the height from the size */
-#define FPB_EST_FANOUT	400.0
 
 static double
 fpb_column_correlation(PlannerInfo *root, IndexOptInfo *index)
@@ -77,9 +75,22 @@ fpbcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 		costs.indexTotalCost += costs.num_sa_scans * descent;
 	}
 	{
-		double		height = index->pages > 1 ?
-			ceil(log((double) index->pages) / log(FPB_EST_FANOUT)) : 0;
+		/*
+		 * The height comes from the metapage, which this also caches in the
+		 * relcache for the executor (btree reads its metapage at plan time
+		 * too), so a first scan does not pay for it.
+		 */
+		double		height;
 
+		if (index->hypothetical)
+			height = index->pages > 1 ? ceil(log((double) index->pages) / log(400.0)) : 0;
+		else
+		{
+			Relation	irel = index_open(index->indexoid, NoLock);
+
+			height = fpb_cached_meta(irel, false)->rootlevel;
+			index_close(irel, NoLock);
+		}
 		descent = (height + 1) * 50.0 * cpu_operator_cost;
 		costs.indexStartupCost += descent;
 		costs.indexTotalCost += costs.num_sa_scans * descent;
