@@ -163,6 +163,22 @@ SET fpbtree.hashjoin_prefetch = 'group';
 SELECT * FROM hj_explain('SELECT count(*) FROM hj_a a JOIN (SELECT * FROM hj_b WHERE k2 % 1 = 0) b ON a.k = b.k');
 RESET work_mem;
 RESET hash_mem_multiplier;
+
+-- skew: one key's duplicates keep a batch over budget, so the number of
+-- batches keeps doubling while it moves on; tuples that left it for a batch
+-- that is later skipped (nothing on the other side in that batch's file)
+-- must follow their partners to their final batch, not be dropped
+SET work_mem = '128kB';
+SET hash_mem_multiplier = 1;
+CREATE TABLE hj_skew_in AS
+SELECT g::int8 AS b FROM generate_series(1, 20000) g
+UNION ALL SELECT 0 FROM generate_series(1, 5000);
+CREATE TABLE hj_skew_out AS SELECT (g * 7)::int8 AS b FROM generate_series(1, 3000) g;
+ANALYZE hj_skew_in, hj_skew_out;
+SELECT hj_check('SELECT x.b FROM hj_skew_out x WHERE NOT EXISTS (SELECT 1 FROM hj_skew_in y WHERE y.b = x.b)');
+DROP TABLE hj_skew_in, hj_skew_out;
+RESET work_mem;
+RESET hash_mem_multiplier;
 SELECT * FROM hj_explain('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k');
 
 -- rescans: correlated subplans whose parameter reaches the probe side

@@ -950,6 +950,37 @@ fpb_hj_close_files(FpbHjState *st, int batchno)
 	st->outer_files[batchno] = NULL;
 }
 
+/*
+ * A batch that is skipped may still hold tuples of later batches in its
+ * files: a file was written under the number of batches of its time, and
+ * when that number has grown since, its tuples belong to this batch or to
+ * batch + k * (old number).  Their partners went straight to the later
+ * batch (or through another batch's file), so the tuples must follow them
+ * there; only those that still belong to this batch can be dropped.
+ */
+static void
+fpb_hj_reroute_file(FpbHjState *st, BufFile **files)
+{
+	BufFile    *file = files[st->curbatch];
+	MinimalTuple tup;
+	uint32		hashvalue;
+
+	if (file == NULL)
+		return;
+	fpb_spill_rewind(file);
+	while ((tup = fpb_spill_read(file, &hashvalue, &st->readbuf,
+								 &st->readbufsize, st->filecxt)) != NULL)
+	{
+		int			batchno = fpb_hj_batchno(st, hashvalue);
+
+		CHECK_FOR_INTERRUPTS();
+		if (batchno == st->curbatch)
+			continue;
+		Assert(batchno > st->curbatch);
+		fpb_spill_write(&files[batchno], hashvalue, tup, st->filecxt);
+	}
+}
+
 /* Advance to the next batch that can produce rows; false when none. */
 static bool
 fpb_hj_next_batch(FpbHjState *st)
@@ -971,6 +1002,8 @@ fpb_hj_next_batch(FpbHjState *st)
 			(!has_inner && !st->fill_outer) ||
 			(!has_inner && !has_outer))
 		{
+			fpb_hj_reroute_file(st, st->inner_files);
+			fpb_hj_reroute_file(st, st->outer_files);
 			fpb_hj_close_files(st, st->curbatch);
 			continue;
 		}
