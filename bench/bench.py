@@ -50,10 +50,13 @@ ROUNDS = int(os.environ.get("ROUNDS") or 3)
 DURATION = int(os.environ.get("DURATION") or 10)           # s per pgbench TPS run
 RANGE_DURATION = int(os.environ.get("RANGE_DURATION") or max(2, DURATION // 2))
 COLD_QUERIES = int(os.environ.get("COLD_QUERIES") or 3)    # per size, side and round
+COLD_HEAP_QUERIES = int(os.environ.get("COLD_HEAP_QUERIES") or 2)   # cold heap-fetch queries per side and round
 CACHEGRIND = os.environ.get("CACHEGRIND", "0") not in ("", "0", "no", "off")
 WORKLOADS_ENV = [w.strip() for w in os.environ.get("WORKLOADS", "").split(",") if w.strip()]
 
 NPROBES = max(1, min(1000000, SCALE // 10))
+HJ_ROWS = int(os.environ.get("HJ_ROWS") or SCALE)                    # rows of hj_a and hj_b
+TPCH_ROWS = int(os.environ.get("TPCH_ROWS") or max(1000, SCALE // 2))  # rows of lineitem
 GROWN_ROWS = max(1, SCALE // 2)
 RANGE_SIZES = [100, 10000, 1000000]
 
@@ -260,26 +263,65 @@ _grow_ms = {}
 def ensure_grown():
     """keys_bt_grown / keys_fp_grown: GROWN_ROWS keys inserted one by one in
     random order into a table whose index already exists, so leaves split
-    all over the place and end up scattered in the file."""
+    all over the place and end up scattered in the file.  Each row carries a
+    50-byte payload (pad) for the cold heap-fetch test: the heap is in
+    insertion (random) order, uncorrelated with the key order."""
     if "grown" in _made:
         return
     for side in SIDES:
         out = psql("""
 DROP TABLE IF EXISTS {t};
-CREATE TABLE {t} (a int8) WITH (autovacuum_enabled = off);
+CREATE TABLE {t} (a int8, pad text) WITH (autovacuum_enabled = off);
 CREATE INDEX {i} ON {t} USING {am} (a);
 CHECKPOINT;
 \\timing on
-INSERT INTO {t} SELECT hashint8extended(i, 0) FROM generate_series(1, {n}) AS i
+INSERT INTO {t} SELECT hashint8extended(i, 0), {pad} FROM generate_series(1, {n}) AS i
   ORDER BY hashint8extended(i, 7);
 \\timing off
 VACUUM (ANALYZE) {t};
-""".format(t=tbl(side, "_grown"), i=idx(side, "_grown"), am=side["am"], n=GROWN_ROWS), options=SETUP)
+""".format(t=tbl(side, "_grown"), i=idx(side, "_grown"), am=side["am"], n=GROWN_ROWS, pad=PAD_EXPR),
+            options=SETUP)
         _grow_ms[side["id"]] = parse_times(out)[-1]
         log("  grew %s: %d random-order inserts, %.1f s" % (tbl(side, "_grown"), GROWN_ROWS,
                                                           _grow_ms[side["id"]] / 1000.0))
     psql("CHECKPOINT;")
     _made.add("grown")
+
+
+# 50 bytes per row: 32 hex digits and the row number, zero-padded to 18
+PAD_EXPR = "md5(i::text) || lpad(i::text, 18, '0')"
+PAD_LEN = 50
+WARM_ROWS = 1000
+
+
+def warm_tbl(side):
+    return "warm_%s" % side["s"]
+
+
+def ensure_warm_tables():
+    """warm_bt / warm_fp: WARM_ROWS rows with an index of the side's access
+    method.  Before a timed cold query the driver runs one query of the same
+    shape on the side's warm table (untimed, same connection): that loads
+    what a backend loads once per access method -- the opclass support
+    functions (fpbtree's are C functions looked up in pg_proc on first use;
+    btree's are built in), the AM's code paths, the relcache machinery --
+    without touching a single page of the measured index or table."""
+    if "warm" in _made:
+        return
+    for side in SIDES:
+        psql("""
+DROP TABLE IF EXISTS {t};
+CREATE TABLE {t} (a int8, pad text) WITH (autovacuum_enabled = off);
+INSERT INTO {t} SELECT hashint8extended(i, 5), {pad} FROM generate_series(1, {n}) AS i;
+CREATE INDEX {t}_a_idx ON {t} USING {am} (a);
+VACUUM (ANALYZE) {t};
+""".format(t=warm_tbl(side), am=side["am"], n=WARM_ROWS, pad=PAD_EXPR), options=SETUP)
+    psql("CHECKPOINT;")
+    _made.add("warm")
+
+
+# the warm tables' query range: about half of their rows
+WARM_LO, WARM_HI = -(1 << 62), 1 << 62
 
 
 def ensure_ins():
@@ -467,11 +509,35 @@ def wl_range():
 _cold_counts = {}
 
 
+def cold_query(side, sql, warm_sql, plan_needle):
+    """One cold query: server restart (empty shared_buffers), OS page cache
+    dropped, then in one new connection, untimed: EXPLAIN (loads the
+    catalogs, checks the plan) and warm_sql (the same query shape on the
+    side's tiny warm table, see ensure_warm_tables); then sql, timed.
+    Returns (ms, the last output line)."""
+    server_restart()
+    drop_os_cache()
+    out = psql("EXPLAIN (COSTS OFF) %s;\n%s;\n\\timing on\n%s;\n" % (sql, warm_sql, sql), options=FORCE_INDEX)
+    if plan_needle not in out:
+        raise BenchError("cold query: unexpected plan (wanted %s):\n%s" % (plan_needle, out))
+    rows = [ln.strip() for ln in out.splitlines() if re.fullmatch(r"-?\d+(\|-?\d+)*", ln.strip())]
+    return parse_times(out)[-1], rows[-1]
+
+
+def heap_n():
+    """entries of the cold heap-fetch test: 100k, clipped to SCALE/10 and to
+    half the grown table"""
+    return max(1, min(100000, SCALE // 10, GROWN_ROWS // 2))
+
+
 def wl_cold():
     sizes = range_sizes(GROWN_ROWS)
     ms = {n: Metric("cold_%d" % n, "range count %s entries, cold" % size_label(n), "ms/query", "lower",
                  "range %s cold" % size_label(n))
           for n in sizes}
+    hn = heap_n()
+    mheap = Metric("cold_heap", "index scan fetching %s heap rows (random heap order), cold" % size_label(hn),
+                   "ms/query", "lower", "heap %s cold" % size_label(hn))
     msize = Metric("size_grown", "index size after %d random-order inserts" % GROWN_ROWS, "MB", "lower",
                    "size grown")
 
@@ -480,11 +546,19 @@ def wl_cold():
 
     def prepare():
         ensure_grown()
+        ensure_warm_tables()
         for side in SIDES:
             mb = int(psql_val("SELECT pg_relation_size('%s');" % idx(side, "_grown"))) / 1048576.0
             msize.values[side["id"]].append(mb)
             if side["id"] in _grow_ms:
                 mgrow.values[side["id"]].append(_grow_ms[side["id"]])
+            # the warm-up queries use the warm tables' indexes the same way
+            check_plan("SELECT count(*) FROM %s WHERE a >= %s AND a < %s"
+                       % (warm_tbl(side), lit(WARM_LO), lit(WARM_HI)),
+                       ["Index Only Scan using %s_a_idx" % warm_tbl(side)], FORCE_INDEX, analyze=True)
+            check_plan("SELECT count(*), sum(length(pad)) FROM (SELECT * FROM %s WHERE a >= %s AND a < %s) s"
+                       % (warm_tbl(side), lit(WARM_LO), lit(WARM_HI)),
+                       ["Index Scan using %s_a_idx" % warm_tbl(side)], FORCE_INDEX)
 
     def test(n):
         def measure(side, rnd):
@@ -492,14 +566,10 @@ def wl_cold():
             t = tbl(side, "_grown")
             for qi, (lo, hi) in enumerate(random_ranges(5000 * rnd + n, n, GROWN_ROWS, COLD_QUERIES)):
                 q = "SELECT count(*) FROM %s WHERE a >= %s AND a < %s" % (t, lit(lo), lit(hi))
-                server_restart()
-                drop_os_cache()
-                # EXPLAIN first: loads the catalogs and checks the plan, untimed
-                out = psql("EXPLAIN (COSTS OFF) %s;\n\\timing on\n%s;\n" % (q, q), options=FORCE_INDEX)
-                if "Index Only Scan using %s" % idx(side, "_grown") not in out:
-                    raise BenchError("cold range count: unexpected plan:\n" + out)
-                tm = parse_times(out)
-                cnt = int([ln for ln in out.splitlines() if re.fullmatch(r"-?\d+", ln.strip())][-1])
+                wq = "SELECT count(*) FROM %s WHERE a >= %s AND a < %s" % (warm_tbl(side), lit(WARM_LO),
+                                                                         lit(WARM_HI))
+                tm, last = cold_query(side, q, wq, "Index Only Scan using %s" % idx(side, "_grown"))
+                cnt = int(last)
                 if not count_ok(cnt, n):
                     raise BenchError("cold range [%d, %d) on %s: count %d far from the expected %d"
                                      % (lo, hi, t, cnt, n))
@@ -508,12 +578,33 @@ def wl_cold():
                     raise BenchError("cold range [%d, %d): btree counts %d, fpbtree %d"
                                      % (lo, hi, _cold_counts[key], cnt))
                 _cold_counts[key] = cnt
-                times.append(tm[-1])
+                times.append(tm)
             return {ms[n].key: statistics.mean(times)}
         return Test(measure, [ms[n]])
 
-    return Workload("cold", "index-only range counts, cold, on randomly grown tables", prepare,
-                    [test(n) for n in sizes], [ms[n] for n in sizes] + [msize, mgrow])
+    def measure_heap(side, rnd):
+        times = []
+        t = tbl(side, "_grown")
+        shape = "SELECT count(*), sum(length(pad)) FROM (SELECT * FROM %s WHERE a >= %s AND a < %s) s"
+        for qi, (lo, hi) in enumerate(random_ranges(7000 * rnd + hn, hn, GROWN_ROWS, COLD_HEAP_QUERIES)):
+            tm, last = cold_query(side, shape % (t, lit(lo), lit(hi)),
+                                  shape % (warm_tbl(side), lit(WARM_LO), lit(WARM_HI)),
+                                  "Index Scan using %s" % idx(side, "_grown"))
+            cnt, total = [int(x) for x in last.split("|")]
+            if not count_ok(cnt, hn) or total != PAD_LEN * cnt:
+                raise BenchError("cold heap fetch [%d, %d) on %s: %d rows, %d payload bytes (expected about "
+                                 "%d rows of %d bytes)" % (lo, hi, t, cnt, total, hn, PAD_LEN))
+            key = (rnd, "heap", qi)
+            if key in _cold_counts and _cold_counts[key] != (cnt, total):
+                raise BenchError("cold heap fetch [%d, %d): btree %s, fpbtree %s"
+                                 % (lo, hi, _cold_counts[key], (cnt, total)))
+            _cold_counts[key] = (cnt, total)
+            times.append(tm)
+        return {mheap.key: statistics.mean(times)}
+
+    return Workload("cold", "index range scans, cold, on randomly grown tables", prepare,
+                    [test(n) for n in sizes] + [Test(measure_heap, [mheap])],
+                    [ms[n] for n in sizes] + [mheap, msize, mgrow])
 
 
 def wl_insert():
@@ -552,6 +643,378 @@ def wl_createindex():
     return Workload("createindex", "CREATE INDEX", prepare, [Test(measure, [mt, ms])], [mt, ms])
 
 
+# ------------------------------------------------- executor workloads
+#
+# For these A and B are one cluster and one set of tables; A runs with the
+# feature off, B with it on (SET in the timed session).
+
+def timed_sql(sql, sets=()):
+    """Runs sql once in a new session after the SETs, timed by psql's
+    \\timing; returns (ms, the result rows as text)."""
+    pre = "".join("SET %s;\n" % s for s in sets)
+    out = psql(pre + "\\timing on\n" + sql + ";\n")
+    tm = parse_times(out)
+    if not tm:
+        raise BenchError("no timing for: %s\n%s" % (sql, out))
+    res = "\n".join(l for l in out.splitlines() if l.strip() and not l.startswith("Time: "))
+    return tm[-1], res
+
+
+def explain(sql, sets=(), analyze=False):
+    pre = "".join("SET %s;\n" % s for s in sets)
+    what = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " if analyze else "EXPLAIN (COSTS OFF) "
+    return psql(pre + what + sql + ";\n")
+
+
+def prewarm(*tables):
+    psql("CREATE EXTENSION IF NOT EXISTS pg_prewarm;\n" +
+         "".join("SELECT pg_prewarm('%s');\n" % t for t in tables))
+
+
+def check_same(store, key, side, res, what):
+    """Within a round, B must return what A returned."""
+    if side["id"] == "A":
+        store[key] = res
+    elif store.get(key) != res:
+        raise BenchError("%s: A returned %r, B returned %r" % (what, store.get(key), res))
+
+
+HJ_SMALL_ROWS = max(1, min(100000, HJ_ROWS))
+HJ_BASE = ["work_mem = '1GB'", "max_parallel_workers_per_gather = 0"]
+HJ_LARGE = "SELECT count(*), sum(a.v + b.v) FROM hj_a a JOIN hj_b b ON a.k = b.k"
+HJ_SMALL = "SELECT count(*), sum(s.v + a.v) FROM hj_small s JOIN hj_a a ON s.k = a.k"
+HJ_NODE = "Custom Scan (PrefetchHashJoin)"
+
+
+def hj_sets(side, extra=()):
+    return HJ_BASE + ["enable_prefetch_hashjoin = %s" % ("off" if side["id"] == "A" else "on")] + list(extra)
+
+
+def hj_spill_kb():
+    """a tenth of what the built-in join's inner side needs (about 600 MB for
+    10M rows of two int8): 64 MB at HJ_ROWS = 10M, proportionally less"""
+    return max(64, 65536 * HJ_ROWS // 10000000)
+
+
+def ensure_hj():
+    """hj_a, hj_b: HJ_ROWS rows (k, v), k random in 0..HJ_ROWS-1 (each probe
+    matches about once); hj_small: the first HJ_SMALL_ROWS rows of hj_a."""
+    if "hj" in _made:
+        return
+    t0 = time.time()
+    psql("""
+DROP TABLE IF EXISTS hj_a, hj_b, hj_small;
+CREATE TABLE hj_a (k int8, v int8) WITH (autovacuum_enabled = off);
+CREATE TABLE hj_b (k int8, v int8) WITH (autovacuum_enabled = off);
+INSERT INTO hj_a SELECT (hashint8extended(i, 1) & 9223372036854775807) % {n}, i FROM generate_series(1, {n}) AS i;
+INSERT INTO hj_b SELECT (hashint8extended(i, 2) & 9223372036854775807) % {n}, i FROM generate_series(1, {n}) AS i;
+CREATE TABLE hj_small WITH (autovacuum_enabled = off) AS SELECT k, v FROM hj_a WHERE v <= {s};
+VACUUM (ANALYZE) hj_a, hj_b, hj_small;
+CHECKPOINT;
+""".format(n=HJ_ROWS, s=HJ_SMALL_ROWS), options=SETUP)
+    prewarm("hj_a", "hj_b", "hj_small")
+    log("  loaded hj_a, hj_b (%d rows each), hj_small (%d rows): %.1f s"
+        % (HJ_ROWS, HJ_SMALL_ROWS, time.time() - t0))
+    _made.add("hj")
+
+
+def hj_check_plans(sql, sets_extra=(), require_b=True):
+    """A must use the built-in Hash Join, B PrefetchHashJoin (if require_b);
+    returns whether B's plan has PrefetchHashJoin."""
+    pa = explain(sql, hj_sets(SIDES[0], sets_extra))
+    if "Hash Join" not in pa or HJ_NODE in pa:
+        raise BenchError("A (enable_prefetch_hashjoin off): expected a Hash Join:\n" + pa)
+    pb = explain(sql, hj_sets(SIDES[1], sets_extra))
+    chosen = HJ_NODE in pb
+    if require_b and not chosen:
+        raise BenchError("B (enable_prefetch_hashjoin on): expected %s:\n%s" % (HJ_NODE, pb))
+    if not chosen and "Hash Join" not in pb:
+        raise BenchError("B: neither PrefetchHashJoin nor Hash Join:\n" + pb)
+    return chosen
+
+
+def hj_count_ok(res, lo):
+    try:
+        cnt = int(res.split("|")[0])
+    except (ValueError, IndexError):
+        raise BenchError("hash join: cannot parse result %r" % res)
+    if cnt < lo:
+        raise BenchError("hash join returned %d rows, expected at least %d" % (cnt, lo))
+
+
+def wl_hashjoin_large():
+    m = Metric("hj_large", "hash join %s x %s int8 (enable_prefetch_hashjoin off/on)"
+               % (rows_label(HJ_ROWS), rows_label(HJ_ROWS)), "ms", "lower", "HJ large")
+    got = {}
+
+    def prepare():
+        ensure_hj()
+        hj_check_plans(HJ_LARGE)
+
+    def measure(side, rnd):
+        ms, res = timed_sql(HJ_LARGE, hj_sets(side))
+        hj_count_ok(res, HJ_ROWS // 2)
+        check_same(got, rnd, side, res, "hash join large")
+        return {m.key: ms}
+
+    return Workload("hashjoin_large", "hash join, large (PrefetchHashJoin off/on)", prepare,
+                    [Test(measure, [m])], [m])
+
+
+HJ_FORCE = ["fpbtree.hashjoin_cache_size = 0"]   # the cost model then treats every table as out of cache
+
+
+def wl_hashjoin_small():
+    m = Metric("hj_small", "hash join, %s-row build side x %s probes (enable_prefetch_hashjoin off/on)"
+               % (rows_label(HJ_SMALL_ROWS), rows_label(HJ_ROWS)), "ms", "lower", "HJ small")
+    mf = Metric("hj_small_forced", "hash join, %s-row build side, B forced (fpbtree.hashjoin_cache_size = 0)"
+                % rows_label(HJ_SMALL_ROWS), "ms", "lower", "HJ small forced")
+    got = {}
+
+    def prepare():
+        ensure_hj()
+        if not hj_check_plans(HJ_SMALL, require_b=False):
+            m.note = "(B: PrefetchHashJoin not chosen, both sides ran the built-in Hash Join)"
+            log("  hashjoin_small: the planner did not choose PrefetchHashJoin for B")
+        hj_check_plans(HJ_SMALL, HJ_FORCE)
+
+    def test(metric, extra_b):
+        def measure(side, rnd):
+            ms, res = timed_sql(HJ_SMALL, hj_sets(side, extra_b if side["id"] == "B" else ()))
+            hj_count_ok(res, HJ_SMALL_ROWS)
+            check_same(got, rnd, side, res, "hash join small")
+            return {metric.key: ms}
+        return Test(measure, [metric])
+
+    return Workload("hashjoin_small", "hash join, 100k-row build side (PrefetchHashJoin off/on)", prepare,
+                    [test(m, ()), test(mf, HJ_FORCE)], [m, mf])
+
+
+def wl_hashjoin_spill():
+    kb = hj_spill_kb()
+    extra = ["work_mem = '%dkB'" % kb]
+    extra_b = list(extra)
+    m = Metric("hj_spill", "hash join %s x %s int8, work_mem %s (multi-batch; off/on)"
+               % (rows_label(HJ_ROWS), rows_label(HJ_ROWS), mem_label(kb)), "ms", "lower", "HJ spill")
+    got = {}
+
+    def prepare():
+        ensure_hj()
+        notes = []
+        if not hj_check_plans(HJ_LARGE, extra, require_b=False):
+            # each batch's table is smaller than the cache the cost model
+            # assumes, so it keeps the built-in join: force it
+            extra_b.extend(HJ_FORCE)
+            notes.append("not chosen by the cost model, forced with fpbtree.hashjoin_cache_size = 0")
+            log("  hashjoin_spill: PrefetchHashJoin not chosen with work_mem %d kB; forcing it" % kb)
+            hj_check_plans(HJ_LARGE, extra_b)
+        # once, untimed: A and B really partition into batch files
+        pb = explain(HJ_LARGE, hj_sets(SIDES[1], extra_b), analyze=True)
+        nb = re.search(r"\bBatches: (\d+)", pb)
+        if not nb or int(nb.group(1)) <= 1 or "Spilled: true" not in pb:
+            raise BenchError("hashjoin_spill: B did not spill with work_mem %d kB:\n%s" % (kb, pb))
+        pa = explain(HJ_LARGE, hj_sets(SIDES[0], extra), analyze=True)
+        na = re.search(r"\bBatches: (\d+)", pa)
+        if not na or int(na.group(1)) <= 1:
+            raise BenchError("hashjoin_spill: A did not spill with work_mem %d kB:\n%s" % (kb, pa))
+        notes.append("A: %s batches, B: %s" % (na.group(1), nb.group(1)))
+        m.note = "(%s)" % "; ".join(notes)
+        with open(os.path.join(TMP, "plan_hashjoin_spill.txt"), "w") as f:
+            f.write("A:\n%s\nB:\n%s\n" % (pa, pb))
+        log("  hashjoin_spill: work_mem %d kB, built-in %s batches, PrefetchHashJoin %s batches"
+            % (kb, na.group(1), nb.group(1)))
+
+    def measure(side, rnd):
+        ms, res = timed_sql(HJ_LARGE, hj_sets(side, extra_b if side["id"] == "B" else extra))
+        hj_count_ok(res, HJ_ROWS // 2)
+        check_same(got, rnd, side, res, "hash join spill")
+        return {m.key: ms}
+
+    return Workload("hashjoin_spill", "hash join, spilling (PrefetchHashJoin off/on)", prepare,
+                    [Test(measure, [m])], [m])
+
+
+HJ_SCHEMES = [
+    ("group_g4", "group G=4", ["fpbtree.hashjoin_prefetch = 'group'", "fpbtree.hashjoin_group_size = 4"]),
+    ("group_g16", "group G=16", ["fpbtree.hashjoin_prefetch = 'group'", "fpbtree.hashjoin_group_size = 16"]),
+    ("group_g64", "group G=64", ["fpbtree.hashjoin_prefetch = 'group'", "fpbtree.hashjoin_group_size = 64"]),
+    ("pipelined_d1", "pipelined D=1", ["fpbtree.hashjoin_prefetch = 'pipelined'",
+                                       "fpbtree.hashjoin_prefetch_distance = 1"]),
+    ("none", "no prefetching", ["fpbtree.hashjoin_prefetch = 'none'"]),
+]
+
+
+def wl_hashjoin_schemes():
+    """B only: every scheme against the built-in join of the same round (A
+    runs the built-in join once per round; B runs every configuration, in
+    reverse order on even rounds)."""
+    ms = {k: Metric("hj_scheme_%s" % k, "hash join large, %s (A: built-in)" % lab, "ms", "lower",
+                    "HJ %s" % lab) for k, lab, _ in HJ_SCHEMES}
+    got = {}
+
+    def prepare():
+        ensure_hj()
+        for k, lab, sets in HJ_SCHEMES:
+            hj_check_plans(HJ_LARGE, sets)
+
+    def measure(side, rnd):
+        if side["id"] == "A":
+            t, res = timed_sql(HJ_LARGE, hj_sets(side))
+            got[rnd] = res
+            return {m.key: t for m in ms.values()}
+        out = {}
+        order = HJ_SCHEMES if rnd % 2 else list(reversed(HJ_SCHEMES))
+        for k, lab, sets in order:
+            t, res = timed_sql(HJ_LARGE, hj_sets(side, sets))
+            if res != got.get(rnd):
+                raise BenchError("hash join %s returned %r, built-in %r" % (lab, res, got.get(rnd)))
+            out[ms[k].key] = t
+        return out
+
+    return Workload("hashjoin_schemes", "hash join prefetching schemes (B only)", prepare,
+                    [Test(measure, list(ms.values()))], list(ms.values()))
+
+
+# ---------------------------------------------------------- TPC-H shaped
+
+def bh(expr, seed):
+    """a non-negative deterministic pseudo-random int8 of expr"""
+    return "(hashint8extended(%s, %d) & 9223372036854775807)" % (expr, seed)
+
+
+def tpch_sql(rows, prefix="", lineitem_only=False):
+    """TPC-H-shaped customer / orders / lineitem: 4 lineitems per order, 10
+    orders per customer, dates and flags derived as in dbgen (returnflag R/A
+    up to 1995-06-17 receipt, else N; linestatus O after 1995-06-17 ship)."""
+    norders = (rows + 3) // 4
+    ncust = max(1, norders // 10)
+    def odate(key):
+        return "(date '1992-01-01' + (%s %% 2406)::int)" % bh(key, 32)
+    li = """
+DROP TABLE IF EXISTS {p}lineitem;
+CREATE TABLE {p}lineitem (
+  l_orderkey int8, l_partkey int8, l_suppkey int8, l_linenumber int4,
+  l_quantity numeric(15,2), l_extendedprice numeric(15,2), l_discount numeric(15,2), l_tax numeric(15,2),
+  l_returnflag char(1), l_linestatus char(1), l_shipdate date, l_commitdate date, l_receiptdate date,
+  l_shipinstruct char(25), l_shipmode char(10), l_comment varchar(44)) WITH (autovacuum_enabled = off);
+INSERT INTO {p}lineitem
+SELECT ok, 1 + {hp} % 200000, 1 + {hs} % 10000, (i - 1) % 4 + 1,
+       q, q * (900 + ({hpr} % 100000) / 100.0), ({hd} % 11) / 100.0, ({ht} % 9) / 100.0,
+       CASE WHEN rd <= date '1995-06-17' THEN (ARRAY['R', 'A'])[1 + {hf} % 2] ELSE 'N' END,
+       CASE WHEN sd > date '1995-06-17' THEN 'O' ELSE 'F' END,
+       sd, od + 30 + ({hc} % 61)::int, rd,
+       (ARRAY['DELIVER IN PERSON', 'COLLECT COD', 'NONE', 'TAKE BACK RETURN'])[1 + {hi} % 4],
+       (ARRAY['REG AIR', 'AIR', 'RAIL', 'SHIP', 'TRUCK', 'MAIL', 'FOB'])[1 + {hm} % 7],
+       substr(md5(i::text), 1, 10 + ({hl} % 23)::int)
+FROM (SELECT i, ok, od, sd, sd + 1 + ({hr} % 30)::int AS rd, (1 + {hq} % 50)::numeric AS q
+      FROM (SELECT i, ok, od, od + 1 + ({hsd} % 121)::int AS sd
+            FROM (SELECT i, (i - 1) / 4 + 1 AS ok, {od} AS od
+                  FROM generate_series(1::int8, {rows}) AS i) a) b) c;
+""".format(p=prefix, rows=rows, od=odate("(i - 1) / 4 + 1"),
+           hp=bh("i", 40), hs=bh("i", 41), hpr=bh("i", 42), hd=bh("i", 43), ht=bh("i", 44), hf=bh("i", 45),
+           hc=bh("i", 46), hi=bh("i", 47), hm=bh("i", 48), hl=bh("i", 49), hr=bh("i", 50), hq=bh("i", 51),
+           hsd=bh("i", 52))
+    if lineitem_only:
+        return li + "VACUUM (ANALYZE) {p}lineitem;\n".format(p=prefix)
+    return """
+DROP TABLE IF EXISTS {p}customer, {p}orders;
+CREATE TABLE {p}customer (c_custkey int8 PRIMARY KEY, c_name text, c_mktsegment char(10),
+  c_acctbal numeric(15,2)) WITH (autovacuum_enabled = off);
+INSERT INTO {p}customer
+SELECT i, 'Customer#' || lpad(i::text, 9, '0'),
+       (ARRAY['AUTOMOBILE', 'BUILDING', 'FURNITURE', 'HOUSEHOLD', 'MACHINERY'])[1 + {hseg} % 5],
+       ({hbal} % 1100000 - 100000) / 100.0
+FROM generate_series(1::int8, {nc}) AS i;
+CREATE TABLE {p}orders (o_orderkey int8 PRIMARY KEY, o_custkey int8, o_orderstatus char(1),
+  o_totalprice numeric(15,2), o_orderdate date, o_orderpriority char(15), o_shippriority int4)
+  WITH (autovacuum_enabled = off);
+INSERT INTO {p}orders
+SELECT i, 1 + {hcust} % {nc}, 'O', ({htp} % 50000000) / 100.0, {od},
+       (ARRAY['1-URGENT', '2-HIGH', '3-MEDIUM', '4-NOT SPECIFIED', '5-LOW'])[1 + {hpri} % 5], 0
+FROM generate_series(1::int8, {no}) AS i;
+""".format(p=prefix, nc=ncust, no=norders, od=odate("i"), hseg=bh("i", 20), hbal=bh("i", 21),
+           hcust=bh("i", 30), htp=bh("i", 31), hpri=bh("i", 33)) + li + \
+        "VACUUM (ANALYZE) {p}customer, {p}orders, {p}lineitem;\n".format(p=prefix)
+
+
+TPCH_Q = {
+    "q1": """SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price, \
+sum(l_extendedprice * (1 - l_discount)) AS sum_disc_price, \
+sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge, avg(l_quantity) AS avg_qty, \
+avg(l_extendedprice) AS avg_price, avg(l_discount) AS avg_disc, count(*) AS count_order \
+FROM {p}lineitem WHERE l_shipdate <= date '1998-12-01' - interval '90 day' \
+GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus""",
+    "q3": """SELECT l_orderkey, sum(l_extendedprice * (1 - l_discount)) AS revenue, o_orderdate, o_shippriority \
+FROM customer, orders, lineitem \
+WHERE c_mktsegment = 'BUILDING' AND c_custkey = o_custkey AND l_orderkey = o_orderkey \
+AND o_orderdate < date '1995-03-15' AND l_shipdate > date '1995-03-15' \
+GROUP BY l_orderkey, o_orderdate, o_shippriority ORDER BY revenue DESC, o_orderdate, l_orderkey LIMIT 10""",
+    "q6": """SELECT sum(l_extendedprice * l_discount) AS revenue FROM lineitem \
+WHERE l_shipdate >= date '1994-01-01' AND l_shipdate < date '1994-01-01' + interval '1 year' \
+AND l_discount BETWEEN 0.06 - 0.01 AND 0.06 + 0.01 AND l_quantity < 24""",
+}
+
+
+def ensure_tpch():
+    if "tpch" in _made:
+        return
+    t0 = time.time()
+    psql(tpch_sql(TPCH_ROWS) + "CHECKPOINT;\n", options=SETUP)
+    prewarm("customer", "orders", "lineitem")
+    log("  loaded lineitem (%d rows), orders, customer: %.1f s" % (TPCH_ROWS, time.time() - t0))
+    _made.add("tpch")
+
+
+def tpch_sets(side):
+    return ["enable_prefetch_hashjoin = off",
+            "enable_buffer_operator = %s" % ("off" if side["id"] == "A" else "on")]
+
+
+BUFFER_NODE = "Custom Scan (Buffer)"
+
+
+def wl_tpch(q):
+    m = Metric("tpch_%s" % q, "TPC-H %s-shaped query, lineitem %s rows (buffer operator off/on)"
+               % (q.upper(), rows_label(TPCH_ROWS)), "ms", "lower", "TPC-H %s" % q.upper())
+    sql = TPCH_Q[q].format(p="")
+    got = {}
+
+    def prepare():
+        ensure_tpch()
+        pa = explain(sql, tpch_sets(SIDES[0]))
+        if BUFFER_NODE in pa:
+            raise BenchError("A (enable_buffer_operator off) has a Buffer:\n" + pa)
+        pb = explain(sql, tpch_sets(SIDES[1]))
+        nbuf = pb.count(BUFFER_NODE)
+        m.note = "(B plan: %s)" % ("%d Buffer node%s" % (nbuf, "s" if nbuf > 1 else "") if nbuf
+                                   else "no Buffer placed, same plan as A")
+        with open(os.path.join(TMP, "plan_tpch_%s.txt" % q), "w") as f:
+            f.write("A:\n%s\nB:\n%s\n" % (pa, pb))
+        log("  %s: B's plan has %d Buffer node(s)" % (q, nbuf))
+
+    def measure(side, rnd):
+        ms, res = timed_sql(sql, tpch_sets(side))
+        if not res.strip():
+            raise BenchError("TPC-H %s returned nothing" % q)
+        check_same(got, rnd, side, res, "TPC-H " + q)
+        return {m.key: ms}
+
+    return Workload("tpch_%s" % q, "TPC-H %s-shaped query (buffer operator off/on)" % q.upper(), prepare,
+                    [Test(measure, [m])], [m])
+
+
+def rows_label(n):
+    if n >= 1000000 and n % 100000 == 0:
+        return ("%.1fM" % (n / 1e6)).replace(".0M", "M")
+    if n >= 1000 and n % 1000 == 0:
+        return "%dk" % (n // 1000)
+    return str(n)
+
+
+def mem_label(kb):
+    return "%d MB" % (kb // 1024) if kb % 1024 == 0 else "%d kB" % kb
+
+
 def wl_pending(key, label, unit, better, pending):
     m = Metric(key, label, unit, better)
     m.status = "(%s)" % pending
@@ -566,14 +1029,14 @@ def make_workloads():
         wl_cold(),
         wl_insert(),
         wl_createindex(),
-        # slots for the prefetching executor nodes: A = off, B = on
-        wl_pending("hashjoin_large", "hash join 10M x 10M int8 (enable_prefetch_hashjoin off/on)",
-                   "ms", "lower", "issue N"),
-        wl_pending("hashjoin_small", "hash join, 100k-row build side (enable_prefetch_hashjoin off/on)",
-                   "ms", "lower", "issue N"),
-        wl_pending("tpch_q1", "TPC-H Q1-shaped query (buffer operator off/on)", "ms", "lower", "issue N"),
-        wl_pending("tpch_q3", "TPC-H Q3-shaped query (buffer operator off/on)", "ms", "lower", "issue N"),
-        wl_pending("tpch_q6", "TPC-H Q6-shaped query (buffer operator off/on)", "ms", "lower", "issue N"),
+        # the prefetching executor nodes: A = feature off, B = on
+        wl_hashjoin_large(),
+        wl_hashjoin_small(),
+        wl_hashjoin_spill(),
+        wl_hashjoin_schemes(),
+        wl_tpch("q1"),
+        wl_tpch("q3"),
+        wl_tpch("q6"),
     ]
 
 
@@ -632,7 +1095,7 @@ def table_rows(metrics):
     return rows
 
 
-HEADER = ["workload", "btree (A)", "fpbtree (B)", "ratio (>1 = fpbtree better)", "spread (per-round ratios)"]
+HEADER = ["workload", "A: btree / off", "B: fpbtree / on", "ratio (>1 = B better)", "spread (per-round ratios)"]
 
 
 def text_table(rows, header=HEADER):
@@ -694,6 +1157,7 @@ def machine_info():
         info["fpbtree commit"] = "unknown"
     info["SCALE"] = str(SCALE)
     info["ROUNDS"] = str(ROUNDS)
+    info["HJ_ROWS, TPCH_ROWS"] = "%d, %d" % (HJ_ROWS, TPCH_ROWS)
     info["DURATION"] = "%d s per TPS run, %d s per warm range size" % (DURATION, RANGE_DURATION)
     return info
 
@@ -706,6 +1170,7 @@ def loadavg():
 
 
 SETTING_NAMES = ["shared_buffers", "effective_cache_size", "maintenance_work_mem", "work_mem",
+                 "effective_io_concurrency",
                  "max_wal_size", "checkpoint_timeout", "synchronous_commit", "autovacuum", "jit",
                  "max_parallel_workers_per_gather", "max_parallel_maintenance_workers",
                  "shared_preload_libraries"]
@@ -758,7 +1223,7 @@ def plot_ratios(metrics, png, title):
 set terminal pngcairo size {w},620 font "sans,9" noenhanced
 set output {png}
 set title {title}
-set ylabel "ratio (> 1: fpbtree better)"
+set ylabel "ratio (> 1: B better)"
 {yaxis}
 set xrange [-0.6:{n}-0.4]
 set style fill solid 0.7 border -1
@@ -795,7 +1260,7 @@ def plot_medians(metrics, png, title):
 set ylabel {yl}
 {log}
 set yrange [{ymin}:*]
-plot {dat} using 2:xtic(1) title "btree (A)" lc rgb "#909090", '' using 3 title "fpbtree (B)" lc rgb "#4878a8"
+plot {dat} using 2:xtic(1) title "A (btree / feature off)" lc rgb "#909090", '' using 3 title "B (fpbtree / feature on)" lc rgb "#4878a8"
 """.format(yl=gp_quote(ylabel), log="set logscale y" if logy else "unset logscale y",
            ymin="*" if logy else "0", dat=gp_quote(dat)))
     gnuplot("""
@@ -888,20 +1353,22 @@ def main_timed(info, workloads):
     log("\n" + text_table(rows))
     if cold_note:
         log(cold_note)
-    log("(ratio = baseline/fpbtree for times and sizes, fpbtree/baseline for TPS: > 1 means fpbtree better; "
-        "medians of %d rounds; spread = min–max of the per-round ratios)" % ROUNDS)
+    log("(A = btree, or the executor feature off; B = fpbtree, or the feature on. ratio = A/B for times and "
+        "sizes, B/A for TPS: > 1 means B better; medians of %d rounds; spread = min–max of the per-round ratios)"
+        % ROUNDS)
     for k, v in list(info.items()) + extra:
         log("%s: %s" % (k, v))
 
     write_csv(os.path.join(RESULTS, "latest.csv"), metrics)
     plot_ratios(metrics, os.path.join(RESULTS, "ratios.png"),
-                "fpbtree vs btree, SCALE=%d, median of %d rounds (bars: per-round spread)" % (SCALE, ROUNDS))
+                "B vs A (fpbtree vs btree, feature on vs off), SCALE=%d, median of %d rounds (bars: per-round spread)" % (SCALE, ROUNDS))
     plot_medians(metrics, os.path.join(RESULTS, "medians.png"),
                  "medians per side, SCALE=%d, %d rounds" % (SCALE, ROUNDS))
     md = ["# fpbtree benchmark: latest run", "",
           "Produced by `make bench` (bench/run_bench.sh, bench/bench.py); see bench/README.md.", "",
           info_md(info, extra), "", "## Results", "",
-          "Ratio > 1 means fpbtree is better: baseline/fpbtree for times and sizes, fpbtree/baseline "
+          "A = PostgreSQL's btree, or for the executor workloads (hash joins, TPC-H) the feature off; "
+          "B = fpbtree, or the feature on. Ratio > 1 means B is better: A/B for times and sizes, B/A "
           "for TPS. Medians of %d rounds, A and B alternating; spread = min–max of the per-round "
           "ratios." % ROUNDS, "", md_table(rows), ""]
     if cold_note:
@@ -984,9 +1451,13 @@ def cg_run(side, batches, tag):
     return cg_parse(p.stderr), got
 
 
-def main_cachegrind(info):
-    if not shutil.which("valgrind"):
-        raise BenchError("valgrind not installed")
+CG_INDEX_KEYS = ("point", "probe", "range", "cold", "insert", "createindex")
+CG_TPCH_ROWS = int(os.environ.get("CG_TPCH_ROWS") or 100000)   # lineitem rows of the Q1 cache run
+CG_I1 = os.environ.get("CG_I1") or "16384,4,64"                 # the simulated L1i of the Q1 run
+
+
+def cg_index(info):
+    """The index part: point lookups, nested-loop lookups, range counts."""
     ensure_base()
     n = cg_range_n()
     psql("""
@@ -1038,24 +1509,123 @@ VACUUM (ANALYZE) cg_probes;
             m.values["A"].append(res["A"][q][e])
             m.values["B"].append(res["B"][q][e])
             metrics.append(m)
+    note = ("Index part (A = btree, B = fpbtree): single-user backend (`postgres --single`) under "
+            "`valgrind --tool=cachegrind --cache-sim=yes %s`; batches: %d point lookups (EXECUTE of a "
+            "prepared SELECT each), one forced nested-loop join doing %d index lookups, %d range counts of "
+            "about %d entries (EXECUTE). A first run does every batch once (start-up, warm-up); one more run "
+            "per batch repeats it, warm; the figures are the difference divided by the number of lookups or "
+            "queries, so start-up cancels out. Counts are deterministic up to small noise (a few misses); "
+            "ratios are left out when a figure is below 1. Host caches: %s."
+            % (" ".join(CG_CACHE_OPTS), CG_POINTS, CG_PROBES, CG_RANGES, n, info.get("caches")))
+    return metrics, note
+
+
+CG_Q1_SETS = {
+    "A": ["SET enable_buffer_operator = off"],
+    "B": ["SET enable_buffer_operator = on", "SET fpbtree.l1i_cache_size = '%dB'" % int(CG_I1.split(",")[0])],
+}
+
+
+def cg_q1_run(sid, nq, tag):
+    """A single-user backend under cachegrind with the simulated L1i CG_I1,
+    running side sid's SETs and Q1 nq times; returns the summary counts and
+    Q1's output lines."""
+    out = os.path.join(SOCKDIR, "cachegrind.q1.%s.%s.out" % (sid, tag))
+    q1 = TPCH_Q["q1"].format(p="cg_")
+    # no parameters: the first EXECUTE plans (generic plan, refinement pass
+    # included) and caches the plan, so the second one is execution only
+    stmts = "\n".join(["SET enable_prefetch_hashjoin = off"] + CG_Q1_SETS[sid] + ["PREPARE q1 AS " + q1]
+                      + ["EXECUTE q1"] * nq) + "\n"
+    cmd = RUNAS + ["valgrind", "--tool=cachegrind", "--cache-sim=yes"] + CG_CACHE_OPTS + [
+        "--I1=" + CG_I1, "--cachegrind-out-file=" + out, PGBIN + "/postgres", "--single", "-D", DATADIR, DB]
+    t0 = time.time()
+    p = run(cmd, stdin=stmts, check=False)
+    with open(os.path.join(TMP, "cachegrind.q1.%s.%s.log" % (sid, tag)), "w") as f:
+        f.write(p.stdout[-100000:] + "\n---\n" + p.stderr)
+    if p.returncode != 0 or "ERROR:" in p.stdout or "ERROR:" in p.stderr:
+        raise BenchError("single-user backend under cachegrind failed (Q1 %s %s):\n%s\n%s"
+                         % (sid, tag, p.stdout[-2000:], p.stderr[-3000:]))
+    rows = re.findall(r'\bsum_charge = "([^"]*)"', p.stdout)
+    log("  cachegrind Q1 %s %-6s %3.0f s" % (sid, tag, time.time() - t0))
+    return cg_parse(p.stderr), rows
+
+
+def cg_q1(info):
+    """TPC-H Q1 with a simulated 16 kB L1i: A = enable_buffer_operator off,
+    B = on with fpbtree.l1i_cache_size set to the simulated L1i, so the pass
+    buffers as it would on such a machine.  Per row of lineitem, warm: a run
+    with Q1 twice minus a run with Q1 once."""
+    psql(tpch_sql(CG_TPCH_ROWS, prefix="cg_", lineitem_only=True) + "CHECKPOINT;\n", options=SETUP)
+    q1 = TPCH_Q["q1"].format(p="cg_")
+    pa = explain(q1, [x[4:] for x in CG_Q1_SETS["A"]])
+    pb = explain(q1, [x[4:] for x in CG_Q1_SETS["B"]])
+    with open(os.path.join(TMP, "plan_cachegrind_q1.txt"), "w") as f:
+        f.write("A:\n%s\nB:\n%s\n" % (pa, pb))
+    if BUFFER_NODE in pa:
+        raise BenchError("Q1 with enable_buffer_operator off has a Buffer:\n" + pa)
+    nbuf = pb.count(BUFFER_NODE)
+    server_stop()
+    res = {}
+    try:
+        for sid in ("A", "B"):
+            one, r1 = cg_q1_run(sid, 1, "once")
+            two, r2 = cg_q1_run(sid, 2, "twice")
+            if not r1 or r2 != r1 + r1:
+                raise BenchError("Q1 under cachegrind (%s): results %s / %s" % (sid, r1, r2))
+            res[sid] = ({e: (two[e] - one[e]) / CG_TPCH_ROWS for e, _ in CG_EVENTS}, r1)
+        if res["A"][1] != res["B"][1]:
+            raise BenchError("Q1 results differ: off %s, on %s" % (res["A"][1], res["B"][1]))
+    finally:
+        server_start()
+    metrics = []
+    for e, elabel in CG_EVENTS[:3]:
+        m = Metric("cg_q1_%s" % e, "TPC-H Q1, L1i %s B (Buffer off/on): %s" % (CG_I1.split(",")[0], elabel),
+                   "per row", "lower", "Q1 %s" % e)
+        m.values["A"].append(res["A"][0][e])
+        m.values["B"].append(res["B"][0][e])
+        metrics.append(m)
+    note = ("TPC-H Q1 part (A = `enable_buffer_operator = off`, B = on with `fpbtree.l1i_cache_size` = %s "
+            "bytes; B's plan has %d Buffer node%s): `cg_lineitem` of %d rows, single-user backend under "
+            "cachegrind with `--I1=%s %s`; Q1 is PREPAREd and a run with two EXECUTEs minus a run with one, "
+            "divided by the rows, so start-up, planning (the plan is cached at the first EXECUTE) and the first "
+            "execution's catalog loads cancel out. Both return the same rows."
+            % (CG_I1.split(",")[0], nbuf, "" if nbuf == 1 else "s", CG_TPCH_ROWS, CG_I1, " ".join(CG_CACHE_OPTS)))
+    if not nbuf:
+        note += " (The pass placed no Buffer: both runs have the same plan.)"
+    return metrics, note
+
+
+def main_cachegrind(info):
+    """CACHEGRIND=1: the index part (A = btree, B = fpbtree) and TPC-H Q1 with
+    a 16 kB L1i (A = Buffer off, B = on).  WORKLOADS narrows it: any index
+    workload key selects the index part, tpch_q1 the Q1 part."""
+    if not shutil.which("valgrind"):
+        raise BenchError("valgrind not installed")
+    do_index = not WORKLOADS_ENV or any(w in CG_INDEX_KEYS for w in WORKLOADS_ENV)
+    do_q1 = not WORKLOADS_ENV or "tpch_q1" in WORKLOADS_ENV
+    metrics, notes = [], []
+    if do_index:
+        ms, note = cg_index(info)
+        metrics += ms
+        notes.append(note)
+    if do_q1:
+        ms, note = cg_q1(info)
+        metrics += ms
+        notes.append(note)
     rows = table_rows(metrics)
-    hdr = ["cachegrind (simulated caches)", "btree (A)", "fpbtree (B)", "ratio (>1 = fpbtree fewer)"]
+    hdr = ["cachegrind (simulated caches)", "A: btree / Buffer off", "B: fpbtree / Buffer on",
+           "ratio (>1 = B fewer)"]
     rows = [r[:4] for r in rows]
     log("\n" + text_table(rows, hdr))
-    note = ("Single-user backend (`postgres --single`) under `valgrind --tool=cachegrind --cache-sim=yes "
-            "%s`; batches: %d point lookups (EXECUTE of a prepared SELECT each), one forced nested-loop "
-            "join doing %d index lookups, %d range counts of about %d entries (EXECUTE). A first run does "
-            "every batch once (start-up, warm-up); one more run per batch repeats it, warm; the figures "
-            "are the difference divided by the number of lookups or queries, so start-up cancels out. "
-            "Counts are deterministic up to small noise (a few misses); ratios are left out when a "
-            "figure is below 1. Host caches: %s."
-            % (" ".join(CG_CACHE_OPTS), CG_POINTS, CG_PROBES, CG_RANGES, n, info.get("caches")))
-    log(note)
+    for note in notes:
+        log(note)
     write_csv(os.path.join(RESULTS, "latest_cachegrind.csv"), metrics)
     plot_ratios(metrics, os.path.join(RESULTS, "cachegrind.png"),
-                "cachegrind: fpbtree vs btree, SCALE=%d (> 1: fpbtree fewer)" % SCALE)
-    md = ["# fpbtree benchmark: cache simulation (CACHEGRIND=1)", "", info_md(info), "", note, "",
-          md_table(rows, hdr), "", "![cachegrind ratios](cachegrind.png)", ""]
+                "cachegrind, SCALE=%d: B vs A (> 1: B fewer)" % SCALE)
+    md = ["# fpbtree benchmark: cache simulation (CACHEGRIND=1)", "", info_md(info), ""]
+    for note in notes:
+        md += [note, ""]
+    md += [md_table(rows, hdr), "", "![cachegrind ratios](cachegrind.png)", ""]
     with open(os.path.join(RESULTS, "latest_cachegrind.md"), "w") as f:
         f.write("\n".join(md))
     log("\nwrote bench/results/latest_cachegrind.md, latest_cachegrind.csv, cachegrind.png")

@@ -12,7 +12,7 @@
 #      writes bench/results/.
 #
 # Environment: SCALE (rows), ROUNDS, WORKLOADS, CACHEGRIND=1, DURATION
-# (seconds per pgbench run) -- see bench/README.md.  BENCH_KEEP=1 leaves the
+# (seconds per pgbench run), HJ_ROWS, TPCH_ROWS -- see bench/README.md.  BENCH_KEEP=1 leaves the
 # cluster running and its directory in place (for poking at it afterwards).
 set -euo pipefail
 
@@ -130,6 +130,7 @@ shared_buffers = ${sb_mb}MB
 effective_cache_size = ${ecs_mb}MB
 maintenance_work_mem = ${mwm_mb}MB
 work_mem = 64MB
+effective_io_concurrency = 32
 max_wal_size = 20GB
 min_wal_size = 1GB
 checkpoint_timeout = 1h
