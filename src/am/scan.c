@@ -52,6 +52,8 @@ typedef struct FpbScanOpaqueData
 	MemoryContext tupcxt;		/* index-only scan tuples */
 	IndexTuple	valtup;			/* reusable index-only tuples (by-value */
 	IndexTuple	nulltup;		/* types: the datum is overwritten) */
+	FmgrInfo   *decproc;		/* index-only scans: decode, looked up once */
+	char	   *valdata;		/* where valtup's datum lives */
 
 	FpbPrefetcher pf;			/* leaf pages, through the jump pointers */
 	FpbHeapPrefetcher hp;		/* heap blocks of upcoming TIDs */
@@ -250,6 +252,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	uint16		line;
 	uint16		pfline;
 	bool		before_lo = false;
+	bool		need_lo = true;
 	int			n = 0;
 	int			guard = 0;
 
@@ -301,25 +304,49 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 			pfline = fpb_scan_prefetch_next(page, opq, pfline);
 		keys = fpb_node_keys(node);
 		tids = fpb_node_tids(node, cap);
-		for (i = 0; i < hdr->n; i++)
-		{
-			uint64		t = fpb_tid_to_t(&tids[i]);
-			int			c;
+		i = 0;
 
-			if (fpb_key_cmp(keys[i], t, so->lok, so->lot) < 0)
+		/*
+		 * Entries are in key order along the chain: compare with the lower
+		 * bound only until one passes it, and with the upper bound only in
+		 * the node holding the last match (its last entry is above it).
+		 */
+		if (need_lo)
+		{
+			while (i < hdr->n &&
+				   fpb_key_cmp(keys[i], fpb_tid_to_t(&tids[i]),
+							   so->lok, so->lot) < 0)
 			{
 				before_lo = true;
-				continue;
+				i++;
 			}
-			c = fpb_key_cmp(keys[i], t, so->hik, so->hit);
-			if (c > 0)
+			if (i < hdr->n)
+				need_lo = false;
+		}
+		if (hdr->n > 0 &&
+			fpb_key_cmp(keys[hdr->n - 1], fpb_tid_to_t(&tids[hdr->n - 1]),
+						so->hik, so->hit) <= 0)
+		{
+			for (; i < hdr->n; i++)
 			{
-				done = true;
-				break;
+				so->items[n].k = keys[i];
+				so->items[n].t = fpb_tid_to_t(&tids[i]);
+				n++;
 			}
-			so->items[n].k = keys[i];
-			so->items[n].t = t;
-			n++;
+		}
+		else
+		{
+			for (; i < hdr->n; i++)
+			{
+				uint64		t = fpb_tid_to_t(&tids[i]);
+
+				if (fpb_key_cmp(keys[i], t, so->hik, so->hit) > 0)
+					break;
+				so->items[n].k = keys[i];
+				so->items[n].t = t;
+				n++;
+			}
+			done = true;
 		}
 		if (done)
 			break;
@@ -510,10 +537,12 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 		Datum		value = (Datum) 0;
 		Form_pg_attribute att = TupleDescAttr(scan->xs_itupdesc, 0);
 
+		/* every returned entry passes here: look the procedure up once */
+		if (so->decproc == NULL)
+			so->decproc = index_getprocinfo(scan->indexRelation, 1,
+											FPB_DECODE_PROC);
 		if (!isnull)
-			value = fpb_decode(index_getprocinfo(scan->indexRelation, 1,
-												 FPB_DECODE_PROC),
-							   item->k);
+			value = fpb_decode(so->decproc, item->k);
 		if (att->attbyval)
 		{
 			/* form the two tuple shapes once; then only the datum changes */
@@ -526,16 +555,15 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 
 				so->valtup = index_form_tuple(scan->xs_itupdesc, &zero, &f);
 				so->nulltup = index_form_tuple(scan->xs_itupdesc, &zero, &t);
+				so->valdata = (char *) so->valtup +
+					IndexInfoFindDataOffset(so->valtup->t_info);
 				MemoryContextSwitchTo(old);
 			}
 			if (isnull)
 				scan->xs_itup = so->nulltup;
 			else
 			{
-				char	   *data = (char *) so->valtup +
-					IndexInfoFindDataOffset(so->valtup->t_info);
-
-				store_att_byval(data, value, att->attlen);
+				store_att_byval(so->valdata, value, att->attlen);
 				scan->xs_itup = so->valtup;
 			}
 		}
