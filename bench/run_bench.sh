@@ -34,28 +34,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 # ---------------------------------------------------------------- 1. install
-PKGS="postgresql-$PGVER postgresql-server-dev-$PGVER postgresql-client-$PGVER
-      postgresql-contrib postgresql-common gnuplot-nox valgrind python3
-      make gcc"
-missing=()
-for p in $PKGS; do
-	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed'; then
-		missing+=("$p")
-	fi
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	say "installing: ${missing[*]}"
-	# no "main" cluster is wanted: the benchmark makes its own
-	if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
-		$SUDO mkdir -p /etc/postgresql-common/createcluster.d
-		echo 'create_main_cluster = false' |
-			$SUDO tee /etc/postgresql-common/createcluster.d/fpbtree-bench.conf >/dev/null
-	fi
-	$SUDO apt-get update -qq
-	$SUDO apt-get install -y -qq --no-install-recommends \
-		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
-		"${missing[@]}" >/dev/null
-fi
+scripts/install_packages.sh postgresql-$PGVER postgresql-server-dev-$PGVER \
+	postgresql-client-$PGVER postgresql-contrib postgresql-common gnuplot-nox \
+	valgrind python3 make gcc
 for f in "$PG_CONFIG" "$PGBIN/initdb" "$PGBIN/pg_ctl" "$PGBIN/postgres" "$PGBIN/pgbench" "$PGBIN/psql"; do
 	[ -x "$f" ] || { echo "missing $f after installation" >&2; exit 1; }
 done
