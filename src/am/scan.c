@@ -49,7 +49,8 @@ typedef struct FpbScanOpaqueData
 	/* encode procedure for a cross-type scan argument, cached */
 	Oid			xtype;
 	FmgrInfo	xproc;
-	MemoryContext tupcxt;		/* index-only scan tuples */
+	MemoryContext scancxt;		/* where the scan lives */
+	MemoryContext tupcxt;		/* index-only scan tuples, made when needed */
 	IndexTuple	valtup;			/* reusable index-only tuples (by-value */
 	IndexTuple	nulltup;		/* types: the datum is overwritten) */
 	FmgrInfo   *decproc;		/* index-only scans: decode, looked up once */
@@ -70,13 +71,11 @@ fpbbeginscan(Relation r, int nkeys, int norderbys)
 
 	so->pinbuf = InvalidBuffer;
 	so->curblk = InvalidBlockNumber;
-	so->maxitems = fpb_page_capacity(1, 1, false, 1.0);
-	so->maxitems = Max(so->maxitems, 1024);
+	/* enough for short scans; a full leaf grows it once (readpage) */
+	so->maxitems = 256;
 	so->items = palloc(sizeof(FpbScanItem) * so->maxitems);
 	so->xtype = InvalidOid;
-	so->tupcxt = AllocSetContextCreate(CurrentMemoryContext,
-									   "fpbtree index-only tuples",
-									   ALLOCSET_SMALL_SIZES);
+	so->scancxt = CurrentMemoryContext;
 	scan->opaque = so;
 	scan->xs_itupdesc = RelationGetDescr(r);
 	return scan;
@@ -263,7 +262,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 						RelationGetRelationName(scan->indexRelation), blkno)));
 	if (opq->nentries > so->maxitems)
 	{
-		so->maxitems = opq->nentries;
+		so->maxitems = Max(opq->nentries, fpb_page_capacity(1, 1, false, 1.0));
 		so->items = repalloc(so->items, sizeof(FpbScanItem) * so->maxitems);
 	}
 
@@ -516,6 +515,21 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
 	}
 }
 
+/*
+ * The context of index-only scan tuples.  Made on first use: most scans
+ * (plain, bitmap, and short index-only ones of by-value types) need little
+ * or nothing from it, and short scans should not pay for a context.
+ */
+static MemoryContext
+fpb_scan_tupcxt(FpbScanOpaque so)
+{
+	if (so->tupcxt == NULL)
+		so->tupcxt = AllocSetContextCreate(so->scancxt,
+										   "fpbtree index-only tuples",
+										   ALLOCSET_SMALL_SIZES);
+	return so->tupcxt;
+}
+
 bool
 fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 {
@@ -548,7 +562,7 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 			/* form the two tuple shapes once; then only the datum changes */
 			if (so->valtup == NULL)
 			{
-				MemoryContext old = MemoryContextSwitchTo(so->tupcxt);
+				MemoryContext old = MemoryContextSwitchTo(fpb_scan_tupcxt(so));
 				Datum		zero = (Datum) 0;
 				bool		t = true,
 							f = false;
@@ -571,7 +585,7 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 		{
 			MemoryContext old;
 
-			MemoryContextReset(so->tupcxt);
+			MemoryContextReset(fpb_scan_tupcxt(so));
 			old = MemoryContextSwitchTo(so->tupcxt);
 			scan->xs_itup = index_form_tuple(scan->xs_itupdesc, &value,
 											 &isnull);
@@ -620,7 +634,8 @@ fpbendscan(IndexScanDesc scan)
 
 	fpb_scan_release(so);
 	fpb_pf_stop(&so->pf);
-	MemoryContextDelete(so->tupcxt);
+	if (so->tupcxt)
+		MemoryContextDelete(so->tupcxt);
 	pfree(so->items);
 	pfree(so);
 }
