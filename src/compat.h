@@ -32,4 +32,14 @@
 #define palloc_aligned_compat(sz)	palloc(sz)
 #endif
 
+/*
+ * src/am/wal.c writes the deltas of generic WAL records itself.  Their
+ * format is private to PostgreSQL (generic_xlog.c); it has been checked for
+ * these versions only, and others use GenericXLog (as does a build with
+ * -DFPB_USE_GENERICXLOG, for comparison).
+ */
+#if PG_VERSION_NUM >= 150000 && PG_VERSION_NUM < 160000 && !defined(FPB_USE_GENERICXLOG)
+#define FPB_OWN_GENERIC_DELTA
+#endif
+
 #endif							/* FPB_COMPAT_H */

@@ -115,7 +115,7 @@ fpb_t_to_heaptid(uint64 t, ItemPointer htid)
  * [PageHeader | pad to 64] [126 lines of 64 bytes] [special: 64 bytes]
  *
  * Nodes are allocated upward from line 0; opaque->hwm is the high-water
- * mark and pd_lower always points just past it, so GenericXLog (which
+ * mark and pd_lower always points just past it, so generic WAL (which
  * skips the hole between pd_lower and pd_upper) sees every live byte.
  * ----------------------------------------------------------------
  */
@@ -292,6 +292,17 @@ extern uint64 fpb_encode(FmgrInfo *encproc, Datum value);
 extern Datum fpb_decode(FmgrInfo *decproc, uint64 k);
 extern void fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,
 							 uint64 *lo, uint64 *hi);
+
+/* ---- wal.c: WAL-logged page changes (generic WAL records) ---- */
+typedef struct FpbWalState FpbWalState;
+
+#define FPB_WAL_MAX_PAGES	MAX_GENERIC_XLOG_PAGES
+#define FPB_WAL_FULL_IMAGE	0x0001	/* log the whole page, not a delta */
+
+extern FpbWalState *fpb_wal_start(Relation index);
+extern Page fpb_wal_register(FpbWalState *st, Buffer buf, int flags);
+extern void fpb_wal_finish(FpbWalState *st);
+extern void fpb_wal_abort(FpbWalState *st);
 
 /* ---- page.c: one page and its in-page tree ---- */
 extern void fpb_page_init(Page page, uint16 level, uint16 flags, int w, int x);

@@ -53,7 +53,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	BlockNumber rblk;
 	BlockNumber oldright = oopq->right;
 	Buffer		obuf = InvalidBuffer;
-	GenericXLogState *state;
+	FpbWalState *state;
 	Page		lpage,
 				rpage;
 	FpbPageOpaque lopq,
@@ -86,9 +86,9 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	if (oldright != InvalidBlockNumber)
 		obuf = fpb_getbuf(index, oldright, BUFFER_LOCK_EXCLUSIVE);
 
-	state = GenericXLogStart(index);
-	lpage = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
-	rpage = GenericXLogRegisterBuffer(state, rbuf, GENERIC_XLOG_FULL_IMAGE);
+	state = fpb_wal_start(index);
+	lpage = fpb_wal_register(state, buf, FPB_WAL_FULL_IMAGE);
+	rpage = fpb_wal_register(state, rbuf, FPB_WAL_FULL_IMAGE);
 	lopq = FpbPageGetOpaque(lpage);
 
 	fpb_page_init(rpage, lopq->level, lopq->flags & FPB_F_LEAF, lopq->w,
@@ -110,17 +110,17 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 
 	if (BufferIsValid(obuf))
 	{
-		Page		opage = GenericXLogRegisterBuffer(state, obuf, 0);
+		Page		opage = fpb_wal_register(state, obuf, 0);
 
 		FpbPageGetOpaque(opage)->left = rblk;
 	}
 	if (BufferIsValid(cbuf))
 	{
-		Page		cpage = GenericXLogRegisterBuffer(state, cbuf, 0);
+		Page		cpage = fpb_wal_register(state, cbuf, 0);
 
 		FpbPageGetOpaque(cpage)->flags &= ~FPB_F_INCOMPLETE_SPLIT;
 	}
-	GenericXLogFinish(state);
+	fpb_wal_finish(state);
 
 	UnlockReleaseBuffer(rbuf);
 	if (BufferIsValid(obuf))
@@ -140,29 +140,29 @@ static void
 fpb_insert_onpage(Relation index, Buffer buf, const FpbEntry *e,
 				  FpbStack stack, Buffer cbuf, Relation heap)
 {
-	GenericXLogState *state;
+	FpbWalState *state;
 	Page		page;
 	uint64		sepk,
 				sept;
 	BlockNumber rblk;
 
-	state = GenericXLogStart(index);
-	page = GenericXLogRegisterBuffer(state, buf, 0);
+	state = fpb_wal_start(index);
+	page = fpb_wal_register(state, buf, 0);
 	if (fpb_page_insert(page, e, BufferGetBlockNumber(buf)))
 	{
 		if (BufferIsValid(cbuf))
 		{
-			Page		cpage = GenericXLogRegisterBuffer(state, cbuf, 0);
+			Page		cpage = fpb_wal_register(state, cbuf, 0);
 
 			FpbPageGetOpaque(cpage)->flags &= ~FPB_F_INCOMPLETE_SPLIT;
 		}
-		GenericXLogFinish(state);
+		fpb_wal_finish(state);
 		UnlockReleaseBuffer(buf);
 		if (BufferIsValid(cbuf))
 			UnlockReleaseBuffer(cbuf);
 		return;
 	}
-	GenericXLogAbort(state);
+	fpb_wal_abort(state);
 
 	fpb_split(index, buf, e, cbuf, &sepk, &sept, &rblk);
 	fpb_insert_downlink(index, buf, sepk, sept, rblk, stack, heap);
@@ -272,7 +272,7 @@ fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk, uint64 sept,
 			/* root split: a new root above the two halves */
 			Buffer		nbuf = fpb_newbuf(index);
 			BlockNumber nblk = BufferGetBlockNumber(nbuf);
-			GenericXLogState *state;
+			FpbWalState *state;
 			Page		npage,
 						mpage,
 						lpage;
@@ -285,18 +285,18 @@ fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk, uint64 sept,
 			ents[1].t = sept;
 			ents[1].child = rblk;
 
-					state = GenericXLogStart(index);
-			npage = GenericXLogRegisterBuffer(state, nbuf,
-											  GENERIC_XLOG_FULL_IMAGE);
-			mpage = GenericXLogRegisterBuffer(state, metabuf, 0);
-			lpage = GenericXLogRegisterBuffer(state, lbuf, 0);
+			state = fpb_wal_start(index);
+			npage = fpb_wal_register(state, nbuf,
+											  FPB_WAL_FULL_IMAGE);
+			mpage = fpb_wal_register(state, metabuf, 0);
+			lpage = fpb_wal_register(state, lbuf, 0);
 			fpb_page_init(npage, level + 1, 0, lopq->w, lopq->x);
 			if (!fpb_page_layout(npage, ents, 2, 0))
 				elog(ERROR, "fpbtree: new root does not fit");
 			FpbPageGetMeta(mpage)->root = nblk;
 			FpbPageGetMeta(mpage)->rootlevel = level + 1;
 			FpbPageGetOpaque(lpage)->flags &= ~FPB_F_INCOMPLETE_SPLIT;
-			GenericXLogFinish(state);
+			fpb_wal_finish(state);
 		
 			UnlockReleaseBuffer(nbuf);
 			UnlockReleaseBuffer(metabuf);

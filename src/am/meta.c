@@ -42,7 +42,7 @@ fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
 	meta->fillfactor = fillfactor;
 	meta->t1 = t1;
 	meta->tnext = tnext;
-	/* keep the metadata out of the hole GenericXLog skips */
+	/* keep the metadata out of the hole generic WAL skips */
 	((PageHeader) page)->pd_lower =
 		((char *) meta + sizeof(FpbMetaPageData)) - (char *) page;
 }

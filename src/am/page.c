@@ -6,7 +6,7 @@
  *	  insertion with in-page leaf node splits.
  *
  * Nothing here touches buffers, locks or WAL: callers hand in a page they
- * may modify (usually GenericXLog's copy) and log it themselves.
+ * may modify (usually wal.c's copy) and log it themselves.
  *
  *-------------------------------------------------------------------------
  */

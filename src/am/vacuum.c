@@ -58,12 +58,12 @@ fpb_vacuum_page(Relation index, Buffer buf, IndexBulkDeleteResult *stats,
 
 	if (kept < n)
 	{
-		GenericXLogState *state = GenericXLogStart(index);
-		Page		wpage = GenericXLogRegisterBuffer(state, buf, 0);
+		FpbWalState *state = fpb_wal_start(index);
+		Page		wpage = fpb_wal_register(state, buf, 0);
 
 		if (!fpb_page_layout(wpage, ents, kept, 0))
 			elog(ERROR, "fpbtree: block %u does not fit after deletion", blkno);
-		GenericXLogFinish(state);
+		fpb_wal_finish(state);
 	}
 	stats->num_index_tuples += kept;
 }

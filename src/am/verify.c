@@ -430,7 +430,7 @@ fpb_check_inpage(FpbCheckState *st, BlockNumber blkno, int *nentries)
 	ws->icap = fpb_innercap(opq->w);
 
 	/*
-	 * GenericXLog skips the hole from pd_lower on, so nodes above pd_lower
+	 * Generic WAL skips the hole from pd_lower on, so nodes above pd_lower
 	 * would be lost by WAL replay.
 	 */
 	if (((PageHeader) st->page)->pd_lower < FPB_DATA_START + opq->hwm * FPB_LINE)
