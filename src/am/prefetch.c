@@ -273,6 +273,9 @@ fpb_heap_prefetch(FpbHeapPrefetcher *hp, Relation heap,
 	}
 	if ((hp->pos - cur) * step < 0)
 		hp->pos = cur;
+	/* in bursts, as for leaves */
+	if (hp->dist >= 4 && (hp->pos - cur) * step >= hp->dist / 2)
+		return;
 	while ((hp->pos - cur) * step < hp->dist)
 	{
 		int			next = hp->pos + step;
