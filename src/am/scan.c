@@ -71,8 +71,8 @@ fpbbeginscan(Relation r, int nkeys, int norderbys)
 
 	so->pinbuf = InvalidBuffer;
 	so->curblk = InvalidBlockNumber;
-	/* enough for short scans; a full leaf grows it once (readpage) */
-	so->maxitems = 256;
+	/* a full leaf of the usual widths; a larger one grows it (readpage) */
+	so->maxitems = 512;
 	so->items = palloc(sizeof(FpbScanItem) * so->maxitems);
 	so->xtype = InvalidOid;
 	so->scancxt = CurrentMemoryContext;
@@ -262,7 +262,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 						RelationGetRelationName(scan->indexRelation), blkno)));
 	if (opq->nentries > so->maxitems)
 	{
-		so->maxitems = Max(opq->nentries, fpb_page_capacity(1, 1, false, 1.0));
+		so->maxitems = opq->nentries;
 		so->items = repalloc(so->items, sizeof(FpbScanItem) * so->maxitems);
 	}
 
