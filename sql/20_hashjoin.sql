@@ -211,6 +211,27 @@ MOVE 20000 IN hj_cur2;
 CLOSE hj_cur2;
 COMMIT;
 
+-- read-ahead under LIMIT: the first group after a start holds one outer row,
+-- so the key of row 3 (a division by zero) is never evaluated when row 1
+-- already satisfies the LIMIT, as with the built-in join; the same with
+-- pipelining; and a LIMIT a little further in still gives the built-in rows
+CREATE TABLE hj_lim_big AS SELECT g AS a FROM generate_series(1, 100000) g;
+CREATE TABLE hj_lim_sm AS SELECT g AS a FROM generate_series(1, 1000) g;
+ANALYZE hj_lim_big, hj_lim_sm;
+EXPLAIN (COSTS OFF) SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (3 - x.a) = y.a LIMIT 1;
+SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (3 - x.a) = y.a LIMIT 1;
+SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (9 - x.a) = y.a LIMIT 4;
+SET fpbtree.hashjoin_prefetch = pipelined;
+SET fpbtree.hashjoin_prefetch_distance = 4;
+SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (3 - x.a) = y.a LIMIT 1;
+SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (9 - x.a) = y.a LIMIT 4;
+RESET fpbtree.hashjoin_prefetch_distance;
+SET fpbtree.hashjoin_prefetch = 'group';
+SET enable_prefetch_hashjoin = off;
+SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (9 - x.a) = y.a LIMIT 4;
+RESET enable_prefetch_hashjoin;
+DROP TABLE hj_lim_big, hj_lim_sm;
+
 -- parallel plans: the node is not parallel-safe, so it stays above Gather
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;

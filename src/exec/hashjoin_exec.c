@@ -123,6 +123,7 @@ typedef struct FpbHjState
 	int			ringsize;		/* group size, or a power of two */
 	uint64		head;			/* next entry to fill */
 	uint64		emit;			/* next entry to emit */
+	int			ramp;			/* size of the next group (ramps up to G) */
 	FpbArenaIter fill_iter;
 
 	/* EXPLAIN ANALYZE */
@@ -567,6 +568,7 @@ fpb_hj_reset_ring(FpbHjState *st)
 		e->tuple = NULL;
 	}
 	st->head = st->emit = 0;
+	st->ramp = 1;
 	st->outer_done = false;
 }
 
@@ -832,6 +834,7 @@ fpb_hj_probe_group(FpbHjState *st)
 	{
 		int			n;
 		int			i;
+		int			limit;
 
 		while (st->emit < st->head)
 		{
@@ -845,10 +848,22 @@ fpb_hj_probe_group(FpbHjState *st)
 			return NULL;
 
 		CHECK_FOR_INTERRUPTS();
+
+		/*
+		 * The first group after a (re)start holds one outer tuple, the next
+		 * two, then four, up to G: a consumer that stops early (LIMIT, an
+		 * EXISTS subplan, a cursor) has then made us read and evaluate the
+		 * keys of at most about as many outer tuples beyond what it used as
+		 * it used, instead of up to G - 1 more.  Key expressions of those
+		 * extra rows could raise errors the built-in join never reaches.
+		 */
+		limit = st->ramp;
+		if (st->ramp < st->group_size)
+			st->ramp = Min(st->ramp * 2, st->group_size);
 		n = 0;
-		while (n < st->group_size && fpb_hj_fetch_outer(st, &st->ring[n]))
+		while (n < limit && fpb_hj_fetch_outer(st, &st->ring[n]))
 			n++;
-		if (n < st->group_size)
+		if (n < limit)
 			st->outer_done = true;
 		for (i = 0; i < n; i++)
 			fpb_hj_stage1(st, &st->ring[i]);
@@ -876,6 +891,17 @@ fpb_hj_probe_pipelined(FpbHjState *st)
 		{
 			FpbProbeEntry *e = &st->ring[st->emit & mask];
 
+			/*
+			 * Ramp up as the group scheme does: right after a (re)start no
+			 * more entries are read ahead of the oldest one than have been
+			 * emitted so far, so finish its stages here instead of waiting
+			 * for 2D newer entries.
+			 */
+			if (e->stage != 2 && st->head - st->emit > Min(2 * d, st->emit))
+			{
+				fpb_hj_stage1(st, e);
+				fpb_hj_stage2(st, e);
+			}
 			if (e->stage == 2)
 			{
 				TupleTableSlot *slot = fpb_hj_emit(st, e);
