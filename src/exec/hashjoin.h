@@ -124,8 +124,9 @@ typedef struct FpbHashTable
 extern void fpb_ht_init(FpbHashTable *ht, MemoryContext parent,
 						Size space_allowed);
 extern void fpb_ht_reset(FpbHashTable *ht);
-extern FpbHashTuple *fpb_ht_store(FpbHashTable *ht, MinimalTuple tup,
-								  uint32 hashvalue, Datum key, uint16 flags);
+extern FpbHashTuple *fpb_ht_store(FpbHashTable *ht, const char *data,
+								  uint32 len, uint32 hashvalue, Datum key,
+								  uint16 flags);
 extern Size fpb_ht_projected_space(FpbHashTable *ht, int64 extra_tuples,
 								   Size extra_bytes);
 extern void fpb_ht_build(FpbHashTable *ht, int group_size, bool prefetch);
@@ -144,13 +145,62 @@ typedef struct FpbArenaIter
 extern void fpb_arena_iter_init(FpbArenaIter *it, FpbArenaChunk *first);
 extern FpbHashTuple *fpb_arena_iter_next(FpbArenaIter *it);
 
+/*
+ * Batch files of one side (hashjoin_spill.c).  Each batch has an output
+ * buffer of its own in front of its BufFile, so that the partition phase
+ * can prefetch where a record goes (thesis section 4.6).
+ */
+#define FPB_SPILL_BUFSIZE	(4 * 1024)	/* output buffer per batch file */
+#define FPB_SPILL_STAGE		1024	/* staging bytes per entry in flight */
+
+typedef struct FpbSpillFile
+{
+	uint32		used;			/* bytes in buf */
+	char	   *buf;			/* FPB_SPILL_BUFSIZE bytes, on first use */
+	BufFile    *file;			/* created at the first flush */
+} FpbSpillFile;
+
+/* a tuple on its way to a batch file */
+typedef struct FpbSpillEntry
+{
+	char	   *data;			/* staged MinimalTuple bytes */
+	char	   *dst;			/* reserved place in the output buffer */
+	uint32		len;
+	uint32		hashvalue;
+	int			batchno;
+	uint8		stage;			/* last stage done: 0, 1 or 2 */
+} FpbSpillEntry;
+
+typedef struct FpbSpillSet
+{
+	MemoryContext cxt;			/* files, buffers, staging */
+	FpbSpillFile *files;
+	int			nfiles;
+	int			scheme;			/* FpbHjPrefetch */
+	int			distance;		/* pipelining distance */
+	int			ringsize;		/* entries in flight at most; 0 = none */
+	FpbSpillEntry *ring;
+	char	   *stage;			/* ringsize * FPB_SPILL_STAGE bytes */
+	uint64		head;			/* next entry to add */
+	uint64		done;			/* oldest entry not yet copied */
+	int64		nspilled;		/* records written (EXPLAIN) */
+} FpbSpillSet;
+
 /* hashjoin_spill.c */
-extern void fpb_spill_write(BufFile **file, uint32 hashvalue,
-							MinimalTuple tup, MemoryContext filecxt);
+extern void fpb_spill_init(FpbSpillSet *set, MemoryContext cxt, int nfiles,
+						   int scheme, int group_size, int distance);
+extern void fpb_spill_grow(FpbSpillSet *set, int nfiles);
+extern void fpb_spill_add(FpbSpillSet *set, int batchno, uint32 hashvalue,
+						  const char *data, uint32 len);
+extern void fpb_spill_drain(FpbSpillSet *set);
+extern void fpb_spill_finish(FpbSpillSet *set);
+extern bool fpb_spill_nonempty(FpbSpillSet *set, int batchno);
+extern BufFile *fpb_spill_open_read(FpbSpillSet *set, int batchno);
+extern void fpb_spill_close(FpbSpillSet *set, int batchno);
+extern void fpb_spill_discard(FpbSpillSet *set);
 extern MinimalTuple fpb_spill_read(BufFile *file, uint32 *hashvalue,
 								   char **buf, Size *bufsize,
 								   MemoryContext bufcxt);
-extern void fpb_spill_rewind(BufFile *file);
 
 /* hashjoin_exec.c */
 extern Node *fpb_hj_create_state(CustomScan *cscan);

@@ -45,8 +45,7 @@ typedef enum FpbHjPhase
 /* one copied outer tuple in flight */
 typedef struct FpbProbeEntry
 {
-	MinimalTuple tuple;			/* the copy (owned, or in buf) */
-	bool		owned;			/* tuple was palloc'd for us */
+	MinimalTuple tuple;			/* the copy, in buf */
 	char	   *buf;			/* reusable copy buffer */
 	Size		bufsize;
 	uint32		hashvalue;
@@ -110,8 +109,9 @@ typedef struct FpbHjState
 	int			plan_nbatch;
 	int			nbatch;
 	int			curbatch;
-	BufFile   **inner_files;
-	BufFile   **outer_files;
+	FpbSpillSet inner_spill;	/* build side's batch files */
+	FpbSpillSet outer_spill;	/* probe side's batch files */
+	BufFile    *outer_read;		/* the current batch's outer file */
 	bool		grow_enabled;
 	uint32		nokey_seq;		/* spreads NULL-key build tuples over batches */
 	char	   *readbuf;
@@ -337,10 +337,10 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 	st->nbatch = Min(st->nbatch, FPB_MAX_BATCHES);
 	st->curbatch = 0;
 	st->grow_enabled = true;
-	st->inner_files = MemoryContextAllocZero(st->filecxt,
-											 sizeof(BufFile *) * st->nbatch);
-	st->outer_files = MemoryContextAllocZero(st->filecxt,
-											 sizeof(BufFile *) * st->nbatch);
+	fpb_spill_init(&st->inner_spill, st->filecxt, st->nbatch, st->scheme,
+				   st->group_size, st->distance);
+	fpb_spill_init(&st->outer_spill, st->filecxt, st->nbatch, st->scheme,
+				   st->group_size, st->distance);
 	st->phase = FPB_HJ_BUILD;
 }
 
@@ -413,6 +413,38 @@ fpb_hj_key_equal(FpbHjState *st, Datum outerkey, Datum innerkey)
 	return DatumGetBool(r);
 }
 
+/*
+ * The bytes of slot's tuple in MinimalTuple layout, without forming a copy
+ * when the slot holds a heap tuple (a scan's buffer tuple): a MinimalTuple
+ * is the heap tuple from MINIMAL_TUPLE_OFFSET on, except for its first word
+ * (t_len), which the callers never read from these bytes; they copy the
+ * rest and write the length themselves.  Other slots fall back to
+ * ExecFetchSlotMinimalTuple; *tofree is then set when it made a copy.
+ */
+static inline const char *
+fpb_hj_slot_bytes(TupleTableSlot *slot, uint32 *len, MinimalTuple *tofree)
+{
+	MinimalTuple mt;
+	bool		shouldFree;
+
+	*tofree = NULL;
+	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+	{
+		HeapTuple	tuple = ((HeapTupleTableSlot *) slot)->tuple;
+
+		if (tuple != NULL)
+		{
+			*len = tuple->t_len - MINIMAL_TUPLE_OFFSET;
+			return (char *) tuple->t_data + MINIMAL_TUPLE_OFFSET;
+		}
+	}
+	mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+	if (shouldFree)
+		*tofree = mt;
+	*len = mt->t_len;
+	return (const char *) mt;
+}
+
 /* fpb_ht_compact callback: keep the tuples of the current batch */
 static bool
 fpb_hj_keep_tuple(FpbHashTuple *htup, void *arg)
@@ -423,8 +455,8 @@ fpb_hj_keep_tuple(FpbHashTuple *htup, void *arg)
 	if (batchno == st->curbatch)
 		return true;
 	Assert(batchno > st->curbatch);
-	fpb_spill_write(&st->inner_files[batchno], htup->hashvalue,
-					FPB_HT_MINTUPLE(htup), st->filecxt);
+	fpb_spill_add(&st->inner_spill, batchno, htup->hashvalue,
+				  (char *) FPB_HT_MINTUPLE(htup), FPB_HT_MINTUPLE(htup)->t_len);
 	return false;
 }
 
@@ -448,10 +480,11 @@ fpb_hj_increase_batches(FpbHjState *st)
 		st->grow_enabled = false;
 		return;
 	}
-	st->inner_files = repalloc(st->inner_files, sizeof(BufFile *) * newn);
-	st->outer_files = repalloc(st->outer_files, sizeof(BufFile *) * newn);
-	MemSet(st->inner_files + oldn, 0, sizeof(BufFile *) * oldn);
-	MemSet(st->outer_files + oldn, 0, sizeof(BufFile *) * oldn);
+	/* staged records hold batch numbers of the old count: write them */
+	fpb_spill_finish(&st->inner_spill);
+	fpb_spill_finish(&st->outer_spill);
+	fpb_spill_grow(&st->inner_spill, newn);
+	fpb_spill_grow(&st->outer_spill, newn);
 	st->nbatch = newn;
 	st->spilled = true;
 	st->peak_space = Max(st->peak_space, st->ht.tuple_bytes);
@@ -470,8 +503,9 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
 	Datum		key;
 	uint16		flags = 0;
 	int			batchno;
-	MinimalTuple mt;
-	bool		shouldFree;
+	const char *data;
+	uint32		len;
+	MinimalTuple tofree;
 
 	if (!fpb_hj_hash_slot(st, slot, false, &hashvalue, &key))
 	{
@@ -485,10 +519,10 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
 		key = (Datum) 0;
 
 	batchno = fpb_hj_batchno(st, hashvalue);
-	mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+	data = fpb_hj_slot_bytes(slot, &len, &tofree);
 	if (batchno == st->curbatch)
 	{
-		Size		need = MAXALIGN(FPB_HT_OVERHEAD + mt->t_len);
+		Size		need = MAXALIGN(FPB_HT_OVERHEAD + len);
 
 		while (st->grow_enabled &&
 			   fpb_ht_projected_space(&st->ht, 1, need) > st->space_allowed)
@@ -500,14 +534,14 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
 		}
 	}
 	if (batchno == st->curbatch)
-		fpb_ht_store(&st->ht, mt, hashvalue, key, flags);
+		fpb_ht_store(&st->ht, data, len, hashvalue, key, flags);
 	else
 	{
-		fpb_spill_write(&st->inner_files[batchno], hashvalue, mt, st->filecxt);
+		fpb_spill_add(&st->inner_spill, batchno, hashvalue, data, len);
 		st->spilled = true;
 	}
-	if (shouldFree)
-		pfree(mt);
+	if (tofree)
+		pfree(tofree);
 }
 
 /* Load the current batch's build side and build its hash table. */
@@ -527,22 +561,20 @@ fpb_hj_build(FpbHjState *st)
 			fpb_hj_add_inner(st, slot, false, 0);
 		}
 	}
-	else if (st->inner_files[st->curbatch] != NULL)
+	else
 	{
-		BufFile    *file = st->inner_files[st->curbatch];
+		BufFile    *file = fpb_spill_open_read(&st->inner_spill, st->curbatch);
 		MinimalTuple tup;
 		uint32		hashvalue;
 
-		fpb_spill_rewind(file);
-		while ((tup = fpb_spill_read(file, &hashvalue, &st->readbuf,
+		while (file != NULL && (tup = fpb_spill_read(file, &hashvalue, &st->readbuf,
 									 &st->readbufsize, st->filecxt)) != NULL)
 		{
 			CHECK_FOR_INTERRUPTS();
 			ExecStoreMinimalTuple(tup, st->inner_file_slot, false);
 			fpb_hj_add_inner(st, st->inner_file_slot, true, hashvalue);
 		}
-		BufFileClose(file);
-		st->inner_files[st->curbatch] = NULL;
+		fpb_spill_close(&st->inner_spill, st->curbatch);
 	}
 
 	fpb_ht_build(&st->ht, st->group_size, st->prefetch);
@@ -559,14 +591,7 @@ fpb_hj_reset_ring(FpbHjState *st)
 	int			i;
 
 	for (i = 0; i < st->ringsize; i++)
-	{
-		FpbProbeEntry *e = &st->ring[i];
-
-		if (e->owned)
-			pfree(e->tuple);
-		e->owned = false;
-		e->tuple = NULL;
-	}
+		st->ring[i].tuple = NULL;
 	st->head = st->emit = 0;
 	st->ramp = 1;
 	st->outer_done = false;
@@ -583,37 +608,32 @@ fpb_hj_start_probe(FpbHjState *st)
 		st->phase = FPB_HJ_PROBE;
 }
 
-/* Copy an outer tuple into a ring entry (and the group's memory). */
+/*
+ * Copy an outer tuple into a ring entry's reusable buffer.  A heap tuple is
+ * copied straight from the scan's buffer (no MinimalTuple is formed and
+ * freed per row).
+ */
 static void
 fpb_hj_copy_entry(FpbHjState *st, FpbProbeEntry *e, TupleTableSlot *slot)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(st->probecxt);
-	MinimalTuple mt;
-	bool		shouldFree;
+	const char *data;
+	uint32		len;
+	MinimalTuple tofree;
 
-	if (e->owned)
-		pfree(e->tuple);
-	e->owned = false;
-	mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
-	if (shouldFree)
+	data = fpb_hj_slot_bytes(slot, &len, &tofree);
+	if (unlikely(e->bufsize < len))
 	{
-		/* already a private copy: keep it */
-		e->tuple = mt;
-		e->owned = true;
+		if (e->buf)
+			pfree(e->buf);
+		e->bufsize = Max(len, 256);
+		e->buf = MemoryContextAlloc(st->probecxt, e->bufsize);
 	}
-	else
-	{
-		if (e->bufsize < mt->t_len)
-		{
-			if (e->buf)
-				pfree(e->buf);
-			e->bufsize = Max(mt->t_len, 256);
-			e->buf = palloc(e->bufsize);
-		}
-		memcpy(e->buf, mt, mt->t_len);
-		e->tuple = (MinimalTuple) e->buf;
-	}
-	MemoryContextSwitchTo(oldcxt);
+	e->tuple = (MinimalTuple) e->buf;
+	e->tuple->t_len = len;
+	memcpy(e->buf + sizeof(uint32), data + sizeof(uint32),
+		   len - sizeof(uint32));
+	if (tofree)
+		pfree(tofree);
 }
 
 /*
@@ -639,7 +659,7 @@ fpb_hj_fetch_outer(FpbHjState *st, FpbProbeEntry *e)
 		}
 		else
 		{
-			BufFile    *file = st->outer_files[st->curbatch];
+			BufFile    *file = st->outer_read;
 			MinimalTuple tup;
 			uint32		filehash;
 
@@ -670,15 +690,15 @@ fpb_hj_fetch_outer(FpbHjState *st, FpbProbeEntry *e)
 		batchno = fpb_hj_batchno(st, hashvalue);
 		if (batchno != st->curbatch)
 		{
-			MinimalTuple mt;
-			bool		shouldFree;
+			const char *data;
+			uint32		len;
+			MinimalTuple tofree;
 
 			Assert(batchno > st->curbatch);
-			mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
-			fpb_spill_write(&st->outer_files[batchno], hashvalue, mt,
-							st->filecxt);
-			if (shouldFree)
-				pfree(mt);
+			data = fpb_hj_slot_bytes(slot, &len, &tofree);
+			fpb_spill_add(&st->outer_spill, batchno, hashvalue, data, len);
+			if (tofree)
+				pfree(tofree);
 			st->spilled = true;
 			continue;
 		}
@@ -968,12 +988,10 @@ fpb_hj_fill_inner_next(FpbHjState *st)
 static void
 fpb_hj_close_files(FpbHjState *st, int batchno)
 {
-	if (st->inner_files[batchno] != NULL)
-		BufFileClose(st->inner_files[batchno]);
-	if (st->outer_files[batchno] != NULL)
-		BufFileClose(st->outer_files[batchno]);
-	st->inner_files[batchno] = NULL;
-	st->outer_files[batchno] = NULL;
+	fpb_spill_close(&st->inner_spill, batchno);
+	fpb_spill_close(&st->outer_spill, batchno);
+	if (batchno == st->curbatch)
+		st->outer_read = NULL;
 }
 
 /*
@@ -985,15 +1003,14 @@ fpb_hj_close_files(FpbHjState *st, int batchno)
  * there; only those that still belong to this batch can be dropped.
  */
 static void
-fpb_hj_reroute_file(FpbHjState *st, BufFile **files)
+fpb_hj_reroute_file(FpbHjState *st, FpbSpillSet *set)
 {
-	BufFile    *file = files[st->curbatch];
+	BufFile    *file = fpb_spill_open_read(set, st->curbatch);
 	MinimalTuple tup;
 	uint32		hashvalue;
 
 	if (file == NULL)
 		return;
-	fpb_spill_rewind(file);
 	while ((tup = fpb_spill_read(file, &hashvalue, &st->readbuf,
 								 &st->readbufsize, st->filecxt)) != NULL)
 	{
@@ -1003,7 +1020,7 @@ fpb_hj_reroute_file(FpbHjState *st, BufFile **files)
 		if (batchno == st->curbatch)
 			continue;
 		Assert(batchno > st->curbatch);
-		fpb_spill_write(&files[batchno], hashvalue, tup, st->filecxt);
+		fpb_spill_add(set, batchno, hashvalue, (char *) tup, tup->t_len);
 	}
 }
 
@@ -1014,6 +1031,10 @@ fpb_hj_next_batch(FpbHjState *st)
 	fpb_hj_close_files(st, st->curbatch);
 	fpb_ht_reset(&st->ht);
 
+	/* the partition phase's last staged records */
+	fpb_spill_finish(&st->inner_spill);
+	fpb_spill_finish(&st->outer_spill);
+
 	for (;;)
 	{
 		bool		has_inner;
@@ -1022,14 +1043,16 @@ fpb_hj_next_batch(FpbHjState *st)
 		st->curbatch++;
 		if (st->curbatch >= st->nbatch)
 			return false;
-		has_inner = st->inner_files[st->curbatch] != NULL;
-		has_outer = st->outer_files[st->curbatch] != NULL;
+		has_inner = fpb_spill_nonempty(&st->inner_spill, st->curbatch);
+		has_outer = fpb_spill_nonempty(&st->outer_spill, st->curbatch);
 		if ((!has_outer && !st->fill_inner) ||
 			(!has_inner && !st->fill_outer) ||
 			(!has_inner && !has_outer))
 		{
-			fpb_hj_reroute_file(st, st->inner_files);
-			fpb_hj_reroute_file(st, st->outer_files);
+			fpb_hj_reroute_file(st, &st->inner_spill);
+			fpb_hj_reroute_file(st, &st->outer_spill);
+			fpb_spill_finish(&st->inner_spill);
+			fpb_spill_finish(&st->outer_spill);
 			fpb_hj_close_files(st, st->curbatch);
 			continue;
 		}
@@ -1037,8 +1060,8 @@ fpb_hj_next_batch(FpbHjState *st)
 	}
 
 	fpb_hj_build(st);
-	if (st->outer_files[st->curbatch] != NULL)
-		fpb_spill_rewind(st->outer_files[st->curbatch]);
+	fpb_spill_finish(&st->inner_spill);
+	st->outer_read = fpb_spill_open_read(&st->outer_spill, st->curbatch);
 	fpb_hj_reset_ring(st);
 	st->phase = FPB_HJ_PROBE;
 	return true;
@@ -1096,8 +1119,11 @@ fpb_hj_release(FpbHjState *st)
 {
 	int			i;
 
+	fpb_spill_discard(&st->inner_spill);
+	fpb_spill_discard(&st->outer_spill);
 	for (i = 0; i < st->nbatch; i++)
 		fpb_hj_close_files(st, i);
+	st->outer_read = NULL;
 	fpb_ht_reset(&st->ht);
 	fpb_hj_reset_ring(st);
 	st->curbatch = 0;

@@ -88,20 +88,28 @@ fpb_arena_alloc(FpbHashTable *ht, FpbArenaChunk **head, Size *bytes,
 	return p;
 }
 
-/* Copy a tuple into the arena. */
+/*
+ * Copy a tuple into the arena: data holds len bytes in MinimalTuple layout
+ * whose first word (t_len) is not read, so that a heap tuple's bytes can be
+ * passed without forming a MinimalTuple first.
+ */
 FpbHashTuple *
-fpb_ht_store(FpbHashTable *ht, MinimalTuple tup, uint32 hashvalue, Datum key,
-			 uint16 flags)
+fpb_ht_store(FpbHashTable *ht, const char *data, uint32 len,
+			 uint32 hashvalue, Datum key, uint16 flags)
 {
 	FpbHashTuple *htup;
+	MinimalTuple mt;
 
 	htup = fpb_arena_alloc(ht, &ht->tuples, &ht->tuple_bytes,
-						   FPB_HT_OVERHEAD + tup->t_len);
+						   FPB_HT_OVERHEAD + len);
 	htup->hashvalue = hashvalue;
 	htup->flags = flags;
 	htup->pad = 0;
 	htup->key = key;
-	memcpy(FPB_HT_MINTUPLE(htup), tup, tup->t_len);
+	mt = FPB_HT_MINTUPLE(htup);
+	mt->t_len = len;
+	memcpy((char *) mt + sizeof(uint32), data + sizeof(uint32),
+		   len - sizeof(uint32));
 	ht->ntuples++;
 	return htup;
 }
@@ -278,7 +286,8 @@ fpb_ht_build(FpbHashTable *ht, int group_size, bool prefetch)
  * Keep the tuples for which keep() says so, in place: keepers slide toward
  * the start of the chunk sequence (the write position never passes the
  * read position, since a keeper always fits where it already was), and the
- * chunks left empty are freed.  Only before the buckets are built.
+ * chunks left empty at the end are freed.  Only before the buckets are
+ * built.
  */
 int64
 fpb_ht_compact(FpbHashTable *ht, bool (*keep) (FpbHashTuple *, void *),
@@ -304,8 +313,16 @@ fpb_ht_compact(FpbHashTable *ht, bool (*keep) (FpbHashTuple *, void *),
 			roff += len;
 			if (!keep(htup, arg))
 				continue;
-			if (wchunk->size - woff < len)
+			/*
+			 * Move on to a chunk with room.  Several may have to be passed
+			 * over: a tuple larger than the chunk size has a chunk of its
+			 * own, and the chunks before it can be too small for it (they
+			 * are then left empty).  The loop stops at rchunk at the
+			 * latest, where the tuple already fits.
+			 */
+			while (wchunk->size - woff < len)
 			{
+				Assert(wchunk != rchunk);
 				wchunk->used = woff;
 				wchunk = wchunk->next;
 				woff = 0;
