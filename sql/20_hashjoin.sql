@@ -165,7 +165,8 @@ RESET work_mem;
 RESET hash_mem_multiplier;
 
 -- the partition phase under every prefetching scheme (thesis section 4.6:
--- records staged and copied into per-batch output buffers): spilled joins of
+-- records staged and copied into per-batch output buffers; on only with
+-- fpbtree.hashjoin_partition_prefetch): spilled joins of
 -- every type, NULL keys, duplicates, skew, an empty side, and records longer
 -- than the staging area (1 kB) and than a batch's output buffer (4 kB)
 CREATE FUNCTION hj_check_schemes(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
@@ -178,6 +179,7 @@ BEGIN
         PERFORM set_config('fpbtree.hashjoin_prefetch', cfg[1], true);
         PERFORM set_config('fpbtree.hashjoin_group_size', cfg[2], true);
         PERFORM set_config('fpbtree.hashjoin_prefetch_distance', cfg[3], true);
+        PERFORM set_config('fpbtree.hashjoin_partition_prefetch', 'on', true);
         RETURN NEXT rpad(cfg[1] || ' G=' || cfg[2] || ' D=' || cfg[3], 22) || hj_check(q);
     END LOOP;
 END $$;
@@ -202,7 +204,9 @@ SELECT * FROM hj_check_schemes('SELECT a.id, e.id FROM hj_a a LEFT JOIN hj_empty
 SET work_mem = '512kB';
 SELECT * FROM hj_check_schemes('SELECT a.id, x.id, md5(x.w) FROM hj_a a FULL JOIN hj_wide x ON a.k = x.k');
 SELECT * FROM hj_check_schemes('SELECT x.id, y.id, length(x.w) + length(y.w) FROM hj_wide x JOIN hj_wide y ON x.k = y.k');
+SET fpbtree.hashjoin_partition_prefetch = on;
 SELECT * FROM hj_explain('SELECT sum(length(x.w) + length(y.w)) FROM hj_wide x JOIN (SELECT * FROM hj_wide WHERE id % 1 = 0) y ON x.k = y.k');
+RESET fpbtree.hashjoin_partition_prefetch;
 DROP TABLE hj_wide;
 RESET work_mem;
 RESET hash_mem_multiplier;

@@ -34,6 +34,7 @@ extern int	fpb_hj_group_size;
 extern int	fpb_hj_prefetch_distance;
 extern int	fpb_hj_prefetch;
 extern int	fpb_hj_cache_size_kb;
+extern bool fpb_hj_partition_prefetch;
 
 /*
  * Prefetch instructions.  Only a hint: without compiler support they vanish
@@ -177,8 +178,9 @@ typedef struct FpbSpillSet
 	FpbSpillFile *files;
 	int			nfiles;
 	int			scheme;			/* FpbHjPrefetch */
+	int			group_size;		/* G */
 	int			distance;		/* pipelining distance */
-	int			ringsize;		/* entries in flight at most; 0 = none */
+	int			ringsize;		/* power of two >= entries in flight; 0 = none */
 	FpbSpillEntry *ring;
 	char	   *stage;			/* ringsize * FPB_SPILL_STAGE bytes */
 	uint64		head;			/* next entry to add */

@@ -100,6 +100,7 @@ typedef struct FpbHjState
 	MemoryContext probecxt;		/* entry copies */
 
 	int			scheme;
+	int			partition_scheme;	/* scheme of the partition phase */
 	int			group_size;
 	int			distance;
 	bool		prefetch;
@@ -116,6 +117,8 @@ typedef struct FpbHjState
 	uint32		nokey_seq;		/* spreads NULL-key build tuples over batches */
 	char	   *readbuf;
 	Size		readbufsize;
+	char	   *formbuf;		/* rows of virtual slots formed here */
+	Size		formbufsize;
 
 	FpbHjPhase	phase;
 	bool		outer_done;
@@ -337,10 +340,17 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 	st->nbatch = Min(st->nbatch, FPB_MAX_BATCHES);
 	st->curbatch = 0;
 	st->grow_enabled = true;
-	fpb_spill_init(&st->inner_spill, st->filecxt, st->nbatch, st->scheme,
-				   st->group_size, st->distance);
-	fpb_spill_init(&st->outer_spill, st->filecxt, st->nbatch, st->scheme,
-				   st->group_size, st->distance);
+	/*
+	 * The partition phase follows the scheme only when asked: on x86 the
+	 * output buffers' misses are stores, which the store buffer already
+	 * overlaps, and staging costs more than it hides (README.md).
+	 */
+	st->partition_scheme = fpb_hj_partition_prefetch ? st->scheme :
+		FPB_HJ_PREFETCH_NONE;
+	fpb_spill_init(&st->inner_spill, st->filecxt, st->nbatch,
+				   st->partition_scheme, st->group_size, st->distance);
+	fpb_spill_init(&st->outer_spill, st->filecxt, st->nbatch,
+				   st->partition_scheme, st->group_size, st->distance);
 	st->phase = FPB_HJ_BUILD;
 }
 
@@ -414,6 +424,66 @@ fpb_hj_key_equal(FpbHjState *st, Datum outerkey, Datum innerkey)
 }
 
 /*
+ * Form a virtual slot's row as a MinimalTuple in a reusable buffer (valid
+ * until the next call) instead of a fresh palloc'd one per row: a child
+ * that projects (most scans below us do) hands us virtual slots, and every
+ * row of the build side, and every spilled or probed outer row, is copied
+ * once anyway.
+ */
+static const char *
+fpb_hj_form_minimal(FpbHjState *st, TupleTableSlot *slot, uint32 *len)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	int			natts = desc->natts;
+	bool		hasnull = false;
+	Size		hoff;
+	Size		datalen;
+	Size		total;
+	MinimalTuple mt;
+	int			i;
+
+	slot_getallattrs(slot);
+	for (i = 0; i < natts; i++)
+	{
+		if (slot->tts_isnull[i])
+		{
+			hasnull = true;
+			break;
+		}
+	}
+	hoff = SizeofMinimalTupleHeader;
+	if (hasnull)
+		hoff += BITMAPLEN(natts);
+	hoff = MAXALIGN(hoff);
+	datalen = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
+	total = hoff + datalen;
+	if (total > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row is too big: size %zu, maximum size %zu",
+						total, (Size) MaxAllocSize)));
+	if (unlikely(st->formbufsize < total))
+	{
+		if (st->formbuf)
+			pfree(st->formbuf);
+		st->formbufsize = Max(total, 1024);
+		st->formbuf = MemoryContextAlloc(st->probecxt, st->formbufsize);
+	}
+	mt = (MinimalTuple) st->formbuf;
+
+	/* the header and the data's alignment padding start zeroed */
+	memset(mt, 0, total);
+	mt->t_len = total;
+	mt->t_infomask2 = natts;
+	mt->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+	heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull,
+					(char *) mt + hoff, datalen, &mt->t_infomask,
+					hasnull ? mt->t_bits : NULL);
+	*len = total;
+	return (const char *) mt;
+}
+
+/*
  * The bytes of slot's tuple in MinimalTuple layout, without forming a copy
  * when the slot holds a heap tuple (a scan's buffer tuple): a MinimalTuple
  * is the heap tuple from MINIMAL_TUPLE_OFFSET on, except for its first word
@@ -422,7 +492,8 @@ fpb_hj_key_equal(FpbHjState *st, Datum outerkey, Datum innerkey)
  * ExecFetchSlotMinimalTuple; *tofree is then set when it made a copy.
  */
 static inline const char *
-fpb_hj_slot_bytes(TupleTableSlot *slot, uint32 *len, MinimalTuple *tofree)
+fpb_hj_slot_bytes(FpbHjState *st, TupleTableSlot *slot, uint32 *len,
+				  MinimalTuple *tofree)
 {
 	MinimalTuple mt;
 	bool		shouldFree;
@@ -437,6 +508,15 @@ fpb_hj_slot_bytes(TupleTableSlot *slot, uint32 *len, MinimalTuple *tofree)
 			*len = tuple->t_len - MINIMAL_TUPLE_OFFSET;
 			return (char *) tuple->t_data + MINIMAL_TUPLE_OFFSET;
 		}
+	}
+	else if (TTS_IS_VIRTUAL(slot))
+		return fpb_hj_form_minimal(st, slot, len);
+	else if (TTS_IS_MINIMALTUPLE(slot) &&
+			 ((MinimalTupleTableSlot *) slot)->mintuple != NULL)
+	{
+		mt = ((MinimalTupleTableSlot *) slot)->mintuple;
+		*len = mt->t_len;
+		return (const char *) mt;
 	}
 	mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
 	if (shouldFree)
@@ -519,7 +599,7 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
 		key = (Datum) 0;
 
 	batchno = fpb_hj_batchno(st, hashvalue);
-	data = fpb_hj_slot_bytes(slot, &len, &tofree);
+	data = fpb_hj_slot_bytes(st, slot, &len, &tofree);
 	if (batchno == st->curbatch)
 	{
 		Size		need = MAXALIGN(FPB_HT_OVERHEAD + len);
@@ -620,7 +700,7 @@ fpb_hj_copy_entry(FpbHjState *st, FpbProbeEntry *e, TupleTableSlot *slot)
 	uint32		len;
 	MinimalTuple tofree;
 
-	data = fpb_hj_slot_bytes(slot, &len, &tofree);
+	data = fpb_hj_slot_bytes(st, slot, &len, &tofree);
 	if (unlikely(e->bufsize < len))
 	{
 		if (e->buf)
@@ -695,7 +775,7 @@ fpb_hj_fetch_outer(FpbHjState *st, FpbProbeEntry *e)
 			MinimalTuple tofree;
 
 			Assert(batchno > st->curbatch);
-			data = fpb_hj_slot_bytes(slot, &len, &tofree);
+			data = fpb_hj_slot_bytes(st, slot, &len, &tofree);
 			fpb_spill_add(&st->outer_spill, batchno, hashvalue, data, len);
 			if (tofree)
 				pfree(tofree);
@@ -1254,5 +1334,10 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Peak Memory Usage", "kB",
 							   (int64) ((st->peak_space + 1023) / 1024), es);
 		ExplainPropertyBool("Spilled", st->spilled, es);
+		if (st->spilled)
+			ExplainPropertyText("Partition Prefetch",
+								st->partition_scheme == FPB_HJ_PREFETCH_GROUP ? "group" :
+								st->partition_scheme == FPB_HJ_PREFETCH_PIPELINED ? "pipelined" :
+								"none", es);
 	}
 }

@@ -52,8 +52,12 @@ fpb_spill_init(FpbSpillSet *set, MemoryContext cxt, int nfiles, int scheme,
 	set->nfiles = nfiles;
 	set->files = MemoryContextAllocZero(cxt, sizeof(FpbSpillFile) * nfiles);
 	set->scheme = scheme;
+	/* ring sizes are powers of two, so that positions are masked */
 	if (scheme == FPB_HJ_PREFETCH_GROUP)
-		set->ringsize = Max(1, group_size);
+	{
+		set->group_size = Max(1, group_size);
+		set->ringsize = (int) pg_nextpower2_32(set->group_size);
+	}
 	else if (scheme == FPB_HJ_PREFETCH_PIPELINED)
 	{
 		set->distance = Max(1, distance);
@@ -201,7 +205,7 @@ fpb_spill_drain(FpbSpillSet *set)
 
 	for (j = set->done; j < set->head; j++)
 	{
-		FpbSpillEntry *e = &set->ring[j % set->ringsize];
+		FpbSpillEntry *e = &set->ring[j & (set->ringsize - 1)];
 
 		if (e->stage == 1)
 			fpb_spill_stage2(set, e);
@@ -215,9 +219,9 @@ fpb_spill_finish(FpbSpillSet *set)
 	uint64		j;
 
 	for (j = set->done; j < set->head; j++)
-		fpb_spill_stage1(set, &set->ring[j % set->ringsize]);
+		fpb_spill_stage1(set, &set->ring[j & (set->ringsize - 1)]);
 	for (j = set->done; j < set->head; j++)
-		fpb_spill_stage2(set, &set->ring[j % set->ringsize]);
+		fpb_spill_stage2(set, &set->ring[j & (set->ringsize - 1)]);
 	set->done = set->head = 0;
 }
 
@@ -249,7 +253,7 @@ fpb_spill_add(FpbSpillSet *set, int batchno, uint32 hashvalue,
 	}
 
 	if (set->scheme == FPB_HJ_PREFETCH_GROUP &&
-		set->head - set->done == (uint64) set->ringsize)
+		set->head - set->done == (uint64) set->group_size)
 	{
 		/* a full group: stage 1 for all of it, then stage 2 */
 		fpb_spill_finish(set);
@@ -257,8 +261,8 @@ fpb_spill_add(FpbSpillSet *set, int batchno, uint32 hashvalue,
 
 	/* stage 0: stage the tuple, prefetch the batch header */
 	j = set->head;
-	e = &set->ring[j % set->ringsize];
-	e->data = set->stage + (Size) (j % set->ringsize) * FPB_SPILL_STAGE;
+	e = &set->ring[j & (set->ringsize - 1)];
+	e->data = set->stage + (Size) (j & (set->ringsize - 1)) * FPB_SPILL_STAGE;
 	memcpy(e->data, data, len);
 	e->len = len;
 	e->hashvalue = hashvalue;
@@ -275,11 +279,11 @@ fpb_spill_add(FpbSpillSet *set, int batchno, uint32 hashvalue,
 		/* stage 2 for entry j - 2D, stage 1 for entry j - D */
 		if (j >= 2 * d)
 		{
-			fpb_spill_stage2(set, &set->ring[(j - 2 * d) % set->ringsize]);
+			fpb_spill_stage2(set, &set->ring[(j - 2 * d) & (set->ringsize - 1)]);
 			set->done = j - 2 * d + 1;
 		}
 		if (j >= d)
-			fpb_spill_stage1(set, &set->ring[(j - d) % set->ringsize]);
+			fpb_spill_stage1(set, &set->ring[(j - d) & (set->ringsize - 1)]);
 	}
 }
 
