@@ -35,6 +35,7 @@ extern int	fpb_hj_prefetch_distance;
 extern int	fpb_hj_prefetch;
 extern int	fpb_hj_cache_size_kb;
 extern bool fpb_hj_partition_prefetch;
+extern bool fpb_hj_huge_pages;
 
 /*
  * Prefetch instructions.  Only a hint: without compiler support they vanish
@@ -102,13 +103,16 @@ typedef struct FpbArenaChunk
 
 #define FPB_CHUNK_HDR		MAXALIGN(sizeof(FpbArenaChunk))
 #define FPB_CHUNK_DATA(c)	((char *) (c) + FPB_CHUNK_HDR)
-#define FPB_CHUNK_SIZE		(64 * 1024)
+#define FPB_CHUNK_SIZE		(64 * 1024)	/* first arena chunk */
+#define FPB_CHUNK_MAX		(16 * 1024 * 1024)	/* chunks double up to this */
+#define FPB_HUGE_PAGE		(2 * 1024 * 1024)
 
 /* The in-memory hash table of the current batch. */
 typedef struct FpbHashTable
 {
 	MemoryContext cxt;			/* everything below; reset per batch */
-	Size		chunk_size;		/* arena chunk size */
+	Size		chunk_size;		/* size of the next arena chunk */
+	Size		chunk_max;		/* chunks grow up to this */
 	FpbArenaChunk *tuples;		/* newest chunk first */
 	FpbArenaChunk *cellarena;	/* cell arrays */
 	Size		tuple_bytes;	/* chunk bytes holding tuples */
@@ -125,6 +129,7 @@ typedef struct FpbHashTable
 extern void fpb_ht_init(FpbHashTable *ht, MemoryContext parent,
 						Size space_allowed);
 extern void fpb_ht_reset(FpbHashTable *ht);
+extern void fpb_advise_huge(void *p, Size len);
 extern FpbHashTuple *fpb_ht_store(FpbHashTable *ht, const char *data,
 								  uint32 len, uint32 hashvalue, Datum key,
 								  uint16 flags);

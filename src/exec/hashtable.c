@@ -16,6 +16,8 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
@@ -32,9 +34,12 @@ fpb_ht_init(FpbHashTable *ht, MemoryContext parent, Size space_allowed)
 
 	/*
 	 * Chunks are a small fraction of the budget, so that a tiny work_mem is
-	 * not overrun by the slack of one chunk.
+	 * not overrun by the slack of one chunk.  They start at 64 kB and double
+	 * up to that fraction (at most FPB_CHUNK_MAX): a large table then sits
+	 * in chunks big enough for huge pages.
 	 */
-	ht->chunk_size = Min(FPB_CHUNK_SIZE, Max(1024, space_allowed / 16));
+	ht->chunk_max = Min(FPB_CHUNK_MAX, Max(1024, space_allowed / 16));
+	ht->chunk_size = Min(FPB_CHUNK_SIZE, ht->chunk_max);
 	ht->cxt = AllocSetContextCreate(parent, "PrefetchHashJoin batch",
 									ALLOCSET_DEFAULT_SIZES);
 }
@@ -44,12 +49,33 @@ void
 fpb_ht_reset(FpbHashTable *ht)
 {
 	MemoryContext cxt = ht->cxt;
-	Size		chunk_size = ht->chunk_size;
+	Size		chunk_max = ht->chunk_max;
 
 	MemoryContextReset(cxt);
 	memset(ht, 0, sizeof(FpbHashTable));
 	ht->cxt = cxt;
-	ht->chunk_size = chunk_size;
+	ht->chunk_max = chunk_max;
+	ht->chunk_size = Min(FPB_CHUNK_SIZE, chunk_max);
+}
+
+/*
+ * Ask for transparent huge pages on a large allocation before it is first
+ * touched.  The probes and the build hit the bucket array and the tuple
+ * chunks at random: with 4 kB pages a table of hundreds of MB misses the
+ * TLB on nearly every access, and the page walk is one more dependent miss
+ * that prefetching only partly hides.  Only a hint (THP "madvise" mode);
+ * failure is harmless.
+ */
+void
+fpb_advise_huge(void *p, Size len)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t	start = TYPEALIGN(FPB_HUGE_PAGE, (uintptr_t) p);
+	uintptr_t	end = TYPEALIGN_DOWN(FPB_HUGE_PAGE, (uintptr_t) p + len);
+
+	if (fpb_hj_huge_pages && end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#endif
 }
 
 static void *
@@ -69,6 +95,8 @@ fpb_arena_alloc(FpbHashTable *ht, FpbArenaChunk **head, Size *bytes,
 		 * so that the current chunk's free space is not lost.
 		 */
 		c = MemoryContextAllocHuge(ht->cxt, csize);
+		if (csize >= 2 * FPB_HUGE_PAGE)
+			fpb_advise_huge(c, csize);
 		c->used = 0;
 		c->size = csize - FPB_CHUNK_HDR;
 		*bytes += csize;
@@ -81,6 +109,9 @@ fpb_arena_alloc(FpbHashTable *ht, FpbArenaChunk **head, Size *bytes,
 		{
 			c->next = *head;
 			*head = c;
+			/* the next regular chunk is twice as large, up to the cap */
+			if (csize == ht->chunk_size)
+				ht->chunk_size = Min(ht->chunk_size * 2, ht->chunk_max);
 		}
 	}
 	p = FPB_CHUNK_DATA(c) + c->used;
@@ -211,6 +242,7 @@ fpb_ht_build(FpbHashTable *ht, int group_size, bool prefetch)
 	oldcxt = MemoryContextSwitchTo(ht->cxt);
 	ht->buckets = MemoryContextAllocHuge(ht->cxt,
 										 (Size) ht->nbuckets * sizeof(FpbBucket));
+	fpb_advise_huge(ht->buckets, (Size) ht->nbuckets * sizeof(FpbBucket));
 	MemSet(ht->buckets, 0, (Size) ht->nbuckets * sizeof(FpbBucket));
 	MemoryContextSwitchTo(oldcxt);
 
