@@ -164,6 +164,25 @@ SELECT * FROM hj_explain('SELECT count(*) FROM hj_a a JOIN (SELECT * FROM hj_b W
 RESET work_mem;
 RESET hash_mem_multiplier;
 
+-- keys hashed and compared inline: int2, int4, int8 (negative, and beyond
+-- the int4 range, which must not collide with their low halves), oid, date,
+-- and cross-type pairs of the integer family (hashes agree across types)
+CREATE TABLE hj_ints AS
+SELECT g, (g % 300 - 150)::int2 AS i2, (g % 300 - 150)::int4 AS i4,
+       (g % 300 - 150)::int8 * CASE WHEN g % 7 = 0 THEN 4294967296 ELSE 1 END AS i8,
+       (g % 300)::oid AS o, date '2000-01-01' + (g % 300 - 150) AS d
+FROM generate_series(1, 3000) g;
+ANALYZE hj_ints;
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.i8 = y.i8');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.i4 = y.i8');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.i8 = y.i4');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.i2 = y.i4');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.i2 = y.i2');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x LEFT JOIN hj_ints y ON x.i2 = y.i8 AND y.g % 3 = 0');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.o = y.o');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x FULL JOIN hj_ints y ON x.d = y.d + 1');
+DROP TABLE hj_ints;
+
 -- the partition phase under every prefetching scheme (thesis section 4.6:
 -- records staged and copied into per-batch output buffers; on only with
 -- fpbtree.hashjoin_partition_prefetch): spilled joins of
