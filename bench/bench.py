@@ -796,6 +796,8 @@ def wl_hashjoin_spill():
     extra_b = list(extra)
     m = Metric("hj_spill", "hash join %s x %s int8, work_mem %s (multi-batch; off/on)"
                % (rows_label(HJ_ROWS), rows_label(HJ_ROWS), mem_label(kb)), "ms", "lower", "HJ spill")
+    mp = Metric("hj_spill_pp", "same, B with partition-phase prefetching (fpbtree.hashjoin_partition_prefetch = on)",
+                "ms", "lower", "HJ spill part. prefetch")
     got = {}
 
     def prepare():
@@ -824,22 +826,28 @@ def wl_hashjoin_spill():
         log("  hashjoin_spill: work_mem %d kB, built-in %s batches, PrefetchHashJoin %s batches"
             % (kb, na.group(1), nb.group(1)))
 
-    def measure(side, rnd):
-        ms, res = timed_sql(HJ_LARGE, hj_sets(side, extra_b if side["id"] == "B" else extra))
-        hj_count_ok(res, HJ_ROWS // 2)
-        check_same(got, rnd, side, res, "hash join spill")
-        return {m.key: ms}
+    def test(metric, more_b):
+        def measure(side, rnd):
+            sets = extra_b + more_b if side["id"] == "B" else extra
+            ms, res = timed_sql(HJ_LARGE, hj_sets(side, sets))
+            hj_count_ok(res, HJ_ROWS // 2)
+            check_same(got, rnd, side, res, "hash join spill")
+            return {metric.key: ms}
+        return Test(measure, [metric])
 
     return Workload("hashjoin_spill", "hash join, spilling (PrefetchHashJoin off/on)", prepare,
-                    [Test(measure, [m])], [m])
+                    [test(m, []), test(mp, ["fpbtree.hashjoin_partition_prefetch = on"])], [m, mp])
 
 
 HJ_SCHEMES = [
     ("group_g4", "group G=4", ["fpbtree.hashjoin_prefetch = 'group'", "fpbtree.hashjoin_group_size = 4"]),
     ("group_g16", "group G=16", ["fpbtree.hashjoin_prefetch = 'group'", "fpbtree.hashjoin_group_size = 16"]),
+    ("group_g32", "group G=32", ["fpbtree.hashjoin_prefetch = 'group'", "fpbtree.hashjoin_group_size = 32"]),
     ("group_g64", "group G=64", ["fpbtree.hashjoin_prefetch = 'group'", "fpbtree.hashjoin_group_size = 64"]),
     ("pipelined_d1", "pipelined D=1", ["fpbtree.hashjoin_prefetch = 'pipelined'",
                                        "fpbtree.hashjoin_prefetch_distance = 1"]),
+    ("pipelined_d4", "pipelined D=4", ["fpbtree.hashjoin_prefetch = 'pipelined'",
+                                       "fpbtree.hashjoin_prefetch_distance = 4"]),
     ("none", "no prefetching", ["fpbtree.hashjoin_prefetch = 'none'"]),
 ]
 

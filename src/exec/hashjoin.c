@@ -26,7 +26,7 @@
 #include "hashjoin.h"
 
 bool		fpb_enable_prefetch_hashjoin = true;
-int			fpb_hj_group_size = 16;
+int			fpb_hj_group_size = 64;
 int			fpb_hj_prefetch_distance = 1;
 int			fpb_hj_prefetch = FPB_HJ_PREFETCH_GROUP;
 int			fpb_hj_cache_size_kb = -1;
@@ -111,7 +111,7 @@ fpb_hashjoin_init(void)
 							"Outer tuples probed per group by PrefetchHashJoin (G).",
 							NULL,
 							&fpb_hj_group_size,
-							16, 1, 256,
+							64, 1, 256,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
