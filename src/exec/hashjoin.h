@@ -99,6 +99,7 @@ typedef struct FpbArenaChunk
 	struct FpbArenaChunk *next;
 	Size		used;
 	Size		size;
+	bool		mapped;			/* from mmap (hashtable.c), not palloc */
 } FpbArenaChunk;
 
 #define FPB_CHUNK_HDR		MAXALIGN(sizeof(FpbArenaChunk))
@@ -106,6 +107,8 @@ typedef struct FpbArenaChunk
 #define FPB_CHUNK_SIZE		(64 * 1024)	/* first arena chunk */
 #define FPB_CHUNK_MAX		(16 * 1024 * 1024)	/* chunks double up to this */
 #define FPB_HUGE_PAGE		(2 * 1024 * 1024)
+
+typedef struct FpbMapList FpbMapList;
 
 /* The in-memory hash table of the current batch. */
 typedef struct FpbHashTable
@@ -120,6 +123,7 @@ typedef struct FpbHashTable
 	int64		ntuples;		/* tuples stored (with NOKEY ones) */
 	int64		ninserted;		/* tuples in buckets */
 	FpbBucket  *buckets;
+	struct FpbMapList *maps;	/* mmap'ed memory, unmapped at reset */
 	uint32		nbuckets;
 	uint32		mask;
 	bool		built;
