@@ -26,7 +26,9 @@
  *	  reserve space in the same buffer, which is fine as long as the buffer
  *	  is not written out while an entry's copy is pending; so before a
  *	  buffer is flushed all pending copies are done ("drain").  Without
- *	  prefetching (scheme none) records are copied into the buffers at once.
+ *	  prefetching (scheme none, and by default: the staging applies only
+ *	  with fpbtree.hashjoin_partition_prefetch, see README.md for the
+ *	  measurements) records are copied into the buffers at once.
  *
  *-------------------------------------------------------------------------
  */
