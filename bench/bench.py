@@ -746,13 +746,20 @@ def wl_hashjoin_large():
     m = Metric("hj_large", "hash join %s x %s int8 (enable_prefetch_hashjoin off/on)"
                % (rows_label(HJ_ROWS), rows_label(HJ_ROWS)), "ms", "lower", "HJ large")
     got = {}
+    extra_b = []
 
     def prepare():
         ensure_hj()
-        hj_check_plans(HJ_LARGE)
+        if not hj_check_plans(HJ_LARGE, require_b=False):
+            # below some millions of rows the table fits the cache the cost
+            # model assumes and it keeps the built-in join: force B, say so
+            extra_b.extend(HJ_FORCE)
+            m.note = "(not chosen by the cost model at this size; B forced with fpbtree.hashjoin_cache_size = 0)"
+            log("  hashjoin_large: PrefetchHashJoin not chosen at %d rows; forcing it" % HJ_ROWS)
+            hj_check_plans(HJ_LARGE, extra_b)
 
     def measure(side, rnd):
-        ms, res = timed_sql(HJ_LARGE, hj_sets(side))
+        ms, res = timed_sql(HJ_LARGE, hj_sets(side, extra_b if side["id"] == "B" else ()))
         hj_count_ok(res, HJ_ROWS // 2)
         check_same(got, rnd, side, res, "hash join large")
         return {m.key: ms}
@@ -796,6 +803,8 @@ def wl_hashjoin_spill():
     extra_b = list(extra)
     m = Metric("hj_spill", "hash join %s x %s int8, work_mem %s (multi-batch; off/on)"
                % (rows_label(HJ_ROWS), rows_label(HJ_ROWS), mem_label(kb)), "ms", "lower", "HJ spill")
+    mp = Metric("hj_spill_pp", "same, B with partition-phase prefetching (fpbtree.hashjoin_partition_prefetch = on)",
+                "ms", "lower", "HJ spill part. prefetch")
     got = {}
 
     def prepare():
@@ -824,22 +833,28 @@ def wl_hashjoin_spill():
         log("  hashjoin_spill: work_mem %d kB, built-in %s batches, PrefetchHashJoin %s batches"
             % (kb, na.group(1), nb.group(1)))
 
-    def measure(side, rnd):
-        ms, res = timed_sql(HJ_LARGE, hj_sets(side, extra_b if side["id"] == "B" else extra))
-        hj_count_ok(res, HJ_ROWS // 2)
-        check_same(got, rnd, side, res, "hash join spill")
-        return {m.key: ms}
+    def test(metric, more_b):
+        def measure(side, rnd):
+            sets = extra_b + more_b if side["id"] == "B" else extra
+            ms, res = timed_sql(HJ_LARGE, hj_sets(side, sets))
+            hj_count_ok(res, HJ_ROWS // 2)
+            check_same(got, rnd, side, res, "hash join spill")
+            return {metric.key: ms}
+        return Test(measure, [metric])
 
     return Workload("hashjoin_spill", "hash join, spilling (PrefetchHashJoin off/on)", prepare,
-                    [Test(measure, [m])], [m])
+                    [test(m, []), test(mp, ["fpbtree.hashjoin_partition_prefetch = on"])], [m, mp])
 
 
 HJ_SCHEMES = [
     ("group_g4", "group G=4", ["fpbtree.hashjoin_prefetch = 'group'", "fpbtree.hashjoin_group_size = 4"]),
     ("group_g16", "group G=16", ["fpbtree.hashjoin_prefetch = 'group'", "fpbtree.hashjoin_group_size = 16"]),
+    ("group_g32", "group G=32", ["fpbtree.hashjoin_prefetch = 'group'", "fpbtree.hashjoin_group_size = 32"]),
     ("group_g64", "group G=64", ["fpbtree.hashjoin_prefetch = 'group'", "fpbtree.hashjoin_group_size = 64"]),
     ("pipelined_d1", "pipelined D=1", ["fpbtree.hashjoin_prefetch = 'pipelined'",
                                        "fpbtree.hashjoin_prefetch_distance = 1"]),
+    ("pipelined_d4", "pipelined D=4", ["fpbtree.hashjoin_prefetch = 'pipelined'",
+                                       "fpbtree.hashjoin_prefetch_distance = 4"]),
     ("none", "no prefetching", ["fpbtree.hashjoin_prefetch = 'none'"]),
 ]
 
@@ -851,11 +866,19 @@ def wl_hashjoin_schemes():
     ms = {k: Metric("hj_scheme_%s" % k, "hash join large, %s (A: built-in)" % lab, "ms", "lower",
                     "HJ %s" % lab) for k, lab, _ in HJ_SCHEMES}
     got = {}
+    force = []
 
     def prepare():
         ensure_hj()
+        if not all(hj_check_plans(HJ_LARGE, sets, require_b=False) for k, lab, sets in HJ_SCHEMES):
+            # a comparison of B's configurations: force the node where the
+            # cost model would keep the built-in join (small HJ_ROWS)
+            force.extend(HJ_FORCE)
+            for mm in ms.values():
+                mm.note = "(B forced with fpbtree.hashjoin_cache_size = 0: not chosen at this size)"
+            log("  hashjoin_schemes: PrefetchHashJoin not chosen at %d rows; forcing it" % HJ_ROWS)
         for k, lab, sets in HJ_SCHEMES:
-            hj_check_plans(HJ_LARGE, sets)
+            hj_check_plans(HJ_LARGE, list(sets) + force)
 
     def measure(side, rnd):
         if side["id"] == "A":
@@ -865,7 +888,7 @@ def wl_hashjoin_schemes():
         out = {}
         order = HJ_SCHEMES if rnd % 2 else list(reversed(HJ_SCHEMES))
         for k, lab, sets in order:
-            t, res = timed_sql(HJ_LARGE, hj_sets(side, sets))
+            t, res = timed_sql(HJ_LARGE, hj_sets(side, list(sets) + force))
             if res != got.get(rnd):
                 raise BenchError("hash join %s returned %r, built-in %r" % (lab, res, got.get(rnd)))
             out[ms[k].key] = t

@@ -164,6 +164,72 @@ SELECT * FROM hj_explain('SELECT count(*) FROM hj_a a JOIN (SELECT * FROM hj_b W
 RESET work_mem;
 RESET hash_mem_multiplier;
 
+-- keys hashed and compared inline: int2, int4, int8 (negative, and beyond
+-- the int4 range, which must not collide with their low halves), oid, date,
+-- and cross-type pairs of the integer family (hashes agree across types)
+CREATE TABLE hj_ints AS
+SELECT g, (g % 300 - 150)::int2 AS i2, (g % 300 - 150)::int4 AS i4,
+       (g % 300 - 150)::int8 * CASE WHEN g % 7 = 0 THEN 4294967296 ELSE 1 END AS i8,
+       (g % 300)::oid AS o, date '2000-01-01' + (g % 300 - 150) AS d
+FROM generate_series(1, 3000) g;
+ANALYZE hj_ints;
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.i8 = y.i8');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.i4 = y.i8');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.i8 = y.i4');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.i2 = y.i4');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.i2 = y.i2');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x LEFT JOIN hj_ints y ON x.i2 = y.i8 AND y.g % 3 = 0');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x JOIN hj_ints y ON x.o = y.o');
+SELECT hj_check('SELECT x.g, y.g FROM hj_ints x FULL JOIN hj_ints y ON x.d = y.d + 1');
+DROP TABLE hj_ints;
+
+-- the partition phase under every prefetching scheme (thesis section 4.6:
+-- records staged and copied into per-batch output buffers; on only with
+-- fpbtree.hashjoin_partition_prefetch): spilled joins of
+-- every type, NULL keys, duplicates, skew, an empty side, and records longer
+-- than the staging area (1 kB) and than a batch's output buffer (4 kB)
+CREATE FUNCTION hj_check_schemes(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+    cfg text[];
+BEGIN
+    FOREACH cfg SLICE 1 IN ARRAY ARRAY[['group', '16', '1'], ['group', '3', '1'],
+                                       ['pipelined', '16', '1'], ['pipelined', '16', '3'],
+                                       ['none', '16', '1']] LOOP
+        PERFORM set_config('fpbtree.hashjoin_prefetch', cfg[1], true);
+        PERFORM set_config('fpbtree.hashjoin_group_size', cfg[2], true);
+        PERFORM set_config('fpbtree.hashjoin_prefetch_distance', cfg[3], true);
+        PERFORM set_config('fpbtree.hashjoin_partition_prefetch', 'on', true);
+        RETURN NEXT rpad(cfg[1] || ' G=' || cfg[2] || ' D=' || cfg[3], 22) || hj_check(q);
+    END LOOP;
+END $$;
+CREATE TABLE hj_wide (id int, k int, w text);
+ALTER TABLE hj_wide ALTER w SET STORAGE PLAIN;
+INSERT INTO hj_wide
+SELECT g, CASE WHEN g % 17 = 0 THEN NULL WHEN g % 40 = 0 THEN 7 ELSE g % 350 END,
+       (SELECT string_agg(md5((g * 1000 + i)::text), '')
+        FROM generate_series(1, CASE g % 5 WHEN 0 THEN 160 WHEN 1 THEN 40 ELSE 1 END) i)
+FROM generate_series(1, 1500) g;
+ANALYZE hj_wide;
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT * FROM hj_check_schemes('SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON a.k = b.k');
+SELECT * FROM hj_check_schemes('SELECT a.id, b.id FROM hj_a a LEFT JOIN hj_b b ON a.k = b.k AND a.id % 3 <> b.id % 3');
+SELECT * FROM hj_check_schemes('SELECT a.id, b.id FROM hj_b b FULL JOIN hj_a a ON a.k = b.k AND a.t = b.t');
+SELECT * FROM hj_check_schemes('SELECT a.id FROM hj_a a WHERE NOT EXISTS (SELECT 1 FROM hj_b b WHERE b.k = a.k)');
+SELECT * FROM hj_check_schemes('SELECT b.id FROM hj_b b WHERE EXISTS (SELECT 1 FROM hj_a a WHERE a.ks = b.ks)');
+SELECT * FROM hj_check_schemes('SELECT a.id, b.id FROM hj_a a RIGHT JOIN (SELECT * FROM hj_b WHERE k2 % 1 = 0) b ON a.k = b.k');
+SELECT * FROM hj_check_schemes('SELECT a.id, e.id FROM hj_a a LEFT JOIN hj_empty e ON a.k = e.k');
+-- fewer batches for the wide rows (each batch costs a pass over its files)
+SET work_mem = '512kB';
+SELECT * FROM hj_check_schemes('SELECT a.id, x.id, md5(x.w) FROM hj_a a FULL JOIN hj_wide x ON a.k = x.k');
+SELECT * FROM hj_check_schemes('SELECT x.id, y.id, length(x.w) + length(y.w) FROM hj_wide x JOIN hj_wide y ON x.k = y.k');
+SET fpbtree.hashjoin_partition_prefetch = on;
+SELECT * FROM hj_explain('SELECT sum(length(x.w) + length(y.w)) FROM hj_wide x JOIN (SELECT * FROM hj_wide WHERE id % 1 = 0) y ON x.k = y.k');
+RESET fpbtree.hashjoin_partition_prefetch;
+DROP TABLE hj_wide;
+RESET work_mem;
+RESET hash_mem_multiplier;
+
 -- skew: one key's duplicates keep a batch over budget, so the number of
 -- batches keeps doubling while it moves on; tuples that left it for a batch
 -- that is later skipped (nothing on the other side in that batch's file)
@@ -210,6 +276,27 @@ MOVE 100 IN hj_cur2;
 MOVE 20000 IN hj_cur2;
 CLOSE hj_cur2;
 COMMIT;
+
+-- read-ahead under LIMIT: the first group after a start holds one outer row,
+-- so the key of row 3 (a division by zero) is never evaluated when row 1
+-- already satisfies the LIMIT, as with the built-in join; the same with
+-- pipelining; and a LIMIT a little further in still gives the built-in rows
+CREATE TABLE hj_lim_big AS SELECT g AS a FROM generate_series(1, 100000) g;
+CREATE TABLE hj_lim_sm AS SELECT g AS a FROM generate_series(1, 1000) g;
+ANALYZE hj_lim_big, hj_lim_sm;
+EXPLAIN (COSTS OFF) SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (3 - x.a) = y.a LIMIT 1;
+SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (3 - x.a) = y.a LIMIT 1;
+SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (9 - x.a) = y.a LIMIT 4;
+SET fpbtree.hashjoin_prefetch = pipelined;
+SET fpbtree.hashjoin_prefetch_distance = 4;
+SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (3 - x.a) = y.a LIMIT 1;
+SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (9 - x.a) = y.a LIMIT 4;
+RESET fpbtree.hashjoin_prefetch_distance;
+SET fpbtree.hashjoin_prefetch = 'group';
+SET enable_prefetch_hashjoin = off;
+SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (9 - x.a) = y.a LIMIT 4;
+RESET enable_prefetch_hashjoin;
+DROP TABLE hj_lim_big, hj_lim_sm;
 
 -- parallel plans: the node is not parallel-safe, so it stays above Gather
 SET max_parallel_workers_per_gather = 2;

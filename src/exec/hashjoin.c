@@ -26,10 +26,12 @@
 #include "hashjoin.h"
 
 bool		fpb_enable_prefetch_hashjoin = true;
-int			fpb_hj_group_size = 16;
+int			fpb_hj_group_size = 64;
 int			fpb_hj_prefetch_distance = 1;
 int			fpb_hj_prefetch = FPB_HJ_PREFETCH_GROUP;
 int			fpb_hj_cache_size_kb = -1;
+bool		fpb_hj_partition_prefetch = false;
+bool		fpb_hj_huge_pages = false;
 
 /* cache size used by the cost model when the setting is -1 (detected) */
 static int	fpb_hj_detected_cache_kb = 32 * 1024;
@@ -109,7 +111,7 @@ fpb_hashjoin_init(void)
 							"Outer tuples probed per group by PrefetchHashJoin (G).",
 							NULL,
 							&fpb_hj_group_size,
-							16, 1, 256,
+							64, 1, 256,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
@@ -127,6 +129,22 @@ fpb_hashjoin_init(void)
 							 &fpb_hj_prefetch,
 							 FPB_HJ_PREFETCH_GROUP,
 							 fpb_hj_prefetch_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("fpbtree.hashjoin_partition_prefetch",
+							 "Applies the prefetching scheme to PrefetchHashJoin's partition phase too.",
+							 "When a join spills, tuples are copied into per-batch output buffers; on, they are staged and copied in groups (or pipelined) with prefetches, off, copied at once.",
+							 &fpb_hj_partition_prefetch,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("fpbtree.hashjoin_huge_pages",
+							 "Asks for transparent huge pages for PrefetchHashJoin's large hash tables.",
+							 "madvise(MADV_HUGEPAGE) on the bucket array and on arena chunks of 4 MB and more; a hint only.",
+							 &fpb_hj_huge_pages,
+							 false,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -34,6 +34,8 @@ extern int	fpb_hj_group_size;
 extern int	fpb_hj_prefetch_distance;
 extern int	fpb_hj_prefetch;
 extern int	fpb_hj_cache_size_kb;
+extern bool fpb_hj_partition_prefetch;
+extern bool fpb_hj_huge_pages;
 
 /*
  * Prefetch instructions.  Only a hint: without compiler support they vanish
@@ -97,17 +99,23 @@ typedef struct FpbArenaChunk
 	struct FpbArenaChunk *next;
 	Size		used;
 	Size		size;
+	bool		mapped;			/* from mmap (hashtable.c), not palloc */
 } FpbArenaChunk;
 
 #define FPB_CHUNK_HDR		MAXALIGN(sizeof(FpbArenaChunk))
 #define FPB_CHUNK_DATA(c)	((char *) (c) + FPB_CHUNK_HDR)
-#define FPB_CHUNK_SIZE		(64 * 1024)
+#define FPB_CHUNK_SIZE		(64 * 1024)	/* first arena chunk */
+#define FPB_CHUNK_MAX		(16 * 1024 * 1024)	/* chunks double up to this */
+#define FPB_HUGE_PAGE		(2 * 1024 * 1024)
+
+typedef struct FpbMapList FpbMapList;
 
 /* The in-memory hash table of the current batch. */
 typedef struct FpbHashTable
 {
 	MemoryContext cxt;			/* everything below; reset per batch */
-	Size		chunk_size;		/* arena chunk size */
+	Size		chunk_size;		/* size of the next arena chunk */
+	Size		chunk_max;		/* chunks grow up to this */
 	FpbArenaChunk *tuples;		/* newest chunk first */
 	FpbArenaChunk *cellarena;	/* cell arrays */
 	Size		tuple_bytes;	/* chunk bytes holding tuples */
@@ -115,6 +123,7 @@ typedef struct FpbHashTable
 	int64		ntuples;		/* tuples stored (with NOKEY ones) */
 	int64		ninserted;		/* tuples in buckets */
 	FpbBucket  *buckets;
+	struct FpbMapList *maps;	/* mmap'ed memory, unmapped at reset */
 	uint32		nbuckets;
 	uint32		mask;
 	bool		built;
@@ -124,8 +133,10 @@ typedef struct FpbHashTable
 extern void fpb_ht_init(FpbHashTable *ht, MemoryContext parent,
 						Size space_allowed);
 extern void fpb_ht_reset(FpbHashTable *ht);
-extern FpbHashTuple *fpb_ht_store(FpbHashTable *ht, MinimalTuple tup,
-								  uint32 hashvalue, Datum key, uint16 flags);
+extern void fpb_advise_huge(void *p, Size len);
+extern FpbHashTuple *fpb_ht_store(FpbHashTable *ht, const char *data,
+								  uint32 len, uint32 hashvalue, Datum key,
+								  uint16 flags);
 extern Size fpb_ht_projected_space(FpbHashTable *ht, int64 extra_tuples,
 								   Size extra_bytes);
 extern void fpb_ht_build(FpbHashTable *ht, int group_size, bool prefetch);
@@ -144,13 +155,63 @@ typedef struct FpbArenaIter
 extern void fpb_arena_iter_init(FpbArenaIter *it, FpbArenaChunk *first);
 extern FpbHashTuple *fpb_arena_iter_next(FpbArenaIter *it);
 
+/*
+ * Batch files of one side (hashjoin_spill.c).  Each batch has an output
+ * buffer of its own in front of its BufFile, so that the partition phase
+ * can prefetch where a record goes (thesis section 4.6).
+ */
+#define FPB_SPILL_BUFSIZE	(4 * 1024)	/* output buffer per batch file */
+#define FPB_SPILL_STAGE		1024	/* staging bytes per entry in flight */
+
+typedef struct FpbSpillFile
+{
+	uint32		used;			/* bytes in buf */
+	char	   *buf;			/* FPB_SPILL_BUFSIZE bytes, on first use */
+	BufFile    *file;			/* created at the first flush */
+} FpbSpillFile;
+
+/* a tuple on its way to a batch file */
+typedef struct FpbSpillEntry
+{
+	char	   *data;			/* staged MinimalTuple bytes */
+	char	   *dst;			/* reserved place in the output buffer */
+	uint32		len;
+	uint32		hashvalue;
+	int			batchno;
+	uint8		stage;			/* last stage done: 0, 1 or 2 */
+} FpbSpillEntry;
+
+typedef struct FpbSpillSet
+{
+	MemoryContext cxt;			/* files, buffers, staging */
+	FpbSpillFile *files;
+	int			nfiles;
+	int			scheme;			/* FpbHjPrefetch */
+	int			group_size;		/* G */
+	int			distance;		/* pipelining distance */
+	int			ringsize;		/* power of two >= entries in flight; 0 = none */
+	FpbSpillEntry *ring;
+	char	   *stage;			/* ringsize * FPB_SPILL_STAGE bytes */
+	uint64		head;			/* next entry to add */
+	uint64		done;			/* oldest entry not yet copied */
+	int64		nspilled;		/* records written (EXPLAIN) */
+} FpbSpillSet;
+
 /* hashjoin_spill.c */
-extern void fpb_spill_write(BufFile **file, uint32 hashvalue,
-							MinimalTuple tup, MemoryContext filecxt);
+extern void fpb_spill_init(FpbSpillSet *set, MemoryContext cxt, int nfiles,
+						   int scheme, int group_size, int distance);
+extern void fpb_spill_grow(FpbSpillSet *set, int nfiles);
+extern void fpb_spill_add(FpbSpillSet *set, int batchno, uint32 hashvalue,
+						  const char *data, uint32 len);
+extern void fpb_spill_drain(FpbSpillSet *set);
+extern void fpb_spill_finish(FpbSpillSet *set);
+extern bool fpb_spill_nonempty(FpbSpillSet *set, int batchno);
+extern BufFile *fpb_spill_open_read(FpbSpillSet *set, int batchno);
+extern void fpb_spill_close(FpbSpillSet *set, int batchno);
+extern void fpb_spill_discard(FpbSpillSet *set);
 extern MinimalTuple fpb_spill_read(BufFile *file, uint32 *hashvalue,
 								   char **buf, Size *bufsize,
 								   MemoryContext bufcxt);
-extern void fpb_spill_rewind(BufFile *file);
 
 /* hashjoin_exec.c */
 extern Node *fpb_hj_create_state(CustomScan *cscan);

@@ -25,6 +25,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "port/pg_bitutils.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
@@ -45,8 +46,7 @@ typedef enum FpbHjPhase
 /* one copied outer tuple in flight */
 typedef struct FpbProbeEntry
 {
-	MinimalTuple tuple;			/* the copy (owned, or in buf) */
-	bool		owned;			/* tuple was palloc'd for us */
+	MinimalTuple tuple;			/* the copy, in buf */
 	char	   *buf;			/* reusable copy buffer */
 	Size		bufsize;
 	uint32		hashvalue;
@@ -60,6 +60,31 @@ typedef struct FpbProbeEntry
 	uint32		ncells;
 	uint32		pos;			/* next candidate cell */
 } FpbProbeEntry;
+
+/*
+ * Hash functions and equality operators of the common integer types are
+ * computed inline (same results as the catalog functions, which the
+ * fallback calls through fmgr): at 10M rows per side the fmgr call per
+ * hash and per key comparison is a visible share of the join.
+ */
+typedef enum FpbHashKind
+{
+	FPB_HASH_FMGR,
+	FPB_HASH_INT2,				/* hashint2 */
+	FPB_HASH_INT4,				/* hashint4 */
+	FPB_HASH_INT8,				/* hashint8 */
+	FPB_HASH_OID				/* hashoid */
+} FpbHashKind;
+
+typedef enum FpbEqKind
+{
+	FPB_EQ_FMGR,
+	FPB_EQ_INT2,				/* int2eq */
+	FPB_EQ_INT4,				/* int4eq, date_eq, oideq */
+	FPB_EQ_INT8,				/* int8eq */
+	FPB_EQ_INT48,				/* int48eq: int4 left, int8 right */
+	FPB_EQ_INT84				/* int84eq */
+} FpbEqKind;
 
 typedef struct FpbHjState
 {
@@ -76,6 +101,10 @@ typedef struct FpbHjState
 	ExprState **inner_keys;
 	FmgrInfo   *outer_hashfn;
 	FmgrInfo   *inner_hashfn;
+	uint8	   *outer_hashkind;	/* FpbHashKind per key */
+	uint8	   *inner_hashkind;
+	AttrNumber *outer_keyatt;	/* key is this plain column, or 0 */
+	AttrNumber *inner_keyatt;
 	Oid		   *collations;
 	bool	   *strict;
 	ExprState  *hashquals;		/* the key equalities, both sides */
@@ -84,6 +113,7 @@ typedef struct FpbHjState
 	ProjectionInfo *proj;
 	bool		byval_fast;		/* single strict by-value key in cells */
 	FmgrInfo	eqfn;
+	int			eqkind;			/* FpbEqKind of the by-value key */
 	Oid			eqcoll;
 	bool		eq_outer_left;
 
@@ -101,6 +131,7 @@ typedef struct FpbHjState
 	MemoryContext probecxt;		/* entry copies */
 
 	int			scheme;
+	int			partition_scheme;	/* scheme of the partition phase */
 	int			group_size;
 	int			distance;
 	bool		prefetch;
@@ -110,12 +141,15 @@ typedef struct FpbHjState
 	int			plan_nbatch;
 	int			nbatch;
 	int			curbatch;
-	BufFile   **inner_files;
-	BufFile   **outer_files;
+	FpbSpillSet inner_spill;	/* build side's batch files */
+	FpbSpillSet outer_spill;	/* probe side's batch files */
+	BufFile    *outer_read;		/* the current batch's outer file */
 	bool		grow_enabled;
 	uint32		nokey_seq;		/* spreads NULL-key build tuples over batches */
 	char	   *readbuf;
 	Size		readbufsize;
+	char	   *formbuf;		/* rows of virtual slots formed here */
+	Size		formbufsize;
 
 	FpbHjPhase	phase;
 	bool		outer_done;
@@ -123,6 +157,7 @@ typedef struct FpbHjState
 	int			ringsize;		/* group size, or a power of two */
 	uint64		head;			/* next entry to fill */
 	uint64		emit;			/* next entry to emit */
+	int			ramp;			/* size of the next group (ramps up to G) */
 	FpbArenaIter fill_iter;
 
 	/* EXPLAIN ANALYZE */
@@ -191,6 +226,56 @@ fpb_hj_map_list(List *exprs, int nouter)
 	return (List *) fpb_hj_map_vars((Node *) exprs, &nouter);
 }
 
+static uint8
+fpb_hj_hash_kind(Oid fn)
+{
+	switch (fn)
+	{
+		case F_HASHINT2:
+			return FPB_HASH_INT2;
+		case F_HASHINT4:
+			return FPB_HASH_INT4;
+		case F_HASHINT8:
+			return FPB_HASH_INT8;
+		case F_HASHOID:
+			return FPB_HASH_OID;
+		default:
+			return FPB_HASH_FMGR;
+	}
+}
+
+static int
+fpb_hj_eq_kind(Oid fn)
+{
+	switch (fn)
+	{
+		case F_INT2EQ:
+			return FPB_EQ_INT2;
+		case F_INT4EQ:
+		case F_DATE_EQ:
+		case F_OIDEQ:
+			return FPB_EQ_INT4;
+		case F_INT8EQ:
+			return FPB_EQ_INT8;
+		case F_INT48EQ:
+			return FPB_EQ_INT48;
+		case F_INT84EQ:
+			return FPB_EQ_INT84;
+		default:
+			return FPB_EQ_FMGR;
+	}
+}
+
+/* A key that is a plain column of the given side is read off the slot. */
+static AttrNumber
+fpb_hj_key_column(Expr *expr, int varno)
+{
+	if (IsA(expr, Var) && ((Var *) expr)->varno == varno &&
+		((Var *) expr)->varattno > 0)
+		return ((Var *) expr)->varattno;
+	return 0;
+}
+
 static void
 fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -250,6 +335,10 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 	st->inner_keys = palloc(sizeof(ExprState *) * st->nkeys);
 	st->outer_hashfn = palloc(sizeof(FmgrInfo) * st->nkeys);
 	st->inner_hashfn = palloc(sizeof(FmgrInfo) * st->nkeys);
+	st->outer_hashkind = palloc(sizeof(uint8) * st->nkeys);
+	st->inner_hashkind = palloc(sizeof(uint8) * st->nkeys);
+	st->outer_keyatt = palloc(sizeof(AttrNumber) * st->nkeys);
+	st->inner_keyatt = palloc(sizeof(AttrNumber) * st->nkeys);
 	st->collations = palloc(sizeof(Oid) * st->nkeys);
 	st->strict = palloc(sizeof(bool) * st->nkeys);
 	for (i = 0; i < st->nkeys; i++)
@@ -268,6 +357,12 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 							op)));
 		fmgr_info(oleft ? lfn : rfn, &st->outer_hashfn[i]);
 		fmgr_info(oleft ? rfn : lfn, &st->inner_hashfn[i]);
+		st->outer_hashkind[i] = fpb_hj_hash_kind(oleft ? lfn : rfn);
+		st->inner_hashkind[i] = fpb_hj_hash_kind(oleft ? rfn : lfn);
+		st->outer_keyatt[i] = fpb_hj_key_column(list_nth(outer_keys, i),
+												 OUTER_VAR);
+		st->inner_keyatt[i] = fpb_hj_key_column(list_nth(inner_keys, i),
+												 INNER_VAR);
 		st->collations[i] = list_nth_oid(colls, i);
 		st->strict[i] = op_strict(op);
 	}
@@ -279,6 +374,7 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 		Oid			op = linitial_oid(hashops);
 
 		fmgr_info(get_opcode(op), &st->eqfn);
+		st->eqkind = fpb_hj_eq_kind(get_opcode(op));
 		st->eqcoll = linitial_oid(colls);
 		st->eq_outer_left = linitial_int(outer_left) != 0;
 	}
@@ -336,10 +432,17 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 	st->nbatch = Min(st->nbatch, FPB_MAX_BATCHES);
 	st->curbatch = 0;
 	st->grow_enabled = true;
-	st->inner_files = MemoryContextAllocZero(st->filecxt,
-											 sizeof(BufFile *) * st->nbatch);
-	st->outer_files = MemoryContextAllocZero(st->filecxt,
-											 sizeof(BufFile *) * st->nbatch);
+	/*
+	 * The partition phase follows the scheme only when asked: on x86 the
+	 * output buffers' misses are stores, which the store buffer already
+	 * overlaps, and staging costs more than it hides (README.md).
+	 */
+	st->partition_scheme = fpb_hj_partition_prefetch ? st->scheme :
+		FPB_HJ_PREFETCH_NONE;
+	fpb_spill_init(&st->inner_spill, st->filecxt, st->nbatch,
+				   st->partition_scheme, st->group_size, st->distance);
+	fpb_spill_init(&st->outer_spill, st->filecxt, st->nbatch,
+				   st->partition_scheme, st->group_size, st->distance);
 	st->phase = FPB_HJ_BUILD;
 }
 
@@ -354,6 +457,8 @@ fpb_hj_hash_slot(FpbHjState *st, TupleTableSlot *slot, bool outer,
 	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
 	ExprState **keys = outer ? st->outer_keys : st->inner_keys;
 	FmgrInfo   *fns = outer ? st->outer_hashfn : st->inner_hashfn;
+	uint8	   *kinds = outer ? st->outer_hashkind : st->inner_hashkind;
+	AttrNumber *atts = outer ? st->outer_keyatt : st->inner_keyatt;
 	MemoryContext oldcxt;
 	uint32		h = 0;
 	bool		result = true;
@@ -372,7 +477,10 @@ fpb_hj_hash_slot(FpbHjState *st, TupleTableSlot *slot, bool outer,
 		Datum		d;
 
 		h = pg_rotate_left32(h, 1);
-		d = ExecEvalExpr(keys[i], econtext, &isnull);
+		if (atts[i] > 0)
+			d = slot_getattr(slot, atts[i], &isnull);
+		else
+			d = ExecEvalExpr(keys[i], econtext, &isnull);
 		if (isnull)
 		{
 			if (st->strict[i])
@@ -382,7 +490,36 @@ fpb_hj_hash_slot(FpbHjState *st, TupleTableSlot *slot, bool outer,
 			}
 			continue;
 		}
-		h ^= DatumGetUInt32(FunctionCall1Coll(&fns[i], st->collations[i], d));
+		switch (kinds[i])
+		{
+			case FPB_HASH_INT2:
+				h ^= hash_bytes_uint32((uint32) (int32) DatumGetInt16(d));
+				break;
+			case FPB_HASH_INT4:
+				h ^= hash_bytes_uint32((uint32) DatumGetInt32(d));
+				break;
+			case FPB_HASH_OID:
+				h ^= hash_bytes_uint32((uint32) DatumGetObjectId(d));
+				break;
+			case FPB_HASH_INT8:
+				{
+					/*
+					 * hashint8: fold the high half into the low one, so
+					 * that values in int4 range hash as hashint4 does
+					 */
+					int64		v = DatumGetInt64(d);
+					uint32		lo = (uint32) v;
+					uint32		hi = (uint32) (v >> 32);
+
+					lo ^= (v >= 0) ? hi : ~hi;
+					h ^= hash_bytes_uint32(lo);
+				}
+				break;
+			default:
+				h ^= DatumGetUInt32(FunctionCall1Coll(&fns[i],
+													  st->collations[i], d));
+				break;
+		}
 		if (i == 0)
 			*key0 = d;
 	}
@@ -403,13 +540,127 @@ fpb_hj_batchno(FpbHjState *st, uint32 hashvalue)
 static inline bool
 fpb_hj_key_equal(FpbHjState *st, Datum outerkey, Datum innerkey)
 {
-	Datum		r;
+	Datum		l = st->eq_outer_left ? outerkey : innerkey;
+	Datum		r = st->eq_outer_left ? innerkey : outerkey;
 
-	if (st->eq_outer_left)
-		r = FunctionCall2Coll(&st->eqfn, st->eqcoll, outerkey, innerkey);
-	else
-		r = FunctionCall2Coll(&st->eqfn, st->eqcoll, innerkey, outerkey);
-	return DatumGetBool(r);
+	switch (st->eqkind)
+	{
+		case FPB_EQ_INT2:
+			return DatumGetInt16(l) == DatumGetInt16(r);
+		case FPB_EQ_INT4:
+			return DatumGetInt32(l) == DatumGetInt32(r);
+		case FPB_EQ_INT8:
+			return DatumGetInt64(l) == DatumGetInt64(r);
+		case FPB_EQ_INT48:
+			return (int64) DatumGetInt32(l) == DatumGetInt64(r);
+		case FPB_EQ_INT84:
+			return DatumGetInt64(l) == (int64) DatumGetInt32(r);
+		default:
+			return DatumGetBool(FunctionCall2Coll(&st->eqfn, st->eqcoll,
+												  l, r));
+	}
+}
+
+/*
+ * Form a virtual slot's row as a MinimalTuple in a reusable buffer (valid
+ * until the next call) instead of a fresh palloc'd one per row: a child
+ * that projects (most scans below us do) hands us virtual slots, and every
+ * row of the build side, and every spilled or probed outer row, is copied
+ * once anyway.
+ */
+static const char *
+fpb_hj_form_minimal(FpbHjState *st, TupleTableSlot *slot, uint32 *len)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	int			natts = desc->natts;
+	bool		hasnull = false;
+	Size		hoff;
+	Size		datalen;
+	Size		total;
+	MinimalTuple mt;
+	int			i;
+
+	slot_getallattrs(slot);
+	for (i = 0; i < natts; i++)
+	{
+		if (slot->tts_isnull[i])
+		{
+			hasnull = true;
+			break;
+		}
+	}
+	hoff = SizeofMinimalTupleHeader;
+	if (hasnull)
+		hoff += BITMAPLEN(natts);
+	hoff = MAXALIGN(hoff);
+	datalen = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
+	total = hoff + datalen;
+	if (total > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row is too big: size %zu, maximum size %zu",
+						total, (Size) MaxAllocSize)));
+	if (unlikely(st->formbufsize < total))
+	{
+		if (st->formbuf)
+			pfree(st->formbuf);
+		st->formbufsize = Max(total, 1024);
+		st->formbuf = MemoryContextAlloc(st->probecxt, st->formbufsize);
+	}
+	mt = (MinimalTuple) st->formbuf;
+
+	/* the header and the data's alignment padding start zeroed */
+	memset(mt, 0, total);
+	mt->t_len = total;
+	mt->t_infomask2 = natts;
+	mt->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+	heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull,
+					(char *) mt + hoff, datalen, &mt->t_infomask,
+					hasnull ? mt->t_bits : NULL);
+	*len = total;
+	return (const char *) mt;
+}
+
+/*
+ * The bytes of slot's tuple in MinimalTuple layout, without forming a copy
+ * when the slot holds a heap tuple (a scan's buffer tuple): a MinimalTuple
+ * is the heap tuple from MINIMAL_TUPLE_OFFSET on, except for its first word
+ * (t_len), which the callers never read from these bytes; they copy the
+ * rest and write the length themselves.  Other slots fall back to
+ * ExecFetchSlotMinimalTuple; *tofree is then set when it made a copy.
+ */
+static inline const char *
+fpb_hj_slot_bytes(FpbHjState *st, TupleTableSlot *slot, uint32 *len,
+				  MinimalTuple *tofree)
+{
+	MinimalTuple mt;
+	bool		shouldFree;
+
+	*tofree = NULL;
+	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+	{
+		HeapTuple	tuple = ((HeapTupleTableSlot *) slot)->tuple;
+
+		if (tuple != NULL)
+		{
+			*len = tuple->t_len - MINIMAL_TUPLE_OFFSET;
+			return (char *) tuple->t_data + MINIMAL_TUPLE_OFFSET;
+		}
+	}
+	else if (TTS_IS_VIRTUAL(slot))
+		return fpb_hj_form_minimal(st, slot, len);
+	else if (TTS_IS_MINIMALTUPLE(slot) &&
+			 ((MinimalTupleTableSlot *) slot)->mintuple != NULL)
+	{
+		mt = ((MinimalTupleTableSlot *) slot)->mintuple;
+		*len = mt->t_len;
+		return (const char *) mt;
+	}
+	mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+	if (shouldFree)
+		*tofree = mt;
+	*len = mt->t_len;
+	return (const char *) mt;
 }
 
 /* fpb_ht_compact callback: keep the tuples of the current batch */
@@ -422,8 +673,8 @@ fpb_hj_keep_tuple(FpbHashTuple *htup, void *arg)
 	if (batchno == st->curbatch)
 		return true;
 	Assert(batchno > st->curbatch);
-	fpb_spill_write(&st->inner_files[batchno], htup->hashvalue,
-					FPB_HT_MINTUPLE(htup), st->filecxt);
+	fpb_spill_add(&st->inner_spill, batchno, htup->hashvalue,
+				  (char *) FPB_HT_MINTUPLE(htup), FPB_HT_MINTUPLE(htup)->t_len);
 	return false;
 }
 
@@ -447,10 +698,11 @@ fpb_hj_increase_batches(FpbHjState *st)
 		st->grow_enabled = false;
 		return;
 	}
-	st->inner_files = repalloc(st->inner_files, sizeof(BufFile *) * newn);
-	st->outer_files = repalloc(st->outer_files, sizeof(BufFile *) * newn);
-	MemSet(st->inner_files + oldn, 0, sizeof(BufFile *) * oldn);
-	MemSet(st->outer_files + oldn, 0, sizeof(BufFile *) * oldn);
+	/* staged records hold batch numbers of the old count: write them */
+	fpb_spill_finish(&st->inner_spill);
+	fpb_spill_finish(&st->outer_spill);
+	fpb_spill_grow(&st->inner_spill, newn);
+	fpb_spill_grow(&st->outer_spill, newn);
 	st->nbatch = newn;
 	st->spilled = true;
 	st->peak_space = Max(st->peak_space, st->ht.tuple_bytes);
@@ -469,8 +721,9 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
 	Datum		key;
 	uint16		flags = 0;
 	int			batchno;
-	MinimalTuple mt;
-	bool		shouldFree;
+	const char *data;
+	uint32		len;
+	MinimalTuple tofree;
 
 	if (!fpb_hj_hash_slot(st, slot, false, &hashvalue, &key))
 	{
@@ -484,10 +737,10 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
 		key = (Datum) 0;
 
 	batchno = fpb_hj_batchno(st, hashvalue);
-	mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+	data = fpb_hj_slot_bytes(st, slot, &len, &tofree);
 	if (batchno == st->curbatch)
 	{
-		Size		need = MAXALIGN(FPB_HT_OVERHEAD + mt->t_len);
+		Size		need = MAXALIGN(FPB_HT_OVERHEAD + len);
 
 		while (st->grow_enabled &&
 			   fpb_ht_projected_space(&st->ht, 1, need) > st->space_allowed)
@@ -499,14 +752,14 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
 		}
 	}
 	if (batchno == st->curbatch)
-		fpb_ht_store(&st->ht, mt, hashvalue, key, flags);
+		fpb_ht_store(&st->ht, data, len, hashvalue, key, flags);
 	else
 	{
-		fpb_spill_write(&st->inner_files[batchno], hashvalue, mt, st->filecxt);
+		fpb_spill_add(&st->inner_spill, batchno, hashvalue, data, len);
 		st->spilled = true;
 	}
-	if (shouldFree)
-		pfree(mt);
+	if (tofree)
+		pfree(tofree);
 }
 
 /* Load the current batch's build side and build its hash table. */
@@ -526,22 +779,20 @@ fpb_hj_build(FpbHjState *st)
 			fpb_hj_add_inner(st, slot, false, 0);
 		}
 	}
-	else if (st->inner_files[st->curbatch] != NULL)
+	else
 	{
-		BufFile    *file = st->inner_files[st->curbatch];
+		BufFile    *file = fpb_spill_open_read(&st->inner_spill, st->curbatch);
 		MinimalTuple tup;
 		uint32		hashvalue;
 
-		fpb_spill_rewind(file);
-		while ((tup = fpb_spill_read(file, &hashvalue, &st->readbuf,
+		while (file != NULL && (tup = fpb_spill_read(file, &hashvalue, &st->readbuf,
 									 &st->readbufsize, st->filecxt)) != NULL)
 		{
 			CHECK_FOR_INTERRUPTS();
 			ExecStoreMinimalTuple(tup, st->inner_file_slot, false);
 			fpb_hj_add_inner(st, st->inner_file_slot, true, hashvalue);
 		}
-		BufFileClose(file);
-		st->inner_files[st->curbatch] = NULL;
+		fpb_spill_close(&st->inner_spill, st->curbatch);
 	}
 
 	fpb_ht_build(&st->ht, st->group_size, st->prefetch);
@@ -558,15 +809,9 @@ fpb_hj_reset_ring(FpbHjState *st)
 	int			i;
 
 	for (i = 0; i < st->ringsize; i++)
-	{
-		FpbProbeEntry *e = &st->ring[i];
-
-		if (e->owned)
-			pfree(e->tuple);
-		e->owned = false;
-		e->tuple = NULL;
-	}
+		st->ring[i].tuple = NULL;
 	st->head = st->emit = 0;
+	st->ramp = 1;
 	st->outer_done = false;
 }
 
@@ -581,37 +826,32 @@ fpb_hj_start_probe(FpbHjState *st)
 		st->phase = FPB_HJ_PROBE;
 }
 
-/* Copy an outer tuple into a ring entry (and the group's memory). */
+/*
+ * Copy an outer tuple into a ring entry's reusable buffer.  A heap tuple is
+ * copied straight from the scan's buffer (no MinimalTuple is formed and
+ * freed per row).
+ */
 static void
 fpb_hj_copy_entry(FpbHjState *st, FpbProbeEntry *e, TupleTableSlot *slot)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(st->probecxt);
-	MinimalTuple mt;
-	bool		shouldFree;
+	const char *data;
+	uint32		len;
+	MinimalTuple tofree;
 
-	if (e->owned)
-		pfree(e->tuple);
-	e->owned = false;
-	mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
-	if (shouldFree)
+	data = fpb_hj_slot_bytes(st, slot, &len, &tofree);
+	if (unlikely(e->bufsize < len))
 	{
-		/* already a private copy: keep it */
-		e->tuple = mt;
-		e->owned = true;
+		if (e->buf)
+			pfree(e->buf);
+		e->bufsize = Max(len, 256);
+		e->buf = MemoryContextAlloc(st->probecxt, e->bufsize);
 	}
-	else
-	{
-		if (e->bufsize < mt->t_len)
-		{
-			if (e->buf)
-				pfree(e->buf);
-			e->bufsize = Max(mt->t_len, 256);
-			e->buf = palloc(e->bufsize);
-		}
-		memcpy(e->buf, mt, mt->t_len);
-		e->tuple = (MinimalTuple) e->buf;
-	}
-	MemoryContextSwitchTo(oldcxt);
+	e->tuple = (MinimalTuple) e->buf;
+	e->tuple->t_len = len;
+	memcpy(e->buf + sizeof(uint32), data + sizeof(uint32),
+		   len - sizeof(uint32));
+	if (tofree)
+		pfree(tofree);
 }
 
 /*
@@ -637,7 +877,7 @@ fpb_hj_fetch_outer(FpbHjState *st, FpbProbeEntry *e)
 		}
 		else
 		{
-			BufFile    *file = st->outer_files[st->curbatch];
+			BufFile    *file = st->outer_read;
 			MinimalTuple tup;
 			uint32		filehash;
 
@@ -668,15 +908,15 @@ fpb_hj_fetch_outer(FpbHjState *st, FpbProbeEntry *e)
 		batchno = fpb_hj_batchno(st, hashvalue);
 		if (batchno != st->curbatch)
 		{
-			MinimalTuple mt;
-			bool		shouldFree;
+			const char *data;
+			uint32		len;
+			MinimalTuple tofree;
 
 			Assert(batchno > st->curbatch);
-			mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
-			fpb_spill_write(&st->outer_files[batchno], hashvalue, mt,
-							st->filecxt);
-			if (shouldFree)
-				pfree(mt);
+			data = fpb_hj_slot_bytes(st, slot, &len, &tofree);
+			fpb_spill_add(&st->outer_spill, batchno, hashvalue, data, len);
+			if (tofree)
+				pfree(tofree);
 			st->spilled = true;
 			continue;
 		}
@@ -832,6 +1072,7 @@ fpb_hj_probe_group(FpbHjState *st)
 	{
 		int			n;
 		int			i;
+		int			limit;
 
 		while (st->emit < st->head)
 		{
@@ -845,10 +1086,22 @@ fpb_hj_probe_group(FpbHjState *st)
 			return NULL;
 
 		CHECK_FOR_INTERRUPTS();
+
+		/*
+		 * The first group after a (re)start holds one outer tuple, the next
+		 * two, then four, up to G: a consumer that stops early (LIMIT, an
+		 * EXISTS subplan, a cursor) has then made us read and evaluate the
+		 * keys of at most about as many outer tuples beyond what it used as
+		 * it used, instead of up to G - 1 more.  Key expressions of those
+		 * extra rows could raise errors the built-in join never reaches.
+		 */
+		limit = st->ramp;
+		if (st->ramp < st->group_size)
+			st->ramp = Min(st->ramp * 2, st->group_size);
 		n = 0;
-		while (n < st->group_size && fpb_hj_fetch_outer(st, &st->ring[n]))
+		while (n < limit && fpb_hj_fetch_outer(st, &st->ring[n]))
 			n++;
-		if (n < st->group_size)
+		if (n < limit)
 			st->outer_done = true;
 		for (i = 0; i < n; i++)
 			fpb_hj_stage1(st, &st->ring[i]);
@@ -876,6 +1129,17 @@ fpb_hj_probe_pipelined(FpbHjState *st)
 		{
 			FpbProbeEntry *e = &st->ring[st->emit & mask];
 
+			/*
+			 * Ramp up as the group scheme does: right after a (re)start no
+			 * more entries are read ahead of the oldest one than have been
+			 * emitted so far, so finish its stages here instead of waiting
+			 * for 2D newer entries.
+			 */
+			if (e->stage != 2 && st->head - st->emit > Min(2 * d, st->emit))
+			{
+				fpb_hj_stage1(st, e);
+				fpb_hj_stage2(st, e);
+			}
 			if (e->stage == 2)
 			{
 				TupleTableSlot *slot = fpb_hj_emit(st, e);
@@ -942,12 +1206,10 @@ fpb_hj_fill_inner_next(FpbHjState *st)
 static void
 fpb_hj_close_files(FpbHjState *st, int batchno)
 {
-	if (st->inner_files[batchno] != NULL)
-		BufFileClose(st->inner_files[batchno]);
-	if (st->outer_files[batchno] != NULL)
-		BufFileClose(st->outer_files[batchno]);
-	st->inner_files[batchno] = NULL;
-	st->outer_files[batchno] = NULL;
+	fpb_spill_close(&st->inner_spill, batchno);
+	fpb_spill_close(&st->outer_spill, batchno);
+	if (batchno == st->curbatch)
+		st->outer_read = NULL;
 }
 
 /*
@@ -959,15 +1221,14 @@ fpb_hj_close_files(FpbHjState *st, int batchno)
  * there; only those that still belong to this batch can be dropped.
  */
 static void
-fpb_hj_reroute_file(FpbHjState *st, BufFile **files)
+fpb_hj_reroute_file(FpbHjState *st, FpbSpillSet *set)
 {
-	BufFile    *file = files[st->curbatch];
+	BufFile    *file = fpb_spill_open_read(set, st->curbatch);
 	MinimalTuple tup;
 	uint32		hashvalue;
 
 	if (file == NULL)
 		return;
-	fpb_spill_rewind(file);
 	while ((tup = fpb_spill_read(file, &hashvalue, &st->readbuf,
 								 &st->readbufsize, st->filecxt)) != NULL)
 	{
@@ -977,7 +1238,7 @@ fpb_hj_reroute_file(FpbHjState *st, BufFile **files)
 		if (batchno == st->curbatch)
 			continue;
 		Assert(batchno > st->curbatch);
-		fpb_spill_write(&files[batchno], hashvalue, tup, st->filecxt);
+		fpb_spill_add(set, batchno, hashvalue, (char *) tup, tup->t_len);
 	}
 }
 
@@ -988,6 +1249,10 @@ fpb_hj_next_batch(FpbHjState *st)
 	fpb_hj_close_files(st, st->curbatch);
 	fpb_ht_reset(&st->ht);
 
+	/* the partition phase's last staged records */
+	fpb_spill_finish(&st->inner_spill);
+	fpb_spill_finish(&st->outer_spill);
+
 	for (;;)
 	{
 		bool		has_inner;
@@ -996,14 +1261,16 @@ fpb_hj_next_batch(FpbHjState *st)
 		st->curbatch++;
 		if (st->curbatch >= st->nbatch)
 			return false;
-		has_inner = st->inner_files[st->curbatch] != NULL;
-		has_outer = st->outer_files[st->curbatch] != NULL;
+		has_inner = fpb_spill_nonempty(&st->inner_spill, st->curbatch);
+		has_outer = fpb_spill_nonempty(&st->outer_spill, st->curbatch);
 		if ((!has_outer && !st->fill_inner) ||
 			(!has_inner && !st->fill_outer) ||
 			(!has_inner && !has_outer))
 		{
-			fpb_hj_reroute_file(st, st->inner_files);
-			fpb_hj_reroute_file(st, st->outer_files);
+			fpb_hj_reroute_file(st, &st->inner_spill);
+			fpb_hj_reroute_file(st, &st->outer_spill);
+			fpb_spill_finish(&st->inner_spill);
+			fpb_spill_finish(&st->outer_spill);
 			fpb_hj_close_files(st, st->curbatch);
 			continue;
 		}
@@ -1011,8 +1278,8 @@ fpb_hj_next_batch(FpbHjState *st)
 	}
 
 	fpb_hj_build(st);
-	if (st->outer_files[st->curbatch] != NULL)
-		fpb_spill_rewind(st->outer_files[st->curbatch]);
+	fpb_spill_finish(&st->inner_spill);
+	st->outer_read = fpb_spill_open_read(&st->outer_spill, st->curbatch);
 	fpb_hj_reset_ring(st);
 	st->phase = FPB_HJ_PROBE;
 	return true;
@@ -1070,8 +1337,11 @@ fpb_hj_release(FpbHjState *st)
 {
 	int			i;
 
+	fpb_spill_discard(&st->inner_spill);
+	fpb_spill_discard(&st->outer_spill);
 	for (i = 0; i < st->nbatch; i++)
 		fpb_hj_close_files(st, i);
+	st->outer_read = NULL;
 	fpb_ht_reset(&st->ht);
 	fpb_hj_reset_ring(st);
 	st->curbatch = 0;
@@ -1202,5 +1472,10 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Peak Memory Usage", "kB",
 							   (int64) ((st->peak_space + 1023) / 1024), es);
 		ExplainPropertyBool("Spilled", st->spilled, es);
+		if (st->spilled)
+			ExplainPropertyText("Partition Prefetch",
+								st->partition_scheme == FPB_HJ_PREFETCH_GROUP ? "group" :
+								st->partition_scheme == FPB_HJ_PREFETCH_PIPELINED ? "pipelined" :
+								"none", es);
 	}
 }

@@ -16,6 +16,8 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
@@ -32,9 +34,12 @@ fpb_ht_init(FpbHashTable *ht, MemoryContext parent, Size space_allowed)
 
 	/*
 	 * Chunks are a small fraction of the budget, so that a tiny work_mem is
-	 * not overrun by the slack of one chunk.
+	 * not overrun by the slack of one chunk.  They start at 64 kB and double
+	 * up to that fraction (at most FPB_CHUNK_MAX): a large table then sits
+	 * in chunks big enough for huge pages.
 	 */
-	ht->chunk_size = Min(FPB_CHUNK_SIZE, Max(1024, space_allowed / 16));
+	ht->chunk_max = Min(FPB_CHUNK_MAX, Max(1024, space_allowed / 16));
+	ht->chunk_size = Min(FPB_CHUNK_SIZE, ht->chunk_max);
 	ht->cxt = AllocSetContextCreate(parent, "PrefetchHashJoin batch",
 									ALLOCSET_DEFAULT_SIZES);
 }
@@ -44,12 +49,124 @@ void
 fpb_ht_reset(FpbHashTable *ht)
 {
 	MemoryContext cxt = ht->cxt;
-	Size		chunk_size = ht->chunk_size;
+	Size		chunk_max = ht->chunk_max;
 
 	MemoryContextReset(cxt);
 	memset(ht, 0, sizeof(FpbHashTable));
 	ht->cxt = cxt;
-	ht->chunk_size = chunk_size;
+	ht->chunk_max = chunk_max;
+	ht->chunk_size = Min(FPB_CHUNK_SIZE, chunk_max);
+}
+
+/*
+ * Ask for transparent huge pages on a large allocation before it is first
+ * touched.  The probes and the build hit the bucket array and the tuple
+ * chunks at random: with 4 kB pages a table of hundreds of MB misses the
+ * TLB on nearly every access, and the page walk is one more dependent miss
+ * that prefetching only partly hides.  Only a hint (THP "madvise" mode);
+ * failure is harmless.
+ */
+void
+fpb_advise_huge(void *p, Size len)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t	start = TYPEALIGN(FPB_HUGE_PAGE, (uintptr_t) p);
+	uintptr_t	end = TYPEALIGN_DOWN(FPB_HUGE_PAGE, (uintptr_t) p + len);
+
+	if (fpb_hj_huge_pages && end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#endif
+}
+
+/*
+ * Large allocations (the bucket array, big arena chunks) come straight from
+ * mmap: fresh anonymous memory is already zero, so the bucket array needs no
+ * memset (half a GB at 10M build tuples), and MAP_POPULATE maps the pages in
+ * one go instead of one page fault per 4 kB page on first touch (the kernel
+ * zeroes them either way).  The mappings are listed in the batch context
+ * and unmapped by its reset callback, so an error or a rescan cannot leak
+ * them.
+ */
+#define FPB_MMAP_MIN		(1024 * 1024)
+
+typedef struct FpbMapping
+{
+	struct FpbMapping *next;
+	void	   *addr;
+	Size		len;
+} FpbMapping;
+
+struct FpbMapList
+{
+	MemoryContextCallback cb;
+	FpbMapping *head;
+};
+
+static void
+fpb_unmap_all(void *arg)
+{
+	FpbMapList *maps = (FpbMapList *) arg;
+	FpbMapping *m;
+
+	for (m = maps->head; m != NULL; m = m->next)
+		(void) munmap(m->addr, m->len);
+	maps->head = NULL;
+}
+
+static void *
+fpb_big_alloc(FpbHashTable *ht, Size len)
+{
+	FpbMapping *m;
+	void	   *p;
+	int			flags = MAP_PRIVATE | MAP_ANONYMOUS;
+
+	if (ht->maps == NULL)
+	{
+		/* (re)registered after every reset, which clears the callbacks */
+		ht->maps = MemoryContextAllocZero(ht->cxt, sizeof(FpbMapList));
+		ht->maps->cb.func = fpb_unmap_all;
+		ht->maps->cb.arg = ht->maps;
+		MemoryContextRegisterResetCallback(ht->cxt, &ht->maps->cb);
+	}
+	m = MemoryContextAlloc(ht->cxt, sizeof(FpbMapping));
+#ifdef MAP_POPULATE
+	/* with huge pages the pages are faulted in after madvise instead */
+	if (!fpb_hj_huge_pages)
+		flags |= MAP_POPULATE;
+#endif
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (p == MAP_FAILED)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Failed on a PrefetchHashJoin request of size %zu: %m.",
+						   len)));
+	fpb_advise_huge(p, len);
+	m->addr = p;
+	m->len = len;
+	m->next = ht->maps->head;
+	ht->maps->head = m;
+	return p;
+}
+
+static void
+fpb_big_free(FpbHashTable *ht, void *p)
+{
+	FpbMapping **prev;
+
+	for (prev = &ht->maps->head; *prev != NULL; prev = &(*prev)->next)
+	{
+		FpbMapping *m = *prev;
+
+		if (m->addr == p)
+		{
+			(void) munmap(m->addr, m->len);
+			*prev = m->next;
+			pfree(m);
+			return;
+		}
+	}
+	elog(ERROR, "PrefetchHashJoin: unknown mapping %p", p);
 }
 
 static void *
@@ -68,7 +185,16 @@ fpb_arena_alloc(FpbHashTable *ht, FpbArenaChunk **head, Size *bytes,
 		 * A big allocation gets its own chunk, placed behind the current one
 		 * so that the current chunk's free space is not lost.
 		 */
-		c = MemoryContextAllocHuge(ht->cxt, csize);
+		if (csize >= FPB_MMAP_MIN)
+		{
+			c = fpb_big_alloc(ht, csize);
+			c->mapped = true;
+		}
+		else
+		{
+			c = MemoryContextAlloc(ht->cxt, csize);
+			c->mapped = false;
+		}
 		c->used = 0;
 		c->size = csize - FPB_CHUNK_HDR;
 		*bytes += csize;
@@ -81,6 +207,9 @@ fpb_arena_alloc(FpbHashTable *ht, FpbArenaChunk **head, Size *bytes,
 		{
 			c->next = *head;
 			*head = c;
+			/* the next regular chunk is twice as large, up to the cap */
+			if (csize == ht->chunk_size)
+				ht->chunk_size = Min(ht->chunk_size * 2, ht->chunk_max);
 		}
 	}
 	p = FPB_CHUNK_DATA(c) + c->used;
@@ -88,20 +217,28 @@ fpb_arena_alloc(FpbHashTable *ht, FpbArenaChunk **head, Size *bytes,
 	return p;
 }
 
-/* Copy a tuple into the arena. */
+/*
+ * Copy a tuple into the arena: data holds len bytes in MinimalTuple layout
+ * whose first word (t_len) is not read, so that a heap tuple's bytes can be
+ * passed without forming a MinimalTuple first.
+ */
 FpbHashTuple *
-fpb_ht_store(FpbHashTable *ht, MinimalTuple tup, uint32 hashvalue, Datum key,
-			 uint16 flags)
+fpb_ht_store(FpbHashTable *ht, const char *data, uint32 len,
+			 uint32 hashvalue, Datum key, uint16 flags)
 {
 	FpbHashTuple *htup;
+	MinimalTuple mt;
 
 	htup = fpb_arena_alloc(ht, &ht->tuples, &ht->tuple_bytes,
-						   FPB_HT_OVERHEAD + tup->t_len);
+						   FPB_HT_OVERHEAD + len);
 	htup->hashvalue = hashvalue;
 	htup->flags = flags;
 	htup->pad = 0;
 	htup->key = key;
-	memcpy(FPB_HT_MINTUPLE(htup), tup, tup->t_len);
+	mt = FPB_HT_MINTUPLE(htup);
+	mt->t_len = len;
+	memcpy((char *) mt + sizeof(uint32), data + sizeof(uint32),
+		   len - sizeof(uint32));
 	ht->ntuples++;
 	return htup;
 }
@@ -201,9 +338,14 @@ fpb_ht_build(FpbHashTable *ht, int group_size, bool prefetch)
 	ht->nbuckets = fpb_ht_choose_buckets(ht->ntuples);
 	ht->mask = ht->nbuckets - 1;
 	oldcxt = MemoryContextSwitchTo(ht->cxt);
-	ht->buckets = MemoryContextAllocHuge(ht->cxt,
+	if ((Size) ht->nbuckets * sizeof(FpbBucket) >= FPB_MMAP_MIN)
+		ht->buckets = fpb_big_alloc(ht, (Size) ht->nbuckets * sizeof(FpbBucket));
+	else
+	{
+		ht->buckets = MemoryContextAlloc(ht->cxt,
 										 (Size) ht->nbuckets * sizeof(FpbBucket));
-	MemSet(ht->buckets, 0, (Size) ht->nbuckets * sizeof(FpbBucket));
+		MemSet(ht->buckets, 0, (Size) ht->nbuckets * sizeof(FpbBucket));
+	}
 	MemoryContextSwitchTo(oldcxt);
 
 	if (!prefetch)
@@ -278,7 +420,8 @@ fpb_ht_build(FpbHashTable *ht, int group_size, bool prefetch)
  * Keep the tuples for which keep() says so, in place: keepers slide toward
  * the start of the chunk sequence (the write position never passes the
  * read position, since a keeper always fits where it already was), and the
- * chunks left empty are freed.  Only before the buckets are built.
+ * chunks left empty at the end are freed.  Only before the buckets are
+ * built.
  */
 int64
 fpb_ht_compact(FpbHashTable *ht, bool (*keep) (FpbHashTuple *, void *),
@@ -304,8 +447,16 @@ fpb_ht_compact(FpbHashTable *ht, bool (*keep) (FpbHashTuple *, void *),
 			roff += len;
 			if (!keep(htup, arg))
 				continue;
-			if (wchunk->size - woff < len)
+			/*
+			 * Move on to a chunk with room.  Several may have to be passed
+			 * over: a tuple larger than the chunk size has a chunk of its
+			 * own, and the chunks before it can be too small for it (they
+			 * are then left empty).  The loop stops at rchunk at the
+			 * latest, where the tuple already fits.
+			 */
+			while (wchunk->size - woff < len)
 			{
+				Assert(wchunk != rchunk);
 				wchunk->used = woff;
 				wchunk = wchunk->next;
 				woff = 0;
@@ -330,7 +481,10 @@ fpb_ht_compact(FpbHashTable *ht, bool (*keep) (FpbHashTuple *, void *),
 			FpbArenaChunk *next = c->next;
 
 			ht->tuple_bytes -= FPB_CHUNK_HDR + c->size;
-			pfree(c);
+			if (c->mapped)
+				fpb_big_free(ht, c);
+			else
+				pfree(c);
 			c = next;
 		}
 	}
