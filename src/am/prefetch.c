@@ -194,8 +194,8 @@ fpb_pf_advance(Relation index, FpbPrefetcher *pf, BlockNumber curleaf,
 	/*
 	 * Refill in bursts: only once half the window has been consumed.  Back to
 	 * back posix_fadvise calls cost the kernel less than one call per leaf
-	 * (cold 10^6-entry scans ran about 20% faster on virtio storage); the
-	 * window never drops below half the distance.
+	 * (cold 10^6-entry scans ran about 20% faster on virtio storage).  At
+	 * least dist/2 - 1 requests stay ahead of the scan.
 	 */
 	if (pf->dist >= 4 && pf->pfpos - pf->pos >= pf->dist / 2)
 		return;

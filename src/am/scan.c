@@ -322,7 +322,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 			if (i < hdr->n)
 				need_lo = false;
 		}
-		if (hdr->n > 0 &&
+		if (hdr->n == 0 ||
 			fpb_key_cmp(keys[hdr->n - 1], fpb_tid_to_t(&tids[hdr->n - 1]),
 						so->hik, so->hit) <= 0)
 		{

@@ -29,6 +29,7 @@
 #include "postgres.h"
 
 #include "access/generic_xlog.h"
+#include "access/xact.h"
 #include "access/xloginsert.h"
 #include "compat.h"
 #include "fpbtree.h"
@@ -54,6 +55,7 @@ typedef struct FpbWalPage
 
 struct FpbWalState
 {
+	bool		inuse;			/* between start and finish or abort */
 	bool		logged;
 	FpbWalPage	pages[FPB_WAL_MAX_PAGES];
 	PGAlignedBlock images[FPB_WAL_MAX_PAGES];
@@ -61,10 +63,15 @@ struct FpbWalState
 
 /*
  * One state per backend, reused: GenericXLogStart pallocs 64 kB for every
- * change.  Changes never nest, and an error between start and finish just
- * leaves the state to be reset by the next start.
+ * change.  Changes never nest.  An error between start and finish leaves
+ * the state in use; the transaction abort that follows resets it.
  */
 static FpbWalState *fpb_wal_state = NULL;
+
+static void fpb_wal_xact_callback(XactEvent event, void *arg);
+static void fpb_wal_subxact_callback(SubXactEvent event,
+									 SubTransactionId mySubid,
+									 SubTransactionId parentSubid, void *arg);
 
 FpbWalState *
 fpb_wal_start(Relation index)
@@ -73,9 +80,14 @@ fpb_wal_start(Relation index)
 
 	if (st == NULL)
 	{
-		st = MemoryContextAlloc(TopMemoryContext, sizeof(FpbWalState));
+		st = MemoryContextAllocZero(TopMemoryContext, sizeof(FpbWalState));
 		fpb_wal_state = st;
+		RegisterXactCallback(fpb_wal_xact_callback, NULL);
+		RegisterSubXactCallback(fpb_wal_subxact_callback, NULL);
 	}
+	if (st->inuse)
+		elog(ERROR, "fpbtree: nested WAL-logged page change");
+	st->inuse = true;
 	st->logged = RelationNeedsWAL(index);
 	for (int i = 0; i < FPB_WAL_MAX_PAGES; i++)
 		st->pages[i].buf = InvalidBuffer;
@@ -109,6 +121,23 @@ fpb_wal_abort(FpbWalState *st)
 {
 	for (int i = 0; i < FPB_WAL_MAX_PAGES; i++)
 		st->pages[i].buf = InvalidBuffer;
+	st->inuse = false;
+}
+
+/* an error left a change unfinished: forget it */
+static void
+fpb_wal_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		fpb_wal_abort(fpb_wal_state);
+}
+
+static void
+fpb_wal_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		fpb_wal_abort(fpb_wal_state);
 }
 
 static void
