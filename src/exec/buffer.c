@@ -64,6 +64,7 @@ typedef struct BufferState
 	TupleDesc	tupdesc;		/* = the child's output columns */
 	TupleTableSlot *outslot;	/* minimal-tuple slot handed to the parent */
 	int			nslots;			/* ring capacity */
+	int			fill_target;	/* tuples the next refill takes (ramp) */
 	MinimalTuple *ring;
 	int			ntuples;		/* tuples in the ring */
 	int			next;			/* next tuple to hand out */
@@ -235,6 +236,7 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 		bs->nslots = 1;
 	bs->ring = palloc(sizeof(MinimalTuple) * bs->nslots);
 	bs->arena_limit = (Size) work_mem * 1024;
+	bs->fill_target = 1;
 }
 
 /* forget the ring's tuples; their memory is reused by the next refill */
@@ -366,15 +368,31 @@ buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot)
 	}
 }
 
-/* call the child until the ring is full, the arena limit is hit or it ends */
+/*
+ * Call the child until the ring holds fill_target tuples, the arena limit
+ * is hit or the child ends.
+ *
+ * The fill ramps up: after each (re)start the first refill takes one tuple,
+ * and each later one twice as many as the one before, up to the ring size.
+ * A parent that stops reading early (a merge join whose inner side ran out,
+ * a hash join whose hash table is empty, anything the refinement pass could
+ * not foresee) has then made the child produce at most about twice the
+ * tuples it consumed, never a whole ring: the child does little work the
+ * unbuffered plan would not have done, and evaluates few rows (which might
+ * raise errors) that plan would never have reached.  A full-length scan
+ * pays about log2(ring size) extra refills per start, nothing per tuple.
+ */
 static void
 buffer_refill(BufferState *bs)
 {
 	PlanState  *child = bs->child;
+	int			target = bs->fill_target;
 
 	buffer_reset_arena(bs);
 	bs->refills++;
-	while (bs->ntuples < bs->nslots)
+	if (bs->fill_target < bs->nslots)
+		bs->fill_target = Min(bs->fill_target * 2, bs->nslots);
+	while (bs->ntuples < target)
 	{
 		TupleTableSlot *slot = ExecProcNode(child);
 
@@ -434,6 +452,7 @@ buffer_rescan(CustomScanState *node)
 	ExecClearTuple(bs->outslot);
 	buffer_reset_arena(bs);
 	bs->child_done = false;
+	bs->fill_target = 1;		/* ramp up again: the parent may stop early */
 
 	/*
 	 * ExecReScan passes changed parameters to lefttree/righttree only; our
