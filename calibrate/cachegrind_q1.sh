@@ -17,6 +17,9 @@
 #   linestatus), as bench/bench.py's cachegrind Q1 part runs it.
 # BUFFER_SIZE=n sets fpbtree.buffer_size for the buffered run (default: the
 # setting's default); EXTRA="SET ...;" is run before both plans.
+# POSTGRES=path runs another server binary for the measured sessions (an
+# unstripped one from calibrate/build_postgres_symbols.sh names PostgreSQL's
+# static functions in the cg_annotate output), LIBRARY=path the extension.
 # Needs valgrind and the extension installed; runs as root (switches to the
 # postgres user) or as postgres.  Work files go to ${WORKDIR:-/tmp/fpbcg}.
 set -euo pipefail
@@ -27,13 +30,15 @@ PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 WORKDIR=${WORKDIR:-/tmp/fpbcg}
 QUERY=${QUERY:-short}
 DATA=$WORKDIR/data
+POSTGRES=${POSTGRES:-$PGBIN/postgres}
+LIBRARY=${LIBRARY:-fpbtree}
 
 asp() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
 mkdir -p "$WORKDIR"
 [ "$(id -u)" = 0 ] && chown postgres "$WORKDIR"
 
-SINGLE_OPTS=(-c shared_preload_libraries=fpbtree -c max_parallel_workers_per_gather=0
+SINGLE_OPTS=(-c shared_preload_libraries=$LIBRARY -c max_parallel_workers_per_gather=0
 	-c jit=off -c shared_buffers=512MB -c work_mem=64MB)
 
 single() {
@@ -84,7 +89,7 @@ run_cg() {
 		for ((i = 0; i < n; i++)); do printf 'EXECUTE q1;\n\n'; done
 	} | asp valgrind --tool=cachegrind --cache-sim=yes \
 		--I1="$I1" --cachegrind-out-file="$out" \
-		"$PGBIN/postgres" --single -D "$DATA" -j "${SINGLE_OPTS[@]}" postgres \
+		"$POSTGRES" --single -D "$DATA" -j "${SINGLE_OPTS[@]}" postgres \
 		>"$WORKDIR/$name.$n.log" 2>&1
 	if grep -q "ERROR" "$WORKDIR/$name.$n.log"; then
 		echo "$name: the query failed, see $WORKDIR/$name.$n.log" >&2

@@ -57,15 +57,31 @@ typedef struct BufferBlock
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } BufferBlock;
 
+/*
+ * One buffered tuple: the minimal tuple and, when the child had already
+ * deformed some of its attributes, their values (by-reference ones
+ * pointing into the copy), so the parent does not deform the tuple again.
+ */
+typedef struct BufferEntry
+{
+	MinimalTuple tuple;
+	Datum	   *values;			/* nvalid values, then nvalid isnull flags */
+	int			nvalid;
+	uint32		off;			/* deforming state after nvalid attributes */
+	bool		slow;
+} BufferEntry;
+
 typedef struct BufferState
 {
 	CustomScanState css;
 	PlanState  *child;
 	TupleDesc	tupdesc;		/* = the child's output columns */
+	int		   *byref;			/* numbers of its by-reference columns */
+	int			nbyref;
 	TupleTableSlot *outslot;	/* minimal-tuple slot handed to the parent */
 	int			nslots;			/* ring capacity */
 	int			fill_target;	/* tuples the next refill takes (ramp) */
-	MinimalTuple *ring;
+	BufferEntry *ring;
 	int			ntuples;		/* tuples in the ring */
 	int			next;			/* next tuple to hand out */
 	bool		child_done;		/* child returned end of data */
@@ -204,6 +220,7 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	BufferState *bs = (BufferState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	int			i;
 
 	/*
 	 * The pass never puts a Buffer where these are needed; an executor that
@@ -221,6 +238,11 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 	Assert(node->ss.ps.ps_ProjInfo == NULL);
 
 	bs->tupdesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	bs->byref = palloc(sizeof(int) * Max(bs->tupdesc->natts, 1));
+	bs->nbyref = 0;
+	for (i = 0; i < bs->tupdesc->natts; i++)
+		if (!TupleDescAttr(bs->tupdesc, i)->attbyval)
+			bs->byref[bs->nbyref++] = i;
 	bs->outslot = ExecInitExtraTupleSlot(estate, bs->tupdesc,
 										 &TTSOpsMinimalTuple);
 
@@ -234,7 +256,7 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 
 	if (bs->nslots < 1)
 		bs->nslots = 1;
-	bs->ring = palloc(sizeof(MinimalTuple) * bs->nslots);
+	bs->ring = palloc(sizeof(BufferEntry) * bs->nslots);
 	bs->arena_limit = (Size) work_mem * 1024;
 	bs->fill_target = 1;
 }
@@ -250,13 +272,15 @@ buffer_reset_arena(BufferState *bs)
 	bs->next = 0;
 }
 
-/* len bytes (MAXALIGNed) from the arena, reusing blocks before adding any */
-static char *
-buffer_alloc(BufferState *bs, Size len)
+/*
+ * Make the arena's current block one with room for len bytes: the next
+ * block of the chain, or a new one at its end.  Out of line: it runs once
+ * per block, and the per-tuple path of the fill stays short (it shares the
+ * instruction cache with the child's code).
+ */
+static pg_noinline void
+buffer_next_block(BufferState *bs, Size len)
 {
-	char	   *p;
-
-	len = MAXALIGN(len);
 	while (bs->curblock != NULL && bs->curoff + len > bs->curblock->size)
 	{
 		bs->curblock = bs->curblock->next;
@@ -278,6 +302,18 @@ buffer_alloc(BufferState *bs, Size len)
 		bs->curblock = blk;
 		bs->curoff = 0;
 	}
+}
+
+/* len bytes (MAXALIGNed) from the arena, reusing blocks before adding any */
+static inline char *
+buffer_alloc(BufferState *bs, Size len)
+{
+	char	   *p;
+
+	len = MAXALIGN(len);
+	if (unlikely(bs->curblock == NULL ||
+				 bs->curoff + len > bs->curblock->size))
+		buffer_next_block(bs, len);
 	p = bs->curblock->data + bs->curoff;
 	bs->curoff += len;
 	bs->arena_used += len;
@@ -285,17 +321,71 @@ buffer_alloc(BufferState *bs, Size len)
 }
 
 /*
+ * Copy len bytes at src (a heap tuple's bytes from MINIMAL_TUPLE_OFFSET on,
+ * or a minimal tuple) into the arena as the minimal tuple of entry e.
+ *
+ * The values of the attributes the child has already deformed are kept as
+ * well (a scan deforms its row for its qual; the parent would otherwise
+ * deform the copy again: a few hundred instructions per row for Q1, and
+ * the deforming code in the parent's execution group).  By-reference values
+ * point into src and are moved to the copy; if one points elsewhere (it
+ * cannot be moved), none are kept and the parent deforms as usual.  off is
+ * the child's deforming state after its valid attributes.  One allocation
+ * holds the values, their null flags and the tuple.
+ */
+static void
+buffer_store_copy(BufferState *bs, BufferEntry *e, TupleTableSlot *slot,
+				  const char *src, uint32 len, uint32 off)
+{
+	int			nvalid = slot->tts_nvalid;
+	Size		vsize = MAXALIGN(sizeof(Datum) * nvalid);
+	Size		nsize = MAXALIGN(sizeof(bool) * nvalid);
+	char	   *mem = buffer_alloc(bs, vsize + nsize + len);
+	char	   *dst = mem + vsize + nsize;
+	Datum	   *values = (Datum *) mem;
+	bool	   *isnull = (bool *) (mem + vsize);
+	int			i;
+
+	memcpy(dst, src, len);
+	e->tuple = (MinimalTuple) dst;
+	e->values = values;
+	e->nvalid = 0;
+	if (nvalid <= 0)
+		return;
+	memcpy(values, slot->tts_values, sizeof(Datum) * nvalid);
+	memcpy(isnull, slot->tts_isnull, sizeof(bool) * nvalid);
+	for (i = 0; i < bs->nbyref; i++)
+	{
+		int			att = bs->byref[i];
+		uintptr_t	rel;
+
+		if (att >= nvalid)
+			break;
+		if (isnull[att])
+			continue;
+		rel = (uintptr_t) (DatumGetPointer(values[att]) - src);
+		if (rel >= len)
+			return;
+		values[att] = PointerGetDatum(dst + rel);
+	}
+	e->nvalid = nvalid;
+	e->off = off;
+	e->slow = TTS_SLOW(slot);
+}
+
+/*
  * Copy the child's current tuple into the arena as a minimal tuple.
  *
  * A child that hands out a materialised heap or minimal tuple (scans
- * without projection, sorts, materialisations) is copied with one memcpy;
- * only a tuple with fewer attributes than the row (a table row older than
- * an ADD COLUMN, whose missing values live in the child's descriptor) is
- * deformed first.  Virtual tuples (projections) are formed from their
- * values directly into the arena.
+ * without projection, sorts, materialisations) is copied with one memcpy,
+ * keeping the values it has already deformed; only a tuple with fewer
+ * attributes than the row (a table row older than an ADD COLUMN, whose
+ * missing values live in the child's descriptor) is deformed first.
+ * Virtual tuples (projections) are formed from their values directly into
+ * the arena.
  */
-static MinimalTuple
-buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot)
+static void
+buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot, BufferEntry *e)
 {
 	TupleDesc	desc = bs->tupdesc;
 	int			natts = desc->natts;
@@ -303,28 +393,31 @@ buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot)
 
 	if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
 	{
-		HeapTuple	htup = ((HeapTupleTableSlot *) slot)->tuple;
+		HeapTupleTableSlot *hslot = (HeapTupleTableSlot *) slot;
+		HeapTuple	htup = hslot->tuple;
 
 		if (htup != NULL &&
 			HeapTupleHeaderGetNatts(htup->t_data) == natts)
 		{
 			uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
 
-			mtup = (MinimalTuple) buffer_alloc(bs, len);
-			memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
-			mtup->t_len = len;
-			return mtup;
+			buffer_store_copy(bs, e, slot,
+							  (char *) htup->t_data + MINIMAL_TUPLE_OFFSET,
+							  len, hslot->off);
+			e->tuple->t_len = len;
+			return;
 		}
 	}
 	else if (TTS_IS_MINIMALTUPLE(slot))
 	{
-		MinimalTuple src = ((MinimalTupleTableSlot *) slot)->mintuple;
+		MinimalTupleTableSlot *mslot = (MinimalTupleTableSlot *) slot;
+		MinimalTuple src = mslot->mintuple;
 
 		if (src != NULL && HeapTupleHeaderGetNatts(src) == natts)
 		{
-			mtup = (MinimalTuple) buffer_alloc(bs, src->t_len);
-			memcpy(mtup, src, src->t_len);
-			return mtup;
+			buffer_store_copy(bs, e, slot, (char *) src, src->t_len,
+							  mslot->off);
+			return;
 		}
 	}
 
@@ -364,7 +457,8 @@ buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot)
 		mtup->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
 		heap_fill_tuple(desc, values, isnull, (char *) mtup + hoff, data_len,
 						&mtup->t_infomask, hasnull ? mtup->t_bits : NULL);
-		return mtup;
+		e->tuple = mtup;
+		e->nvalid = 0;
 	}
 }
 
@@ -381,8 +475,11 @@ buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot)
  * unbuffered plan would not have done, and evaluates few rows (which might
  * raise errors) that plan would never have reached.  A full-length scan
  * pays about log2(ring size) extra refills per start, nothing per tuple.
+ *
+ * Kept out of line, so that buffer_exec's per-tuple path in the parent's
+ * execution group is a few cache lines.
  */
-static void
+static pg_noinline void
 buffer_refill(BufferState *bs)
 {
 	PlanState  *child = bs->child;
@@ -401,7 +498,7 @@ buffer_refill(BufferState *bs)
 			bs->child_done = true;
 			break;
 		}
-		bs->ring[bs->ntuples++] = buffer_copy_tuple(bs, slot);
+		buffer_copy_tuple(bs, slot, &bs->ring[bs->ntuples++]);
 		if (bs->arena_used >= bs->arena_limit)
 			break;
 	}
@@ -411,8 +508,10 @@ static TupleTableSlot *
 buffer_exec(CustomScanState *node)
 {
 	BufferState *bs = (BufferState *) node;
+	BufferEntry *e;
+	TupleTableSlot *slot;
 
-	if (bs->next >= bs->ntuples)
+	if (unlikely(bs->next >= bs->ntuples))
 	{
 		if (bs->child_done)
 			return ExecClearTuple(bs->outslot);
@@ -422,7 +521,23 @@ buffer_exec(CustomScanState *node)
 	}
 
 	/* the arena keeps the tuple until the next refill: no copy, no pfree */
-	return ExecStoreMinimalTuple(bs->ring[bs->next++], bs->outslot, false);
+	e = &bs->ring[bs->next++];
+	slot = ExecStoreMinimalTuple(e->tuple, bs->outslot, false);
+	if (e->nvalid > 0)
+	{
+		/* the child's deformed values, as if this slot had deformed them */
+		memcpy(slot->tts_values, e->values, sizeof(Datum) * e->nvalid);
+		memcpy(slot->tts_isnull,
+			   (char *) e->values + MAXALIGN(sizeof(Datum) * e->nvalid),
+			   sizeof(bool) * e->nvalid);
+		slot->tts_nvalid = e->nvalid;
+		((MinimalTupleTableSlot *) slot)->off = e->off;
+		if (e->slow)
+			slot->tts_flags |= TTS_FLAG_SLOW;
+		else
+			slot->tts_flags &= ~TTS_FLAG_SLOW;
+	}
+	return slot;
 }
 
 static void
