@@ -344,6 +344,8 @@ buffer_store_copy(BufferState *bs, BufferEntry *e, TupleTableSlot *slot,
 	char	   *dst = mem + vsize + nsize;
 	Datum	   *values = (Datum *) mem;
 	bool	   *isnull = (bool *) (mem + vsize);
+	const int  *byref;
+	int			nbyref;
 	int			i;
 
 	memcpy(dst, src, len);
@@ -354,17 +356,20 @@ buffer_store_copy(BufferState *bs, BufferEntry *e, TupleTableSlot *slot,
 		return;
 	memcpy(values, slot->tts_values, sizeof(Datum) * nvalid);
 	memcpy(isnull, slot->tts_isnull, sizeof(bool) * nvalid);
-	for (i = 0; i < bs->nbyref; i++)
+	/* locals: the stores to values[] must not make the compiler reload them */
+	byref = bs->byref;
+	nbyref = bs->nbyref;
+	while (nbyref > 0 && byref[nbyref - 1] >= nvalid)
+		nbyref--;
+	for (i = 0; i < nbyref; i++)
 	{
-		int			att = bs->byref[i];
+		int			att = byref[i];
 		uintptr_t	rel;
 
-		if (att >= nvalid)
-			break;
 		if (isnull[att])
 			continue;
 		rel = (uintptr_t) (DatumGetPointer(values[att]) - src);
-		if (rel >= len)
+		if (unlikely(rel >= len))
 			return;
 		values[att] = PointerGetDatum(dst + rel);
 	}
