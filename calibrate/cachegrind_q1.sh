@@ -105,7 +105,7 @@ measure() {
 	cg_diff "$WORKDIR/cg.$name.1" "$WORKDIR/cg.$name.2" >"$WORKDIR/diff.$name" 2>/dev/null
 	paste <(awk '/^summary:/ { print $2, $3 }' "$WORKDIR/cg.$name.2") \
 		<(awk '/^summary:/ { print $2, $3 }' "$WORKDIR/cg.$name.1") |
-		awk '{ print $1 - $3, $2 - $4 }'
+		awk '{ printf "%.0f %.0f\n", $1 - $3, $2 - $4 }'
 }
 
 read -r off_ir off_i1 < <(measure unbuffered "SET enable_buffer_operator = off;")
