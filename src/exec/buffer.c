@@ -6,20 +6,22 @@
  *
  * A Buffer has one child (in custom_plans).  When its ring is empty it
  * calls the child until the ring holds fpbtree.buffer_size tuples (or the
- * child is exhausted), then hands the tuples to its parent one by one, so
- * the child's code runs many times in a row and then the parent's, instead
- * of alternating per tuple: each group's code stays in the L1 instruction
- * cache.  The paper's prototype kept pointers to the child's tuples; in
- * PostgreSQL a child's slot is only valid until the child is called again,
- * so tuples are copied as minimal tuples into an arena of memory blocks
- * that is reused from one refill to the next (no palloc per tuple).
+ * child is exhausted; after a start or rescan the fills ramp up from one
+ * tuple, see buffer_refill), then hands the tuples to its parent one by
+ * one, so the child's code runs many times in a row and then the parent's,
+ * instead of alternating per tuple: each group's code stays in the L1
+ * instruction cache.  The paper's prototype kept pointers to the child's
+ * tuples; in PostgreSQL a child's slot is only valid until the child is
+ * called again, so tuples are copied as minimal tuples into an arena of
+ * memory blocks that is reused from one refill to the next (no palloc per
+ * tuple), together with the values the child has already deformed.
  *
  * The node is transparent: its output columns are the child's, one for
  * one, so the parent's references to its child stay valid when a Buffer is
  * slipped in between.  It supports neither backward scans nor mark/restore;
  * the refinement pass (refine.c) never places it where they are needed.
  *
- * See src/exec/BUFFER.md.
+ * See src/exec/README.md.
  *
  *-------------------------------------------------------------------------
  */

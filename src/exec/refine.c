@@ -22,7 +22,7 @@
  * with their children, but nothing is buffered above them.  No Buffer goes
  * above the top of a plan or subplan.
  *
- * See src/exec/BUFFER.md.
+ * See src/exec/README.md.
  *
  *-------------------------------------------------------------------------
  */
