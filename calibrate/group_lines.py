@@ -19,65 +19,11 @@ the same size the group would fit when its lines number at most sets x ways.
 """
 import argparse
 import collections
-import re
+import os
+import sys
 
-
-def parse(path):
-    """instruction address -> executions, function -> set(addresses)"""
-    count = collections.Counter()
-    owner = {}
-    fnmap = {}
-    fn = None
-    last = 0
-    skip_next = False
-    npos = 1
-    with open(path) as f:
-        for raw in f:
-            line = raw.rstrip("\n")
-            if not line:
-                continue
-            if line.startswith("positions:"):
-                npos = len(line.split()) - 1
-                continue
-            m = re.match(r"^(fn|cfn|cfi|cob|ob|fl|fi|fe)=(.*)$", line)
-            if m:
-                key, val = m.groups()
-                if key == "fn":
-                    mm = re.match(r"^\((\d+)\)(?: (.*))?$", val)
-                    if mm and mm.group(2) is not None:
-                        fnmap[mm.group(1)] = mm.group(2)
-                    fn = fnmap.get(mm.group(1), val) if mm else val
-                elif key == "cfn":
-                    mm = re.match(r"^\((\d+)\) (.*)$", val)
-                    if mm:
-                        fnmap[mm.group(1)] = mm.group(2)
-                continue
-            if line.startswith("calls="):
-                skip_next = True
-                continue
-            if not (line[0].isdigit() or line[0] in "+-*"):
-                continue
-            parts = line.split()
-            pos = parts[0]
-            if pos.startswith("0x"):
-                addr = int(pos, 16)
-            elif pos[0] == "+":
-                addr = last + int(pos[1:], 0)
-            elif pos[0] == "-":
-                addr = last - int(pos[1:], 0)
-            elif pos == "*":
-                addr = last
-            else:
-                addr = int(pos, 0)
-            last = addr
-            if skip_next:
-                # the inclusive cost of a call, not this instruction's
-                skip_next = False
-                continue
-            n = int(parts[npos]) if len(parts) > npos else 0
-            count[addr] += n
-            owner.setdefault(addr, fn)
-    return count, owner
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from footprints import parse_instructions  # noqa: E402
 
 
 def main():
@@ -92,7 +38,7 @@ def main():
     ap.add_argument("--top", type=int, default=15)
     args = ap.parse_args()
 
-    count, owner = parse(args.profile)
+    count, owner, _ = parse_instructions(args.profile)
     lines = collections.defaultdict(int)
     lfn = {}
     for addr, n in count.items():
