@@ -154,20 +154,26 @@ def single(args, data, stmts, valgrind=None):
     return p
 
 
-def parse_callgrind(path):
-    """-> (line -> Ir, line -> function name, caller -> set(callee))"""
+def parse_instructions(path):
+    """A callgrind profile made with --dump-instr=yes, per instruction:
+    -> (address -> Ir, address -> function name, caller -> set(callee)).
+    The cost line after a calls= line is the call's inclusive cost and is
+    not counted."""
     ir = collections.Counter()
     owner = {}
     calls = collections.defaultdict(set)
-    names = {"fn": {}, "cfn": {}, "ob": {}, "cob": {}}
     fn = None
     last = 0
     skip_next = False
     fnmap = {}
+    npos = 1            # position columns: "instr", or "instr line"
     with open(path) as f:
         for raw in f:
             line = raw.rstrip("\n")
             if not line:
+                continue
+            if line.startswith("positions:"):
+                npos = len(line.split()) - 1
                 continue
             m = re.match(r"^(fn|cfn|cfi|cob|ob|fl|fi|fe)=(.*)$", line)
             if m:
@@ -183,8 +189,7 @@ def parse_callgrind(path):
                     if key == "fn":
                         fn = name
                     else:
-                        cfn = name
-                        calls[fn].add(cfn)
+                        calls[fn].add(name)
                 continue
             if line.startswith("calls="):
                 skip_next = True
@@ -207,10 +212,19 @@ def parse_callgrind(path):
             if skip_next:
                 skip_next = False
                 continue
-            cost = int(parts[1]) if len(parts) > 1 else 0
-            ln = addr // LINE
-            ir[ln] += cost
-            owner.setdefault(ln, fn)
+            ir[addr] += int(parts[npos]) if len(parts) > npos else 0
+            owner.setdefault(addr, fn)
+    return ir, owner, calls
+
+
+def parse_callgrind(path):
+    """-> (line -> Ir, line -> function name, caller -> set(callee))"""
+    by_addr, owner_addr, calls = parse_instructions(path)
+    ir = collections.Counter()
+    owner = {}
+    for addr, cost in by_addr.items():
+        ir[addr // LINE] += cost
+        owner.setdefault(addr // LINE, owner_addr[addr])
     return ir, owner, calls
 
 

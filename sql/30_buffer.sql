@@ -223,5 +223,44 @@ CLOSE e;
 COMMIT;
 RESET ALL;
 
+-- bounded read-ahead: a merge join stops reading its outer side when the
+-- inner side runs out (here after 11 of 2000 outer rows).  The outer side
+-- is buffered, and its filter divides by zero at a = 50, a row the
+-- unbuffered plan never reaches.  The Buffer's fill ramps up from one tuple
+-- (1, 2, 4, 8, ...), so it has read at most 15 rows when the join stops:
+-- no error, and the outer scan's row counts show how far it read.
+CREATE TABLE buf_ra_outer AS SELECT a, a * 10 AS b FROM generate_series(1, 2000) a;
+CREATE INDEX buf_ra_outer_a ON buf_ra_outer (a);
+CREATE TABLE buf_ra_inner AS SELECT a FROM generate_series(1, 10) a;
+CREATE INDEX buf_ra_inner_a ON buf_ra_inner (a);
+VACUUM ANALYZE buf_ra_outer, buf_ra_inner;
+SET fpbtree.l1i_cache_size = '1kB';
+SET fpbtree.buffer_min_rows = 0;
+SET fpbtree.buffer_size = 1000;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT o.a, o.b FROM buf_ra_outer o JOIN buf_ra_inner i ON o.a = i.a
+WHERE 100 / (o.a - 50) <> 1000;
+SELECT o.a, o.b FROM buf_ra_outer o JOIN buf_ra_inner i ON o.a = i.a
+WHERE 100 / (o.a - 50) <> 1000 ORDER BY 1;
+-- a hash join whose hash table turns out empty reads at most one outer
+-- row (to see whether the outer side is empty before building); the first
+-- refill takes one tuple, so the buffered plan reads no more than that
+SET enable_hashjoin = on;
+SET enable_mergejoin = off;
+SET enable_seqscan = on;
+SET enable_indexscan = off;
+DELETE FROM buf_ra_inner;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT o.a, o.b FROM buf_ra_outer o JOIN buf_ra_inner i ON o.a = i.a
+WHERE 100 / (o.a - 2) <> 1000;
+RESET ALL;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+DROP TABLE buf_ra_outer, buf_ra_inner;
+
 DROP FUNCTION buf_run;
 DROP TABLE buf_queries, buf_li, buf_orders, buf_part;

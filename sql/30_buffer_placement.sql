@@ -38,7 +38,8 @@ SELECT sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge,
 	   avg(l_quantity) AS avg_qty, count(*) AS count_order
 FROM bp_lineitem WHERE l_shipdate <= date '1998-11-01';
 
--- EXPLAIN ANALYZE counts the refills: 10000 rows in rings of 1000
+-- EXPLAIN ANALYZE counts the refills: 10000 rows, the fill ramping up
+-- 1, 2, 4, ..., 512 (1023 rows in 10 refills), then 9 rings of up to 1000
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge,
 	   avg(l_quantity) AS avg_qty, count(*) AS count_order

@@ -6,20 +6,22 @@
  *
  * A Buffer has one child (in custom_plans).  When its ring is empty it
  * calls the child until the ring holds fpbtree.buffer_size tuples (or the
- * child is exhausted), then hands the tuples to its parent one by one, so
- * the child's code runs many times in a row and then the parent's, instead
- * of alternating per tuple: each group's code stays in the L1 instruction
- * cache.  The paper's prototype kept pointers to the child's tuples; in
- * PostgreSQL a child's slot is only valid until the child is called again,
- * so tuples are copied as minimal tuples into an arena of memory blocks
- * that is reused from one refill to the next (no palloc per tuple).
+ * child is exhausted; after a start or rescan the fills ramp up from one
+ * tuple, see buffer_refill), then hands the tuples to its parent one by
+ * one, so the child's code runs many times in a row and then the parent's,
+ * instead of alternating per tuple: each group's code stays in the L1
+ * instruction cache.  The paper's prototype kept pointers to the child's
+ * tuples; in PostgreSQL a child's slot is only valid until the child is
+ * called again, so tuples are copied as minimal tuples into an arena of
+ * memory blocks that is reused from one refill to the next (no palloc per
+ * tuple), together with the values the child has already deformed.
  *
  * The node is transparent: its output columns are the child's, one for
  * one, so the parent's references to its child stay valid when a Buffer is
  * slipped in between.  It supports neither backward scans nor mark/restore;
  * the refinement pass (refine.c) never places it where they are needed.
  *
- * See src/exec/BUFFER.md.
+ * See src/exec/README.md.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,7 +46,7 @@
 /* settings */
 bool		fpb_enable_buffer = true;
 int			fpb_buffer_size = 1000;
-int			fpb_buffer_min_rows = 600;
+int			fpb_buffer_min_rows = 100;
 int			fpb_l1i_cache_size = 32 * 1024;
 
 /* arena blocks: big enough that a refill of narrow tuples needs a few */
@@ -57,14 +59,31 @@ typedef struct BufferBlock
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } BufferBlock;
 
+/*
+ * One buffered tuple: the minimal tuple and, when the child had already
+ * deformed some of its attributes, their values (by-reference ones
+ * pointing into the copy), so the parent does not deform the tuple again.
+ */
+typedef struct BufferEntry
+{
+	MinimalTuple tuple;
+	Datum	   *values;			/* nvalid values, then nvalid isnull flags */
+	int			nvalid;
+	uint32		off;			/* deforming state after nvalid attributes */
+	bool		slow;
+} BufferEntry;
+
 typedef struct BufferState
 {
 	CustomScanState css;
 	PlanState  *child;
 	TupleDesc	tupdesc;		/* = the child's output columns */
+	int		   *byref;			/* numbers of its by-reference columns */
+	int			nbyref;
 	TupleTableSlot *outslot;	/* minimal-tuple slot handed to the parent */
 	int			nslots;			/* ring capacity */
-	MinimalTuple *ring;
+	int			fill_target;	/* tuples the next refill takes (ramp) */
+	BufferEntry *ring;
 	int			ntuples;		/* tuples in the ring */
 	int			next;			/* next tuple to hand out */
 	bool		child_done;		/* child returned end of data */
@@ -203,6 +222,7 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	BufferState *bs = (BufferState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	int			i;
 
 	/*
 	 * The pass never puts a Buffer where these are needed; an executor that
@@ -220,6 +240,11 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 	Assert(node->ss.ps.ps_ProjInfo == NULL);
 
 	bs->tupdesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	bs->byref = palloc(sizeof(int) * Max(bs->tupdesc->natts, 1));
+	bs->nbyref = 0;
+	for (i = 0; i < bs->tupdesc->natts; i++)
+		if (!TupleDescAttr(bs->tupdesc, i)->attbyval)
+			bs->byref[bs->nbyref++] = i;
 	bs->outslot = ExecInitExtraTupleSlot(estate, bs->tupdesc,
 										 &TTSOpsMinimalTuple);
 
@@ -233,8 +258,9 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 
 	if (bs->nslots < 1)
 		bs->nslots = 1;
-	bs->ring = palloc(sizeof(MinimalTuple) * bs->nslots);
+	bs->ring = palloc(sizeof(BufferEntry) * bs->nslots);
 	bs->arena_limit = (Size) work_mem * 1024;
+	bs->fill_target = 1;
 }
 
 /* forget the ring's tuples; their memory is reused by the next refill */
@@ -248,13 +274,15 @@ buffer_reset_arena(BufferState *bs)
 	bs->next = 0;
 }
 
-/* len bytes (MAXALIGNed) from the arena, reusing blocks before adding any */
-static char *
-buffer_alloc(BufferState *bs, Size len)
+/*
+ * Make the arena's current block one with room for len bytes: the next
+ * block of the chain, or a new one at its end.  Out of line: it runs once
+ * per block, and the per-tuple path of the fill stays short (it shares the
+ * instruction cache with the child's code).
+ */
+static pg_noinline void
+buffer_next_block(BufferState *bs, Size len)
 {
-	char	   *p;
-
-	len = MAXALIGN(len);
 	while (bs->curblock != NULL && bs->curoff + len > bs->curblock->size)
 	{
 		bs->curblock = bs->curblock->next;
@@ -276,6 +304,18 @@ buffer_alloc(BufferState *bs, Size len)
 		bs->curblock = blk;
 		bs->curoff = 0;
 	}
+}
+
+/* len bytes (MAXALIGNed) from the arena, reusing blocks before adding any */
+static inline char *
+buffer_alloc(BufferState *bs, Size len)
+{
+	char	   *p;
+
+	len = MAXALIGN(len);
+	if (unlikely(bs->curblock == NULL ||
+				 bs->curoff + len > bs->curblock->size))
+		buffer_next_block(bs, len);
 	p = bs->curblock->data + bs->curoff;
 	bs->curoff += len;
 	bs->arena_used += len;
@@ -283,17 +323,76 @@ buffer_alloc(BufferState *bs, Size len)
 }
 
 /*
+ * Copy len bytes at src (a heap tuple's bytes from MINIMAL_TUPLE_OFFSET on,
+ * or a minimal tuple) into the arena as the minimal tuple of entry e.
+ *
+ * The values of the attributes the child has already deformed are kept as
+ * well (a scan deforms its row for its qual; the parent would otherwise
+ * deform the copy again: a few hundred instructions per row for Q1, and
+ * the deforming code in the parent's execution group).  By-reference values
+ * point into src and are moved to the copy; if one points elsewhere (it
+ * cannot be moved), none are kept and the parent deforms as usual.  off is
+ * the child's deforming state after its valid attributes.  One allocation
+ * holds the values, their null flags and the tuple.
+ */
+static void
+buffer_store_copy(BufferState *bs, BufferEntry *e, TupleTableSlot *slot,
+				  const char *src, uint32 len, uint32 off)
+{
+	int			nvalid = slot->tts_nvalid;
+	Size		vsize = MAXALIGN(sizeof(Datum) * nvalid);
+	Size		nsize = MAXALIGN(sizeof(bool) * nvalid);
+	char	   *mem = buffer_alloc(bs, vsize + nsize + len);
+	char	   *dst = mem + vsize + nsize;
+	Datum	   *values = (Datum *) mem;
+	bool	   *isnull = (bool *) (mem + vsize);
+	const int  *byref;
+	int			nbyref;
+	int			i;
+
+	memcpy(dst, src, len);
+	e->tuple = (MinimalTuple) dst;
+	e->values = values;
+	e->nvalid = 0;
+	if (nvalid <= 0)
+		return;
+	memcpy(values, slot->tts_values, sizeof(Datum) * nvalid);
+	memcpy(isnull, slot->tts_isnull, sizeof(bool) * nvalid);
+	/* locals: the stores to values[] must not make the compiler reload them */
+	byref = bs->byref;
+	nbyref = bs->nbyref;
+	while (nbyref > 0 && byref[nbyref - 1] >= nvalid)
+		nbyref--;
+	for (i = 0; i < nbyref; i++)
+	{
+		int			att = byref[i];
+		uintptr_t	rel;
+
+		if (isnull[att])
+			continue;
+		rel = (uintptr_t) (DatumGetPointer(values[att]) - src);
+		if (unlikely(rel >= len))
+			return;
+		values[att] = PointerGetDatum(dst + rel);
+	}
+	e->nvalid = nvalid;
+	e->off = off;
+	e->slow = TTS_SLOW(slot);
+}
+
+/*
  * Copy the child's current tuple into the arena as a minimal tuple.
  *
  * A child that hands out a materialised heap or minimal tuple (scans
- * without projection, sorts, materialisations) is copied with one memcpy;
- * only a tuple with fewer attributes than the row (a table row older than
- * an ADD COLUMN, whose missing values live in the child's descriptor) is
- * deformed first.  Virtual tuples (projections) are formed from their
- * values directly into the arena.
+ * without projection, sorts, materialisations) is copied with one memcpy,
+ * keeping the values it has already deformed; only a tuple with fewer
+ * attributes than the row (a table row older than an ADD COLUMN, whose
+ * missing values live in the child's descriptor) is deformed first.
+ * Virtual tuples (projections) are formed from their values directly into
+ * the arena.
  */
-static MinimalTuple
-buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot)
+static void
+buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot, BufferEntry *e)
 {
 	TupleDesc	desc = bs->tupdesc;
 	int			natts = desc->natts;
@@ -301,28 +400,31 @@ buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot)
 
 	if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
 	{
-		HeapTuple	htup = ((HeapTupleTableSlot *) slot)->tuple;
+		HeapTupleTableSlot *hslot = (HeapTupleTableSlot *) slot;
+		HeapTuple	htup = hslot->tuple;
 
 		if (htup != NULL &&
 			HeapTupleHeaderGetNatts(htup->t_data) == natts)
 		{
 			uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
 
-			mtup = (MinimalTuple) buffer_alloc(bs, len);
-			memcpy(mtup, (char *) htup->t_data + MINIMAL_TUPLE_OFFSET, len);
-			mtup->t_len = len;
-			return mtup;
+			buffer_store_copy(bs, e, slot,
+							  (char *) htup->t_data + MINIMAL_TUPLE_OFFSET,
+							  len, hslot->off);
+			e->tuple->t_len = len;
+			return;
 		}
 	}
 	else if (TTS_IS_MINIMALTUPLE(slot))
 	{
-		MinimalTuple src = ((MinimalTupleTableSlot *) slot)->mintuple;
+		MinimalTupleTableSlot *mslot = (MinimalTupleTableSlot *) slot;
+		MinimalTuple src = mslot->mintuple;
 
 		if (src != NULL && HeapTupleHeaderGetNatts(src) == natts)
 		{
-			mtup = (MinimalTuple) buffer_alloc(bs, src->t_len);
-			memcpy(mtup, src, src->t_len);
-			return mtup;
+			buffer_store_copy(bs, e, slot, (char *) src, src->t_len,
+							  mslot->off);
+			return;
 		}
 	}
 
@@ -362,19 +464,39 @@ buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot)
 		mtup->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
 		heap_fill_tuple(desc, values, isnull, (char *) mtup + hoff, data_len,
 						&mtup->t_infomask, hasnull ? mtup->t_bits : NULL);
-		return mtup;
+		e->tuple = mtup;
+		e->nvalid = 0;
 	}
 }
 
-/* call the child until the ring is full, the arena limit is hit or it ends */
-static void
+/*
+ * Call the child until the ring holds fill_target tuples, the arena limit
+ * is hit or the child ends.
+ *
+ * The fill ramps up: after each (re)start the first refill takes one tuple,
+ * and each later one twice as many as the one before, up to the ring size.
+ * A parent that stops reading early (a merge join whose inner side ran out,
+ * a hash join whose hash table is empty, anything the refinement pass could
+ * not foresee) has then made the child produce at most about twice the
+ * tuples it consumed, never a whole ring: the child does little work the
+ * unbuffered plan would not have done, and evaluates few rows (which might
+ * raise errors) that plan would never have reached.  A full-length scan
+ * pays about log2(ring size) extra refills per start, nothing per tuple.
+ *
+ * Kept out of line, so that buffer_exec's per-tuple path in the parent's
+ * execution group is a few cache lines.
+ */
+static pg_noinline void
 buffer_refill(BufferState *bs)
 {
 	PlanState  *child = bs->child;
+	int			target = bs->fill_target;
 
 	buffer_reset_arena(bs);
 	bs->refills++;
-	while (bs->ntuples < bs->nslots)
+	if (bs->fill_target < bs->nslots)
+		bs->fill_target = Min(bs->fill_target * 2, bs->nslots);
+	while (bs->ntuples < target)
 	{
 		TupleTableSlot *slot = ExecProcNode(child);
 
@@ -383,7 +505,7 @@ buffer_refill(BufferState *bs)
 			bs->child_done = true;
 			break;
 		}
-		bs->ring[bs->ntuples++] = buffer_copy_tuple(bs, slot);
+		buffer_copy_tuple(bs, slot, &bs->ring[bs->ntuples++]);
 		if (bs->arena_used >= bs->arena_limit)
 			break;
 	}
@@ -393,8 +515,10 @@ static TupleTableSlot *
 buffer_exec(CustomScanState *node)
 {
 	BufferState *bs = (BufferState *) node;
+	BufferEntry *e;
+	TupleTableSlot *slot;
 
-	if (bs->next >= bs->ntuples)
+	if (unlikely(bs->next >= bs->ntuples))
 	{
 		if (bs->child_done)
 			return ExecClearTuple(bs->outslot);
@@ -404,7 +528,23 @@ buffer_exec(CustomScanState *node)
 	}
 
 	/* the arena keeps the tuple until the next refill: no copy, no pfree */
-	return ExecStoreMinimalTuple(bs->ring[bs->next++], bs->outslot, false);
+	e = &bs->ring[bs->next++];
+	slot = ExecStoreMinimalTuple(e->tuple, bs->outslot, false);
+	if (e->nvalid > 0)
+	{
+		/* the child's deformed values, as if this slot had deformed them */
+		memcpy(slot->tts_values, e->values, sizeof(Datum) * e->nvalid);
+		memcpy(slot->tts_isnull,
+			   (char *) e->values + MAXALIGN(sizeof(Datum) * e->nvalid),
+			   sizeof(bool) * e->nvalid);
+		slot->tts_nvalid = e->nvalid;
+		((MinimalTupleTableSlot *) slot)->off = e->off;
+		if (e->slow)
+			slot->tts_flags |= TTS_FLAG_SLOW;
+		else
+			slot->tts_flags &= ~TTS_FLAG_SLOW;
+	}
+	return slot;
 }
 
 static void
@@ -434,6 +574,7 @@ buffer_rescan(CustomScanState *node)
 	ExecClearTuple(bs->outslot);
 	buffer_reset_arena(bs);
 	bs->child_done = false;
+	bs->fill_target = 1;		/* ramp up again: the parent may stop early */
 
 	/*
 	 * ExecReScan passes changed parameters to lefttree/righttree only; our
@@ -536,7 +677,7 @@ fpb_buffer_init(void)
 	DefineCustomIntVariable("fpbtree.buffer_min_rows",
 							"Estimated output rows below which an operator joins no execution group.",
 							"Operators with fewer rows are never buffered (the paper's cardinality threshold).",
-							&fpb_buffer_min_rows, 600, 0, INT_MAX,
+							&fpb_buffer_min_rows, 100, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.l1i_cache_size",
 							"Size of the L1 instruction cache an execution group must fit.",

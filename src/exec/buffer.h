@@ -6,7 +6,7 @@
  *	  CustomScan node and the settings), refine.c (the planner_hook
  *	  pass) and buffer_footprint.c (the instruction footprint model).
  *
- * See src/exec/BUFFER.md for the design.
+ * See src/exec/README.md for the design.
  *
  *-------------------------------------------------------------------------
  */

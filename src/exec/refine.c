@@ -22,7 +22,7 @@
  * with their children, but nothing is buffered above them.  No Buffer goes
  * above the top of a plan or subplan.
  *
- * See src/exec/BUFFER.md.
+ * See src/exec/README.md.
  *
  *-------------------------------------------------------------------------
  */
@@ -99,46 +99,92 @@ max_plan_node_id(Plan *plan)
 }
 
 /*
- * Does the node hand out its output tuple by tuple while pulling its input
+ * What the pass needs to know about each kind of node: the measured module
+ * of its code, and how it behaves.
+ *
+ * PIPELINED: it hands out its output tuple by tuple while pulling its input
  * (so a Buffer above it changes the interleaving), as opposed to consuming
- * its input in a loop of its own first?
+ * its input in a loop of its own first.  SCAN: it projects only when its
+ * targetlist computes something (ExecConditionalAssignProjectionInfo).
+ * NOPROJECT: it never projects.  Other nodes always run a projection.
  */
+#define KIND_PIPELINED	0x01
+#define KIND_SCAN		0x02
+#define KIND_NOPROJECT	0x04
+
+typedef struct NodeKind
+{
+	NodeTag		tag;
+	FpbModule	module;
+	int			flags;
+} NodeKind;
+
+static const NodeKind node_kinds[] = {
+	{T_SeqScan, FPB_MOD_SEQSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_SampleScan, FPB_MOD_SEQSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_IndexScan, FPB_MOD_INDEXSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_IndexOnlyScan, FPB_MOD_INDEXONLYSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_BitmapHeapScan, FPB_MOD_BITMAPHEAPSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_TidScan, FPB_MOD_OTHERSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_TidRangeScan, FPB_MOD_OTHERSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_FunctionScan, FPB_MOD_OTHERSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_ValuesScan, FPB_MOD_OTHERSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_CteScan, FPB_MOD_OTHERSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_NamedTuplestoreScan, FPB_MOD_OTHERSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_WorkTableScan, FPB_MOD_OTHERSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_TableFuncScan, FPB_MOD_OTHERSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_SubqueryScan, FPB_MOD_SUBQUERYSCAN, KIND_PIPELINED | KIND_SCAN},
+	{T_Result, FPB_MOD_RESULT, KIND_PIPELINED},
+	{T_ProjectSet, FPB_MOD_RESULT, KIND_PIPELINED},
+	{T_Append, FPB_MOD_APPEND, KIND_PIPELINED | KIND_NOPROJECT},
+	{T_MergeAppend, FPB_MOD_OTHER, KIND_PIPELINED},
+	{T_NestLoop, FPB_MOD_NESTLOOP, KIND_PIPELINED},
+	{T_MergeJoin, FPB_MOD_MERGEJOIN, KIND_PIPELINED},
+	{T_HashJoin, FPB_MOD_HASHJOIN, KIND_PIPELINED},
+	{T_Group, FPB_MOD_OTHER, KIND_PIPELINED},
+	{T_Unique, FPB_MOD_UNIQUE, KIND_PIPELINED | KIND_NOPROJECT},
+	{T_Hash, FPB_MOD_HASH, KIND_NOPROJECT},
+	{T_Sort, FPB_MOD_SORT, KIND_NOPROJECT},
+	{T_IncrementalSort, FPB_MOD_SORT, KIND_NOPROJECT},
+	{T_Material, FPB_MOD_MATERIAL, KIND_NOPROJECT},
+	{T_Limit, FPB_MOD_LIMIT, KIND_NOPROJECT},
+	{T_WindowAgg, FPB_MOD_WINDOWAGG, 0},
+};
+
+/* the node's kind; unlisted nodes are big, blocking and projecting */
+static NodeKind
+node_kind(Plan *plan)
+{
+	NodeKind	kind = {nodeTag(plan), FPB_MOD_OTHER, 0};
+	int			i;
+
+	switch (nodeTag(plan))
+	{
+		case T_Agg:
+			/* sorted aggregation emits each group as its input moves on */
+			kind.module = ((Agg *) plan)->aggstrategy == AGG_HASHED ||
+				((Agg *) plan)->aggstrategy == AGG_MIXED ?
+				FPB_MOD_HASHAGG : FPB_MOD_AGG;
+			if (((Agg *) plan)->aggstrategy == AGG_SORTED)
+				kind.flags = KIND_PIPELINED;
+			return kind;
+		case T_SetOp:
+			if (((SetOp *) plan)->strategy == SETOP_SORTED)
+				kind.flags = KIND_PIPELINED;
+			return kind;
+		default:
+			break;
+	}
+	for (i = 0; i < lengthof(node_kinds); i++)
+		if (node_kinds[i].tag == nodeTag(plan))
+			return node_kinds[i];
+	return kind;
+}
+
 static bool
 is_pipelined(Plan *plan)
 {
-	switch (nodeTag(plan))
-	{
-		case T_SeqScan:
-		case T_SampleScan:
-		case T_IndexScan:
-		case T_IndexOnlyScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_FunctionScan:
-		case T_ValuesScan:
-		case T_CteScan:
-		case T_NamedTuplestoreScan:
-		case T_WorkTableScan:
-		case T_TableFuncScan:
-		case T_SubqueryScan:
-		case T_Result:
-		case T_ProjectSet:
-		case T_Append:
-		case T_MergeAppend:
-		case T_NestLoop:
-		case T_MergeJoin:
-		case T_HashJoin:
-		case T_Group:
-		case T_Unique:
-			return true;
-		case T_Agg:
-			return ((Agg *) plan)->aggstrategy == AGG_SORTED;
-		case T_SetOp:
-			return ((SetOp *) plan)->strategy == SETOP_SORTED;
-		default:
-			return false;
-	}
+	return (node_kind(plan).flags & KIND_PIPELINED) != 0;
 }
 
 /* does the node's targetlist compute anything beyond passing columns on? */
@@ -164,98 +210,36 @@ tlist_projects(Plan *plan)
 static void
 node_footprint(Plan *plan, FpbFootprint *fp)
 {
-	FpbModule	mod;
-	bool		projects = true;
+	NodeKind	kind = node_kind(plan);
+	FpbModule	mod = kind.module;
+	bool		projects;
 
+	if (kind.flags & KIND_NOPROJECT)
+		projects = false;
+	else if (kind.flags & KIND_SCAN)
+		projects = tlist_projects(plan);
+	else
+		projects = true;
+
+	/* expressions evaluated outside the qual and the targetlist */
 	switch (nodeTag(plan))
 	{
-		case T_SeqScan:
-		case T_SampleScan:
-			mod = FPB_MOD_SEQSCAN;
-			projects = tlist_projects(plan);
-			break;
 		case T_IndexScan:
-			mod = FPB_MOD_INDEXSCAN;
-			projects = tlist_projects(plan);
 			fpb_footprint_add_exprs(fp, (Node *) ((IndexScan *) plan)->indexqualorig);
 			break;
-		case T_IndexOnlyScan:
-			mod = FPB_MOD_INDEXONLYSCAN;
-			projects = tlist_projects(plan);
-			break;
-		case T_BitmapHeapScan:
-			mod = FPB_MOD_BITMAPHEAPSCAN;
-			projects = tlist_projects(plan);
-			break;
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_FunctionScan:
-		case T_ValuesScan:
-		case T_CteScan:
-		case T_NamedTuplestoreScan:
-		case T_WorkTableScan:
-		case T_TableFuncScan:
-			mod = FPB_MOD_OTHERSCAN;
-			projects = tlist_projects(plan);
-			break;
-		case T_SubqueryScan:
-			mod = FPB_MOD_SUBQUERYSCAN;
-			projects = tlist_projects(plan);
-			break;
-		case T_Result:
-		case T_ProjectSet:
-			mod = FPB_MOD_RESULT;
-			break;
-		case T_Append:
-			mod = FPB_MOD_APPEND;
-			projects = false;
-			break;
 		case T_NestLoop:
-			mod = FPB_MOD_NESTLOOP;
-			fpb_footprint_add_exprs(fp, (Node *) ((Join *) plan)->joinqual);
-			break;
 		case T_MergeJoin:
-			mod = FPB_MOD_MERGEJOIN;
-			fpb_footprint_add_exprs(fp, (Node *) ((Join *) plan)->joinqual);
-			fpb_footprint_add_exprs(fp, (Node *) ((MergeJoin *) plan)->mergeclauses);
-			break;
 		case T_HashJoin:
-			mod = FPB_MOD_HASHJOIN;
 			fpb_footprint_add_exprs(fp, (Node *) ((Join *) plan)->joinqual);
-			fpb_footprint_add_exprs(fp, (Node *) ((HashJoin *) plan)->hashclauses);
+			if (IsA(plan, MergeJoin))
+				fpb_footprint_add_exprs(fp, (Node *) ((MergeJoin *) plan)->mergeclauses);
+			if (IsA(plan, HashJoin))
+				fpb_footprint_add_exprs(fp, (Node *) ((HashJoin *) plan)->hashclauses);
 			break;
 		case T_Hash:
-			mod = FPB_MOD_HASH;
-			projects = false;
 			fpb_footprint_add_exprs(fp, (Node *) ((Hash *) plan)->hashkeys);
 			break;
-		case T_Agg:
-			mod = (((Agg *) plan)->aggstrategy == AGG_PLAIN ||
-				   ((Agg *) plan)->aggstrategy == AGG_SORTED) ?
-				FPB_MOD_AGG : FPB_MOD_HASHAGG;
-			break;
-		case T_Sort:
-		case T_IncrementalSort:
-			mod = FPB_MOD_SORT;
-			projects = false;
-			break;
-		case T_Material:
-			mod = FPB_MOD_MATERIAL;
-			projects = false;
-			break;
-		case T_Unique:
-			mod = FPB_MOD_UNIQUE;
-			projects = false;
-			break;
-		case T_Limit:
-			mod = FPB_MOD_LIMIT;
-			projects = false;
-			break;
-		case T_WindowAgg:
-			mod = FPB_MOD_WINDOWAGG;
-			break;
 		default:
-			mod = FPB_MOD_OTHER;
 			break;
 	}
 	fpb_footprint_add_module(fp, mod);
@@ -282,21 +266,33 @@ typedef struct ChildRef
 	bool		eligible;
 } ChildRef;
 
+/* the child at *ptr, with what its parent requires from it */
+static void
+set_child(ChildRef *c, Plan **ptr, bool restricted, bool early,
+		  bool may_buffer)
+{
+	c->ptr = ptr;
+	c->restricted = restricted;
+	c->early = early;
+	c->may_buffer = may_buffer;
+	c->fp.atoms = NIL;
+	c->eligible = false;
+}
+
+/* the children in a list (Append, CustomScan), all with the same needs */
 static int
-collect_list(List *plans, ChildRef *refs, int n, int max, bool restricted,
+collect_list(List *plans, ChildRef *refs, int max, bool restricted,
 			 bool early, bool may_buffer)
 {
 	ListCell   *lc;
+	int			n = 0;
 
 	foreach(lc, plans)
 	{
 		if (n >= max)
 			break;
-		refs[n].ptr = (Plan **) &lfirst(lc);
-		refs[n].restricted = restricted;
-		refs[n].early = early;
-		refs[n].may_buffer = may_buffer;
-		n++;
+		set_child(&refs[n++], (Plan **) &lfirst(lc), restricted, early,
+				  may_buffer);
 	}
 	return n;
 }
@@ -334,20 +330,12 @@ refine_node(RefineContext *ctx, Plan *plan, bool restricted, bool early,
 		case T_ProjectSet:
 		case T_Limit:
 			if (plan->lefttree)
-			{
-				refs[0].ptr = &plan->lefttree;
-				refs[0].restricted = restricted;
-				refs[0].early = early || IsA(plan, Limit);
-				refs[0].may_buffer = true;
-				nrefs = 1;
-			}
+				set_child(&refs[nrefs++], &plan->lefttree, restricted,
+						  early || IsA(plan, Limit), true);
 			break;
 		case T_SubqueryScan:
-			refs[0].ptr = &((SubqueryScan *) plan)->subplan;
-			refs[0].restricted = restricted;
-			refs[0].early = early;
-			refs[0].may_buffer = true;
-			nrefs = 1;
+			set_child(&refs[nrefs++], &((SubqueryScan *) plan)->subplan,
+					  restricted, early, true);
 			break;
 		case T_Append:
 		case T_MergeAppend:
@@ -357,7 +345,7 @@ refine_node(RefineContext *ctx, Plan *plan, bool restricted, bool early,
 
 				max = Min(list_length(l), MAX_REFINE_CHILDREN);
 				refs = palloc0(sizeof(ChildRef) * Max(max, 1));
-				nrefs = collect_list(l, refs, 0, max, restricted, early, true);
+				nrefs = collect_list(l, refs, max, restricted, early, true);
 				break;
 			}
 		case T_NestLoop:
@@ -366,40 +354,25 @@ refine_node(RefineContext *ctx, Plan *plan, bool restricted, bool early,
 				bool		inner_stops = join->jointype == JOIN_SEMI ||
 				join->jointype == JOIN_ANTI || join->inner_unique;
 
-				refs[0].ptr = &plan->lefttree;
-				refs[0].restricted = false;
-				refs[0].early = early;
-				refs[0].may_buffer = true;
-				refs[1].ptr = &plan->righttree;
-				refs[1].restricted = false;
-				refs[1].early = early || inner_stops;
-				refs[1].may_buffer = true;
-				nrefs = 2;
+				set_child(&refs[nrefs++], &plan->lefttree, false, early, true);
+				set_child(&refs[nrefs++], &plan->righttree, false,
+						  early || inner_stops, true);
 				break;
 			}
 		case T_MergeJoin:
-			refs[0].ptr = &plan->lefttree;
-			refs[0].restricted = false;
-			refs[0].early = early;
-			refs[0].may_buffer = true;
-			/* the inner side is marked and restored */
-			refs[1].ptr = &plan->righttree;
-			refs[1].restricted = true;
-			refs[1].early = early;
-			refs[1].may_buffer = false;
-			nrefs = 2;
+
+			/*
+			 * The outer side may stop early too (when the inner side runs
+			 * out), but the Buffer's ramped fill bounds what it reads ahead
+			 * there (buffer.c); the inner side is marked and restored.
+			 */
+			set_child(&refs[nrefs++], &plan->lefttree, false, early, true);
+			set_child(&refs[nrefs++], &plan->righttree, true, early, false);
 			break;
 		case T_HashJoin:
-			refs[0].ptr = &plan->lefttree;
-			refs[0].restricted = false;
-			refs[0].early = early;
-			refs[0].may_buffer = true;
+			set_child(&refs[nrefs++], &plan->lefttree, false, early, true);
 			/* the inner side is a Hash node, driven by MultiExecProcNode */
-			refs[1].ptr = &plan->righttree;
-			refs[1].restricted = false;
-			refs[1].early = false;
-			refs[1].may_buffer = false;
-			nrefs = 2;
+			set_child(&refs[nrefs++], &plan->righttree, false, false, false);
 			break;
 		case T_Hash:
 		case T_Sort:
@@ -416,22 +389,15 @@ refine_node(RefineContext *ctx, Plan *plan, bool restricted, bool early,
 				(IsA(plan, Agg) && ((Agg *) plan)->aggstrategy != AGG_SORTED) ||
 				(IsA(plan, SetOp) && ((SetOp *) plan)->strategy == SETOP_HASHED);
 
-				refs[0].ptr = &plan->lefttree;
-				refs[0].restricted = false;
-				refs[0].early = consumes_all ? false : early;
-				refs[0].may_buffer = true;
-				nrefs = 1;
+				set_child(&refs[nrefs++], &plan->lefttree, false,
+						  consumes_all ? false : early, true);
 				break;
 			}
 		case T_Gather:
 		case T_GatherMerge:
 		case T_Memoize:
 			/* refine below, but leave their direct child alone */
-			refs[0].ptr = &plan->lefttree;
-			refs[0].restricted = false;
-			refs[0].early = early;
-			refs[0].may_buffer = false;
-			nrefs = 1;
+			set_child(&refs[nrefs++], &plan->lefttree, false, early, false);
 			break;
 		case T_CustomScan:
 			if (fpb_is_buffer_plan(plan))
@@ -440,7 +406,7 @@ refine_node(RefineContext *ctx, Plan *plan, bool restricted, bool early,
 			max = Min(list_length(((CustomScan *) plan)->custom_plans),
 					  MAX_REFINE_CHILDREN);
 			refs = palloc0(sizeof(ChildRef) * Max(max, 1));
-			nrefs = collect_list(((CustomScan *) plan)->custom_plans, refs, 0,
+			nrefs = collect_list(((CustomScan *) plan)->custom_plans, refs,
 								 max, restricted, early, false);
 			break;
 		default:
@@ -461,7 +427,6 @@ refine_node(RefineContext *ctx, Plan *plan, bool restricted, bool early,
 	{
 		ChildRef   *c = &refs[i];
 
-		c->fp.atoms = NIL;
 		c->eligible = refine_node(ctx, *c->ptr, c->restricted, c->early,
 								  &c->fp) && c->may_buffer;
 	}
