@@ -42,6 +42,7 @@
 
 #include "buffer.h"
 #include "exec.h"
+#include "mintuple.h"
 
 /* settings */
 bool		fpb_enable_buffer = true;
@@ -430,40 +431,11 @@ buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot, BufferEntry *e)
 
 	/* form the tuple from the child's values */
 	{
-		Datum	   *values;
-		bool	   *isnull;
-		bool		hasnull = false;
-		Size		hoff;
-		Size		data_len;
-		Size		len;
-		int			i;
+		FpbMinLayout lay;
 
-		slot_getallattrs(slot);
-		values = slot->tts_values;
-		isnull = slot->tts_isnull;
-		for (i = 0; i < natts; i++)
-		{
-			if (isnull[i])
-			{
-				hasnull = true;
-				break;
-			}
-		}
-		hoff = SizeofMinimalTupleHeader;
-		if (hasnull)
-			hoff += BITMAPLEN(natts);
-		hoff = MAXALIGN(hoff);
-		data_len = heap_compute_data_size(desc, values, isnull);
-		len = hoff + data_len;
-
-		/* zeroed: alignment padding must not be left undefined */
-		mtup = (MinimalTuple) buffer_alloc(bs, len);
-		memset(mtup, 0, len);
-		mtup->t_len = len;
-		HeapTupleHeaderSetNatts(mtup, natts);
-		mtup->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
-		heap_fill_tuple(desc, values, isnull, (char *) mtup + hoff, data_len,
-						&mtup->t_infomask, hasnull ? mtup->t_bits : NULL);
+		fpb_mintuple_layout(slot, &lay);
+		mtup = (MinimalTuple) buffer_alloc(bs, lay.total);
+		fpb_mintuple_fill(slot, &lay, mtup);
 		e->tuple = mtup;
 		e->nvalid = 0;
 	}

@@ -31,6 +31,7 @@
 #include "utils/ruleutils.h"
 
 #include "hashjoin.h"
+#include "mintuple.h"
 
 #define FPB_MAX_BATCHES		(1 << 20)
 
@@ -571,54 +572,24 @@ fpb_hj_key_equal(FpbHjState *st, Datum outerkey, Datum innerkey)
 static const char *
 fpb_hj_form_minimal(FpbHjState *st, TupleTableSlot *slot, uint32 *len)
 {
-	TupleDesc	desc = slot->tts_tupleDescriptor;
-	int			natts = desc->natts;
-	bool		hasnull = false;
-	Size		hoff;
-	Size		datalen;
-	Size		total;
-	MinimalTuple mt;
-	int			i;
+	FpbMinLayout lay;
 
-	slot_getallattrs(slot);
-	for (i = 0; i < natts; i++)
-	{
-		if (slot->tts_isnull[i])
-		{
-			hasnull = true;
-			break;
-		}
-	}
-	hoff = SizeofMinimalTupleHeader;
-	if (hasnull)
-		hoff += BITMAPLEN(natts);
-	hoff = MAXALIGN(hoff);
-	datalen = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
-	total = hoff + datalen;
-	if (total > MaxAllocSize)
+	fpb_mintuple_layout(slot, &lay);
+	if (lay.total > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("row is too big: size %zu, maximum size %zu",
-						total, (Size) MaxAllocSize)));
-	if (unlikely(st->formbufsize < total))
+						lay.total, (Size) MaxAllocSize)));
+	if (unlikely(st->formbufsize < lay.total))
 	{
 		if (st->formbuf)
 			pfree(st->formbuf);
-		st->formbufsize = Max(total, 1024);
+		st->formbufsize = Max(lay.total, 1024);
 		st->formbuf = MemoryContextAlloc(st->probecxt, st->formbufsize);
 	}
-	mt = (MinimalTuple) st->formbuf;
-
-	/* the header and the data's alignment padding start zeroed */
-	memset(mt, 0, total);
-	mt->t_len = total;
-	mt->t_infomask2 = natts;
-	mt->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
-	heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull,
-					(char *) mt + hoff, datalen, &mt->t_infomask,
-					hasnull ? mt->t_bits : NULL);
-	*len = total;
-	return (const char *) mt;
+	fpb_mintuple_fill(slot, &lay, (MinimalTuple) st->formbuf);
+	*len = lay.total;
+	return (const char *) st->formbuf;
 }
 
 /*
