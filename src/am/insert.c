@@ -286,8 +286,7 @@ fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk, uint64 sept,
 			ents[1].child = rblk;
 
 			state = fpb_wal_start(index);
-			npage = fpb_wal_register(state, nbuf,
-											  FPB_WAL_FULL_IMAGE);
+			npage = fpb_wal_register(state, nbuf, FPB_WAL_FULL_IMAGE);
 			mpage = fpb_wal_register(state, metabuf, 0);
 			lpage = fpb_wal_register(state, lbuf, 0);
 			fpb_page_init(npage, level + 1, 0, lopq->w, lopq->x);
