@@ -327,6 +327,30 @@ RESET enable_prefetch_hashjoin;
 RESET fpbtree.hashjoin_cache_size;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM hj_small s JOIN hj_b b ON s.x = b.k;
 
+-- rows stored before ADD COLUMN ... DEFAULT have fewer attributes than the
+-- descriptor: the copied heap bytes must still read the default, in memory
+-- and spilled, on both sides of the join
+CREATE TABLE hj_am1 (k int8);
+INSERT INTO hj_am1 SELECT g FROM generate_series(1, 2000) g;
+ALTER TABLE hj_am1 ADD COLUMN d int DEFAULT 7;
+INSERT INTO hj_am1 SELECT g, 9 FROM generate_series(2001, 2010) g;
+CREATE TABLE hj_am2 (k int8);
+INSERT INTO hj_am2 SELECT g FROM generate_series(1, 2010) g;
+ALTER TABLE hj_am2 ADD COLUMN e text DEFAULT 'x';
+ANALYZE hj_am1, hj_am2;
+SET fpbtree.hashjoin_cache_size = 0;
+SET enable_nestloop = off;
+SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF) SELECT * FROM hj_am1 JOIN hj_am2 USING (k);
+SELECT count(*), sum(d), count(e), min(e) FROM hj_am1 JOIN hj_am2 USING (k);
+SET work_mem = '64kB';
+SELECT count(*), sum(d), count(e), min(e) FROM hj_am1 FULL JOIN hj_am2 USING (k);
+RESET work_mem;
+RESET enable_nestloop;
+RESET enable_mergejoin;
+RESET fpbtree.hashjoin_cache_size;
+DROP TABLE hj_am1, hj_am2;
+
 DROP TABLE hj_a, hj_b, hj_empty, hj_nulls, hj_small;
 DROP FUNCTION hj_check(text);
 DROP FUNCTION hj_explain(text);
