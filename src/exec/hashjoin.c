@@ -43,6 +43,19 @@ static const struct config_enum_entry fpb_hj_prefetch_options[] = {
 	{NULL, 0, false}
 };
 
+/* The setting's name of a prefetching scheme (for EXPLAIN). */
+const char *
+fpb_hj_scheme_name(int scheme)
+{
+	for (const struct config_enum_entry *e = fpb_hj_prefetch_options;
+		 e->name != NULL; e++)
+	{
+		if (e->val == scheme)
+			return e->name;
+	}
+	return "unknown";
+}
+
 static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
 
 static void fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,

@@ -28,6 +28,8 @@ typedef enum FpbHjPrefetch
 	FPB_HJ_PREFETCH_NONE
 } FpbHjPrefetch;
 
+extern const char *fpb_hj_scheme_name(int scheme);
+
 /* settings (hashjoin.c) */
 extern bool fpb_enable_prefetch_hashjoin;
 extern int	fpb_hj_group_size;

@@ -1429,10 +1429,7 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (es->analyze)
 	{
-		const char *scheme = st->scheme == FPB_HJ_PREFETCH_GROUP ? "group" :
-		st->scheme == FPB_HJ_PREFETCH_PIPELINED ? "pipelined" : "none";
-
-		ExplainPropertyText("Prefetch", scheme, es);
+		ExplainPropertyText("Prefetch", fpb_hj_scheme_name(st->scheme), es);
 		if (st->scheme == FPB_HJ_PREFETCH_GROUP)
 			ExplainPropertyInteger("Group Size", NULL, st->group_size, es);
 		else if (st->scheme == FPB_HJ_PREFETCH_PIPELINED)
@@ -1445,8 +1442,6 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyBool("Spilled", st->spilled, es);
 		if (st->spilled)
 			ExplainPropertyText("Partition Prefetch",
-								st->partition_scheme == FPB_HJ_PREFETCH_GROUP ? "group" :
-								st->partition_scheme == FPB_HJ_PREFETCH_PIPELINED ? "pipelined" :
-								"none", es);
+								fpb_hj_scheme_name(st->partition_scheme), es);
 	}
 }
