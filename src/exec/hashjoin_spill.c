@@ -86,12 +86,10 @@ fpb_spill_grow(FpbSpillSet *set, int nfiles)
 	set->nfiles = nfiles;
 }
 
-/* Write out a batch's buffer; nothing may still be copied into it. */
-static void
-fpb_spill_flush_buf(FpbSpillSet *set, FpbSpillFile *f)
+/* f's temporary file, created (in the set's context) on first use */
+static BufFile *
+fpb_spill_file(FpbSpillSet *set, FpbSpillFile *f)
 {
-	if (f->used == 0)
-		return;
 	if (f->file == NULL)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(set->cxt);
@@ -99,7 +97,16 @@ fpb_spill_flush_buf(FpbSpillSet *set, FpbSpillFile *f)
 		f->file = BufFileCreateTemp(false);
 		MemoryContextSwitchTo(oldcxt);
 	}
-	BufFileWrite(f->file, f->buf, f->used);
+	return f->file;
+}
+
+/* Write out a batch's buffer; nothing may still be copied into it. */
+static void
+fpb_spill_flush_buf(FpbSpillSet *set, FpbSpillFile *f)
+{
+	if (f->used == 0)
+		return;
+	BufFileWrite(fpb_spill_file(set, f), f->buf, f->used);
 	f->used = 0;
 }
 
@@ -136,14 +143,7 @@ fpb_spill_copy(FpbSpillSet *set, FpbSpillFile *f, char *dst, uint32 hashvalue,
 	if (dst == NULL)
 	{
 		/* longer than a buffer: f's buffer was flushed by the reserve */
-		if (f->file == NULL)
-		{
-			MemoryContext oldcxt = MemoryContextSwitchTo(set->cxt);
-
-			f->file = BufFileCreateTemp(false);
-			MemoryContextSwitchTo(oldcxt);
-		}
-		BufFileWrite(f->file, &hashvalue, sizeof(uint32));
+		BufFileWrite(fpb_spill_file(set, f), &hashvalue, sizeof(uint32));
 		BufFileWrite(f->file, &len, sizeof(uint32));
 		BufFileWrite(f->file, (char *) data + sizeof(uint32),
 					 len - sizeof(uint32));
