@@ -818,9 +818,7 @@ fpb_hj_copy_entry(FpbHjState *st, FpbProbeEntry *e, TupleTableSlot *slot)
 		e->buf = MemoryContextAlloc(st->probecxt, e->bufsize);
 	}
 	e->tuple = (MinimalTuple) e->buf;
-	e->tuple->t_len = len;
-	memcpy(e->buf + sizeof(uint32), data + sizeof(uint32),
-		   len - sizeof(uint32));
+	fpb_mintuple_copy(e->buf, data, len);
 	if (tofree)
 		pfree(tofree);
 }

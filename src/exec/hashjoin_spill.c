@@ -38,6 +38,7 @@
 #include "utils/memutils.h"
 
 #include "hashjoin.h"
+#include "mintuple.h"
 
 /* record header: hash code, then the MinimalTuple (which starts with t_len) */
 #define FPB_SPILL_RECHDR	sizeof(uint32)
@@ -150,9 +151,7 @@ fpb_spill_copy(FpbSpillSet *set, FpbSpillFile *f, char *dst, uint32 hashvalue,
 		return;
 	}
 	memcpy(dst, &hashvalue, sizeof(uint32));
-	memcpy(dst + FPB_SPILL_RECHDR, &len, sizeof(uint32));
-	memcpy(dst + FPB_SPILL_RECHDR + sizeof(uint32),
-		   data + sizeof(uint32), len - sizeof(uint32));
+	fpb_mintuple_copy(dst + FPB_SPILL_RECHDR, data, len);
 }
 
 /* stage 1: read the batch header, reserve the record, prefetch its place */

@@ -22,6 +22,7 @@
 #include "utils/memutils.h"
 
 #include "hashjoin.h"
+#include "mintuple.h"
 
 #define FPB_MIN_BUCKETS		64
 #define FPB_FIRST_ARRAY_LOG2	2	/* a bucket's first cell array holds 4 */
@@ -236,9 +237,7 @@ fpb_ht_store(FpbHashTable *ht, const char *data, uint32 len,
 	htup->pad = 0;
 	htup->key = key;
 	mt = FPB_HT_MINTUPLE(htup);
-	mt->t_len = len;
-	memcpy((char *) mt + sizeof(uint32), data + sizeof(uint32),
-		   len - sizeof(uint32));
+	fpb_mintuple_copy((char *) mt, data, len);
 	ht->ntuples++;
 	return htup;
 }

@@ -67,4 +67,16 @@ fpb_mintuple_fill(TupleTableSlot *slot, const FpbMinLayout *lay,
 					lay->hasnull ? mt->t_bits : NULL);
 }
 
+/*
+ * Copy a MinimalTuple of len bytes from data, whose first word (t_len) need
+ * not be valid -- the bytes of a heap tuple from MINIMAL_TUPLE_OFFSET on --
+ * and write len as the copy's t_len.  dst need not be aligned.
+ */
+static inline void
+fpb_mintuple_copy(char *dst, const char *data, uint32 len)
+{
+	memcpy(dst, &len, sizeof(uint32));
+	memcpy(dst + sizeof(uint32), data + sizeof(uint32), len - sizeof(uint32));
+}
+
 #endif							/* FPB_MINTUPLE_H */
