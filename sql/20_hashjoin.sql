@@ -76,7 +76,7 @@ DECLARE
     line text;
 BEGIN
     FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-        IF line ~ '(PrefetchHashJoin|Join Type|Hash Cond|Batches|Spilled|Prefetch|Group Size|Distance|Peak Memory)' THEN
+        IF line ~ '(PrefetchHashJoin|Join Type|Hash Cond|Batches|Spilled|Prefetch|Group Size|Distance|Peak Memory|Radix|Probe Chunks)' THEN
             RETURN NEXT regexp_replace(line, 'Peak Memory Usage: \d+', 'Peak Memory Usage: N');
         END IF;
     END LOOP;
@@ -247,6 +247,38 @@ RESET work_mem;
 RESET hash_mem_multiplier;
 SELECT * FROM hj_explain('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k');
 
+-- radix-clustered probing, forced (the tables here are far below the
+-- automatic threshold): the build clusters its tuples by partition, outer
+-- rows are read in chunks, copied into their partitions and probed
+-- partition by partition.  Every join type, NULL keys, text and several
+-- keys, skew, empty and all-NULL sides, outer rows wider than a chunk block
+-- (8 kB), more bits than the table has buckets (clamped), rescans
+SET fpbtree.hashjoin_radix_bits = 4;
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON a.k = b.k');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a JOIN hj_b b ON a.k2 = b.k2 AND a.t = b.t');
+SELECT hj_check('SELECT a.ks, count(*), sum(a.id * b.id) FROM hj_a a JOIN hj_b b ON a.ks = b.ks GROUP BY 1');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a LEFT JOIN hj_b b ON a.k = b.k AND b.id % 3 = 0');
+SELECT hj_check('SELECT a.id, b.id FROM hj_b b LEFT JOIN hj_a a ON a.n = b.n');
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a FULL JOIN hj_b b ON a.k = b.k WHERE coalesce(a.id, b.id) % 4 <> 1');
+SELECT hj_check('SELECT a.id FROM hj_a a WHERE EXISTS (SELECT 1 FROM hj_b b WHERE b.k = a.k)');
+SELECT hj_check('SELECT a.id FROM hj_a a WHERE NOT EXISTS (SELECT 1 FROM hj_b b WHERE b.ks = a.ks AND b.id < a.id)');
+SELECT hj_check('SELECT a.id, e.id FROM hj_a a FULL JOIN hj_empty e ON a.k = e.k');
+SELECT hj_check('SELECT a.id, z.id FROM hj_nulls z FULL JOIN hj_a a ON a.t = z.t');
+SELECT hj_check('SELECT a.id, b.id, length(a.w) FROM (SELECT id, k, repeat(t, 300 + id % 7) AS w FROM hj_a WHERE id % 40 = 0) a FULL JOIN hj_b b ON a.k = b.k');
+SELECT hj_check('SELECT a.id, b.id, length(b.w) FROM hj_a a RIGHT JOIN (SELECT id, k, repeat(t, 300) AS w FROM hj_b WHERE id % 30 = 0) b ON a.k = b.k');
+SELECT hj_check('SELECT s.x, (SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k WHERE a.id < s.x) FROM hj_small s');
+SELECT hj_check('SELECT s.x, (SELECT count(*) FROM hj_b b RIGHT JOIN hj_a a ON a.k = b.k AND b.id < s.x) FROM hj_small s');
+SELECT * FROM hj_explain('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k');
+SET fpbtree.hashjoin_radix_bits = 12;
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a FULL JOIN hj_b b ON a.k = b.k');
+SELECT hj_check('SELECT a.id, s.x FROM hj_small s JOIN hj_a a ON a.k = s.x');
+SET fpbtree.hashjoin_prefetch = none;
+SELECT hj_check('SELECT a.id, b.id FROM hj_a a LEFT JOIN hj_b b ON a.t = b.t');
+SET fpbtree.hashjoin_prefetch = pipelined;
+SELECT * FROM hj_explain('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k');
+SET fpbtree.hashjoin_prefetch = 'group';
+RESET fpbtree.hashjoin_radix_bits;
+
 -- rescans: correlated subplans whose parameter reaches the probe side
 -- (the table is kept) or the build side (rebuilt), and nested loops over
 -- LATERAL subqueries that rescan the join with a changed parameter
@@ -296,6 +328,12 @@ SET fpbtree.hashjoin_prefetch = 'group';
 SET enable_prefetch_hashjoin = off;
 SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (9 - x.a) = y.a LIMIT 4;
 RESET enable_prefetch_hashjoin;
+-- radix probing reads chunks that ramp up from one row the same way (rows
+-- of a chunk come out in partition order, hence the ORDER BY)
+SET fpbtree.hashjoin_radix_bits = 4;
+SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (3 - x.a) = y.a LIMIT 1;
+SELECT * FROM (SELECT * FROM hj_lim_big x JOIN hj_lim_sm y ON 100 / (9 - x.a) = y.a LIMIT 3) l ORDER BY 1;
+RESET fpbtree.hashjoin_radix_bits;
 DROP TABLE hj_lim_big, hj_lim_sm;
 
 -- parallel plans: the node is not parallel-safe, so it stays above Gather

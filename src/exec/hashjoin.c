@@ -32,6 +32,7 @@ int			fpb_hj_prefetch = FPB_HJ_PREFETCH_GROUP;
 int			fpb_hj_cache_size_kb = -1;
 bool		fpb_hj_partition_prefetch = false;
 bool		fpb_hj_huge_pages = false;
+int			fpb_hj_radix_bits_setting = -1;
 
 /* cache size used by the cost model when the setting is -1 (detected) */
 static int	fpb_hj_detected_cache_kb = 32 * 1024;
@@ -109,6 +110,14 @@ fpb_hj_detect_cache(void)
 		fpb_hj_detected_cache_kb = Min(best, 32 * 1024);
 }
 
+/* The cache size the join plans for: the setting, or the detected size. */
+Size
+fpb_hj_cache_bytes(void)
+{
+	return (Size) (fpb_hj_cache_size_kb >= 0 ? fpb_hj_cache_size_kb :
+				   fpb_hj_detected_cache_kb) * 1024;
+}
+
 void
 fpb_hashjoin_init(void)
 {
@@ -161,6 +170,14 @@ fpb_hashjoin_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("fpbtree.hashjoin_radix_bits",
+							"Radix bits of PrefetchHashJoin's clustered probing; -1 chooses them, 0 turns it off.",
+							"A hash table far larger than the TLB covers is clustered into 2^bits partitions and the outer side is probed in chunks, partition by partition.",
+							&fpb_hj_radix_bits_setting,
+							-1, -1, 12,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.hashjoin_cache_size",
 							"Cache size the PrefetchHashJoin cost model assumes; -1 detects it.",
 							"Hash tables larger than this are where prefetching pays; 0 treats every table as out of cache.",
@@ -247,9 +264,7 @@ fpb_hj_cost(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 		MAXALIGN(SizeofMinimalTupleHeader) + FPB_HT_OVERHEAD +
 		sizeof(FpbBucket) + sizeof(FpbHashCell);
 	table_bytes = inner_rows * tuple_bytes / *nbatch;
-	cache_bytes = (double) (fpb_hj_cache_size_kb >= 0 ?
-							fpb_hj_cache_size_kb :
-							fpb_hj_detected_cache_kb) * 1024.0;
+	cache_bytes = (double) fpb_hj_cache_bytes();
 	if (table_bytes > cache_bytes)
 		miss_share = 1.0 - cache_bytes / table_bytes;
 	else if (cache_bytes == 0)

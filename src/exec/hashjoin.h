@@ -29,6 +29,7 @@ typedef enum FpbHjPrefetch
 } FpbHjPrefetch;
 
 extern const char *fpb_hj_scheme_name(int scheme);
+extern Size fpb_hj_cache_bytes(void);
 
 /* settings (hashjoin.c) */
 extern bool fpb_enable_prefetch_hashjoin;
@@ -38,6 +39,7 @@ extern int	fpb_hj_prefetch;
 extern int	fpb_hj_cache_size_kb;
 extern bool fpb_hj_partition_prefetch;
 extern bool fpb_hj_huge_pages;
+extern int	fpb_hj_radix_bits_setting;
 
 /*
  * Prefetch instructions.  Only a hint: without compiler support they vanish
@@ -68,6 +70,8 @@ typedef struct FpbHashTuple
 
 #define FPB_HT_OVERHEAD		MAXALIGN(sizeof(FpbHashTuple))
 #define FPB_HT_MINTUPLE(ht) ((MinimalTuple) ((char *) (ht) + FPB_HT_OVERHEAD))
+/* arena bytes taken by a stored tuple */
+#define FPB_HT_SIZE(ht)		MAXALIGN(FPB_HT_OVERHEAD + FPB_HT_MINTUPLE(ht)->t_len)
 
 /* A cell: hash code, key (single by-value key only) and tuple reference. */
 typedef struct FpbHashCell
@@ -128,8 +132,21 @@ typedef struct FpbHashTable
 	struct FpbMapList *maps;	/* mmap'ed memory, unmapped at reset */
 	uint32		nbuckets;
 	uint32		mask;
+	int			radix_bits;		/* tuples clustered by partition; 0 = not */
+	int			radix_shift;	/* partition = bucket index >> this */
 	bool		built;
 } FpbHashTable;
+
+/*
+ * Radix partition of a hash code: the top radix_bits bits of its bucket
+ * index, so that a partition's buckets are one contiguous slice of the
+ * bucket array.
+ */
+static inline int
+fpb_ht_partition(const FpbHashTable *ht, uint32 hashvalue)
+{
+	return (int) ((hashvalue & ht->mask) >> ht->radix_shift);
+}
 
 /* hashtable.c */
 extern void fpb_ht_init(FpbHashTable *ht, MemoryContext parent,
@@ -141,6 +158,7 @@ extern FpbHashTuple *fpb_ht_store(FpbHashTable *ht, const char *data,
 								  uint16 flags);
 extern Size fpb_ht_projected_space(FpbHashTable *ht, int64 extra_tuples,
 								   Size extra_bytes);
+extern void fpb_ht_cluster(FpbHashTable *ht, int bits, bool populate);
 extern void fpb_ht_build(FpbHashTable *ht, int group_size, bool prefetch);
 extern void fpb_ht_clear_matched(FpbHashTable *ht);
 extern int64 fpb_ht_compact(FpbHashTable *ht,
@@ -214,6 +232,50 @@ extern void fpb_spill_discard(FpbSpillSet *set);
 extern MinimalTuple fpb_spill_read(BufFile *file, uint32 *hashvalue,
 								   char **buf, Size *bufsize,
 								   MemoryContext bufcxt);
+
+/*
+ * Radix-clustered probing (hashjoin_radix.c): a chunk of outer tuples, each
+ * copied into the block list of its partition, read back partition by
+ * partition.
+ */
+typedef struct FpbRadixRec
+{
+	uint32		len;			/* MinimalTuple length */
+	uint32		hashvalue;
+	Datum		key;			/* by-value single key */
+	bool		nullkey;		/* a key is NULL: matches nothing */
+} FpbRadixRec;
+
+#define FPB_RADIX_REC_HDR		MAXALIGN(sizeof(FpbRadixRec))
+#define FPB_RADIX_REC_TUPLE(r)	((MinimalTuple) ((char *) (r) + FPB_RADIX_REC_HDR))
+
+typedef struct FpbRadixBlock FpbRadixBlock;
+
+typedef struct FpbRadix
+{
+	MemoryContext cxt;			/* pool and partition lists */
+	MemoryContext overflowcxt;	/* blocks outside the pool; reset per chunk */
+	int			nparts;
+	MemoryContextCallback unmap_cb;	/* unmaps the pool */
+	char	   *pool;			/* the chunk's blocks (mmap'ed) */
+	Size		poolsize;
+	Size		poolused;
+	FpbRadixBlock **head;		/* per partition */
+	FpbRadixBlock **tail;
+	int64		nrows;			/* rows in the chunk */
+	int64		nchunks;		/* chunks read (EXPLAIN) */
+	int			curpart;		/* reading position */
+	FpbRadixBlock *curblock;
+	uint32		curoff;
+} FpbRadix;
+
+extern void fpb_radix_init(FpbRadix *r, MemoryContext parent);
+extern void fpb_radix_setup(FpbRadix *r, int nparts, Size poolsize);
+extern void fpb_radix_reset(FpbRadix *r);
+extern bool fpb_radix_full(FpbRadix *r);
+extern void fpb_radix_add(FpbRadix *r, int part, uint32 hashvalue, Datum key,
+						  bool nullkey, const char *data, uint32 len);
+extern FpbRadixRec *fpb_radix_next(FpbRadix *r);
 
 /* hashjoin_exec.c */
 extern Node *fpb_hj_create_state(CustomScan *cscan);

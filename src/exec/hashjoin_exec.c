@@ -35,6 +35,12 @@
 
 #define FPB_MAX_BATCHES		(1 << 20)
 
+/* radix-clustered probing (fpb_hj_radix_bits) */
+#define FPB_RADIX_MIN_PART		((Size) 1024 * 1024)
+#define FPB_RADIX_MAX_BITS		12
+#define FPB_RADIX_POOL_MAX		((Size) 128 * 1024 * 1024)
+#define FPB_RADIX_MIN_POOL(nparts)	((nparts) * 4 * 8192)
+
 typedef enum FpbHjPhase
 {
 	FPB_HJ_BUILD,				/* load the inner child, build batch 0 */
@@ -160,6 +166,14 @@ typedef struct FpbHjState
 	uint64		emit;			/* next entry to emit */
 	int			ramp;			/* size of the next group (ramps up to G) */
 	FpbArenaIter fill_iter;
+
+	/* radix-clustered probing (hashjoin_radix.c) */
+	FpbRadix	radix;
+	bool		radix_on;		/* the current batch is probed by chunks */
+	bool		source_done;	/* radix: the outer side is used up */
+	int64		radix_ramp;		/* rows of the next chunk */
+	Size		radix_pool;		/* chunk memory for the current batch */
+	int			max_radix_parts;	/* EXPLAIN */
 
 	/* EXPLAIN ANALYZE */
 	Size		peak_space;
@@ -426,6 +440,7 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 		st->ringsize = st->group_size;
 	st->ring = MemoryContextAllocZero(st->probecxt,
 									  sizeof(FpbProbeEntry) * st->ringsize);
+	fpb_radix_init(&st->radix, CurrentMemoryContext);
 
 	st->space_allowed = get_hash_memory_limit();
 	fpb_ht_init(&st->ht, CurrentMemoryContext, st->space_allowed);
@@ -733,11 +748,54 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
 		pfree(tofree);
 }
 
+/*
+ * Radix bits for the loaded batch (0: probe directly).  Automatic: when the
+ * table is more than four times the cache the join plans for
+ * (fpbtree.hashjoin_cache_size), as many bits as make a partition about
+ * that size, so that a partition's probes hit the cache (and a few
+ * thousand pages' translations) instead of missing on nearly every
+ * access; and only if the hash memory budget has room left for a chunk of
+ * outer tuples big enough to probe each partition many times per visit.
+ * Only the group scheme (and "none") probe by chunks: the pipelined ring
+ * keeps entries in flight across the end of a chunk.
+ */
+static int
+fpb_hj_radix_bits(FpbHjState *st)
+{
+	Size		table = fpb_ht_projected_space(&st->ht, 0, 0);
+	Size		room;
+	int			bits;
+
+	st->radix_pool = 0;
+	if (fpb_hj_radix_bits_setting == 0 ||
+		st->scheme == FPB_HJ_PREFETCH_PIPELINED || st->ht.ntuples == 0)
+		return 0;
+	if (fpb_hj_radix_bits_setting > 0)
+		bits = fpb_hj_radix_bits_setting;
+	else
+	{
+		Size		part = Max(fpb_hj_cache_bytes(), FPB_RADIX_MIN_PART);
+
+		if (table <= 4 * part)
+			return 0;
+		bits = pg_ceil_log2_64((table + part - 1) / part);
+		bits = Max(1, Min(bits, FPB_RADIX_MAX_BITS));
+	}
+	room = st->space_allowed > table ? st->space_allowed - table : 0;
+	room = Min(room, FPB_RADIX_POOL_MAX);
+	/* at least a few blocks per partition, or the chunks are too small */
+	if (room < FPB_RADIX_MIN_POOL((Size) 1 << bits))
+		return 0;
+	st->radix_pool = room;
+	return bits;
+}
+
 /* Load the current batch's build side and build its hash table. */
 static void
 fpb_hj_build(FpbHjState *st)
 {
 	Size		space;
+	int			bits;
 
 	if (st->curbatch == 0)
 	{
@@ -766,10 +824,26 @@ fpb_hj_build(FpbHjState *st)
 		fpb_spill_close(&st->inner_spill, st->curbatch);
 	}
 
+	bits = fpb_hj_radix_bits(st);
+	if (bits > 0)
+	{
+		/* the copy may be faulted in at once if the budget holds it twice */
+		Size		twice = fpb_ht_projected_space(&st->ht, 0, 0) +
+			st->radix_pool + st->ht.tuple_bytes;
+
+		fpb_ht_cluster(&st->ht, bits, twice <= st->space_allowed);
+	}
 	fpb_ht_build(&st->ht, st->group_size, st->prefetch);
+	st->radix_on = st->ht.radix_bits > 0;
+	if (st->radix_on)
+	{
+		fpb_radix_setup(&st->radix, 1 << st->ht.radix_bits, st->radix_pool);
+		st->max_radix_parts = Max(st->max_radix_parts, st->radix.nparts);
+	}
 
 	space = st->ht.tuple_bytes + st->ht.cell_bytes +
-		(Size) st->ht.nbuckets * sizeof(FpbBucket);
+		(Size) st->ht.nbuckets * sizeof(FpbBucket) +
+		(st->radix_on ? st->radix.poolsize : 0);
 	st->peak_space = Max(st->peak_space, space);
 	st->max_buckets = Max(st->max_buckets, st->ht.nbuckets);
 }
@@ -784,6 +858,9 @@ fpb_hj_reset_ring(FpbHjState *st)
 	st->head = st->emit = 0;
 	st->ramp = 1;
 	st->outer_done = false;
+	fpb_radix_reset(&st->radix);
+	st->source_done = false;
+	st->radix_ramp = 1;
 }
 
 /* Start probing the current batch (or skip it if no row can come out). */
@@ -824,25 +901,25 @@ fpb_hj_copy_entry(FpbHjState *st, FpbProbeEntry *e, TupleTableSlot *slot)
 }
 
 /*
- * Fetch the next outer tuple of the current batch into e and run stage 0
- * (hash, prefetch the bucket header).  Tuples of later batches go to their
- * files.  Returns false when the batch's outer side is exhausted.
+ * The next outer tuple of the current batch, hashed: *nullkey is set when a
+ * key is NULL (only kept for joins that emit unmatched outer rows).  Tuples
+ * of later batches go to their files.  NULL when the batch's outer side is
+ * exhausted.
  */
-static bool
-fpb_hj_fetch_outer(FpbHjState *st, FpbProbeEntry *e)
+static TupleTableSlot *
+fpb_hj_next_outer(FpbHjState *st, uint32 *hashvalue, Datum *key,
+				  bool *nullkey)
 {
 	for (;;)
 	{
 		TupleTableSlot *slot;
-		uint32		hashvalue;
-		Datum		key;
 		int			batchno;
 
 		if (st->curbatch == 0)
 		{
 			slot = ExecProcNode(st->outer_ps);
 			if (TupIsNull(slot))
-				return false;
+				return NULL;
 		}
 		else
 		{
@@ -851,30 +928,26 @@ fpb_hj_fetch_outer(FpbHjState *st, FpbProbeEntry *e)
 			uint32		filehash;
 
 			if (file == NULL)
-				return false;
+				return NULL;
 			tup = fpb_spill_read(file, &filehash, &st->readbuf,
 								 &st->readbufsize, st->filecxt);
 			if (tup == NULL)
-				return false;
+				return NULL;
 			slot = st->outer_file_slot;
 			ExecStoreMinimalTuple(tup, slot, false);
 		}
 
-		if (!fpb_hj_hash_slot(st, slot, true, &hashvalue, &key))
+		if (!fpb_hj_hash_slot(st, slot, true, hashvalue, key))
 		{
 			if (!st->fill_outer)
 				continue;
-			fpb_hj_copy_entry(st, e, slot);
-			e->nullkey = true;
-			e->matched = false;
-			e->stored = false;
-			e->ncells = 0;
-			e->pos = 0;
-			e->stage = 2;
-			return true;
+			*hashvalue = 0;
+			*key = (Datum) 0;
+			*nullkey = true;
+			return slot;
 		}
 
-		batchno = fpb_hj_batchno(st, hashvalue);
+		batchno = fpb_hj_batchno(st, *hashvalue);
 		if (batchno != st->curbatch)
 		{
 			const char *data;
@@ -883,27 +956,115 @@ fpb_hj_fetch_outer(FpbHjState *st, FpbProbeEntry *e)
 
 			Assert(batchno > st->curbatch);
 			data = fpb_hj_slot_bytes(st, slot, &len, &tofree);
-			fpb_spill_add(&st->outer_spill, batchno, hashvalue, data, len);
+			fpb_spill_add(&st->outer_spill, batchno, *hashvalue, data, len);
 			if (tofree)
 				pfree(tofree);
 			st->spilled = true;
 			continue;
 		}
+		*nullkey = false;
+		return slot;
+	}
+}
 
-		fpb_hj_copy_entry(st, e, slot);
-		e->nullkey = false;
-		e->matched = false;
-		e->stored = false;
-		e->hashvalue = hashvalue;
-		e->key = key;
-		e->ncells = 0;
-		e->pos = 0;
-		e->bucket = &st->ht.buckets[hashvalue & st->ht.mask];
-		if (st->prefetch)
-			FPB_PREFETCH_R(e->bucket);
-		e->stage = 0;
+/* Set up entry e (its tuple already in place) and run stage 0. */
+static inline void
+fpb_hj_start_entry(FpbHjState *st, FpbProbeEntry *e, uint32 hashvalue,
+				   Datum key, bool nullkey)
+{
+	e->matched = false;
+	e->stored = false;
+	e->ncells = 0;
+	e->pos = 0;
+	e->nullkey = nullkey;
+	if (nullkey)
+	{
+		e->stage = 2;
+		return;
+	}
+	e->hashvalue = hashvalue;
+	e->key = key;
+	e->bucket = &st->ht.buckets[hashvalue & st->ht.mask];
+	if (st->prefetch)
+		FPB_PREFETCH_R(e->bucket);
+	e->stage = 0;
+}
+
+/*
+ * Radix probing: read the next chunk of outer tuples into the partitions.
+ * Chunks ramp up from one row, doubling, as groups do, so that a consumer
+ * that stops early has not made us read far ahead.  False when the outer
+ * side has no more rows.
+ */
+static bool
+fpb_hj_radix_fill(FpbHjState *st)
+{
+	int64		limit = st->radix_ramp;
+	FpbRadix   *r = &st->radix;
+
+	fpb_radix_reset(r);
+	if (st->source_done)
+		return false;
+	if (st->radix_ramp < PG_INT64_MAX / 2)
+		st->radix_ramp *= 2;
+	while (r->nrows < limit && !fpb_radix_full(r))
+	{
+		TupleTableSlot *slot;
+		uint32		hashvalue;
+		Datum		key;
+		bool		nullkey;
+		const char *data;
+		uint32		len;
+		MinimalTuple tofree;
+
+		slot = fpb_hj_next_outer(st, &hashvalue, &key, &nullkey);
+		if (slot == NULL)
+		{
+			st->source_done = true;
+			break;
+		}
+		data = fpb_hj_slot_bytes(st, slot, &len, &tofree);
+		fpb_radix_add(r, nullkey ? 0 : fpb_ht_partition(&st->ht, hashvalue),
+					  hashvalue, key, nullkey, data, len);
+		if (tofree)
+			pfree(tofree);
+	}
+	if (r->nrows > 0)
+		r->nchunks++;
+	return r->nrows > 0;
+}
+
+/*
+ * Fetch the next outer tuple into e and run stage 0 (hash, prefetch the
+ * bucket header).  Radix probing takes it from the current chunk and
+ * returns false at the chunk's end (the caller refills once no entry
+ * refers to the chunk any more); otherwise false means the batch's outer
+ * side is exhausted.
+ */
+static bool
+fpb_hj_fetch_outer(FpbHjState *st, FpbProbeEntry *e)
+{
+	TupleTableSlot *slot;
+	uint32		hashvalue;
+	Datum		key;
+	bool		nullkey;
+
+	if (st->radix_on)
+	{
+		FpbRadixRec *rec = fpb_radix_next(&st->radix);
+
+		if (rec == NULL)
+			return false;
+		e->tuple = FPB_RADIX_REC_TUPLE(rec);
+		fpb_hj_start_entry(st, e, rec->hashvalue, rec->key, rec->nullkey);
 		return true;
 	}
+	slot = fpb_hj_next_outer(st, &hashvalue, &key, &nullkey);
+	if (slot == NULL)
+		return false;
+	fpb_hj_copy_entry(st, e, slot);
+	fpb_hj_start_entry(st, e, hashvalue, key, nullkey);
+	return true;
 }
 
 /* stage 1: read the bucket header, prefetch the cells (or the tuple) */
@@ -1070,7 +1231,19 @@ fpb_hj_probe_group(FpbHjState *st)
 		n = 0;
 		while (n < limit && fpb_hj_fetch_outer(st, &st->ring[n]))
 			n++;
-		if (n < limit)
+		if (st->radix_on)
+		{
+			/*
+			 * A group ends early at the end of a chunk; the next chunk is
+			 * read only when no entry refers to this one any more.
+			 */
+			if (n == 0 && fpb_hj_radix_fill(st))
+				while (n < limit && fpb_hj_fetch_outer(st, &st->ring[n]))
+					n++;
+			if (n == 0)
+				st->outer_done = true;
+		}
+		else if (n < limit)
 			st->outer_done = true;
 		for (i = 0; i < n; i++)
 			fpb_hj_stage1(st, &st->ring[i]);
@@ -1438,6 +1611,10 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Peak Memory Usage", "kB",
 							   (int64) ((st->peak_space + 1023) / 1024), es);
 		ExplainPropertyBool("Spilled", st->spilled, es);
+		ExplainPropertyInteger("Radix Partitions", NULL, st->max_radix_parts,
+							   es);
+		if (st->max_radix_parts > 0)
+			ExplainPropertyInteger("Probe Chunks", NULL, st->radix.nchunks, es);
 		if (st->spilled)
 			ExplainPropertyText("Partition Prefetch",
 								fpb_hj_scheme_name(st->partition_scheme), es);

@@ -115,7 +115,7 @@ fpb_unmap_all(void *arg)
 }
 
 static void *
-fpb_big_alloc(FpbHashTable *ht, Size len)
+fpb_big_alloc(FpbHashTable *ht, Size len, bool populate)
 {
 	FpbMapping *m;
 	void	   *p;
@@ -132,7 +132,7 @@ fpb_big_alloc(FpbHashTable *ht, Size len)
 	m = MemoryContextAlloc(ht->cxt, sizeof(FpbMapping));
 #ifdef MAP_POPULATE
 	/* with huge pages the pages are faulted in after madvise instead */
-	if (!fpb_hj_huge_pages)
+	if (populate && !fpb_hj_huge_pages)
 		flags |= MAP_POPULATE;
 #endif
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
@@ -188,7 +188,7 @@ fpb_arena_alloc(FpbHashTable *ht, FpbArenaChunk **head, Size *bytes,
 		 */
 		if (csize >= FPB_MMAP_MIN)
 		{
-			c = fpb_big_alloc(ht, csize);
+			c = fpb_big_alloc(ht, csize, true);
 			c->mapped = true;
 		}
 		else
@@ -318,6 +318,88 @@ fpb_cell_fill(FpbHashCell *cell, FpbHashTuple *htup)
 }
 
 /*
+ * Radix clustering (Manegold et al.): reorder the stored tuples so that the
+ * tuples of each partition (fpb_ht_partition) lie together, in partition
+ * order.  The build then fills the bucket array slice by slice and
+ * allocates each partition's cell arrays together, and a probe of one
+ * partition touches only that partition's slice of the bucket array,
+ * cells and tuples: a few hundred pages, which the TLB holds, where the
+ * whole table would miss it on nearly every access.  One counting pass,
+ * then a scatter copy into a single mapping, freeing each source chunk once
+ * it is copied.  With populate the mapping is faulted in at once (cheaper
+ * in kernel time, but the tuples are then held twice for a moment);
+ * without, the kernel fills it in as it is written and the memory in use
+ * stays near the table's size.  Only before the build.
+ */
+void
+fpb_ht_cluster(FpbHashTable *ht, int bits, bool populate)
+{
+	Size	   *offs;
+	FpbArenaIter it;
+	FpbHashTuple *htup;
+	FpbArenaChunk *dest;
+	FpbArenaChunk *c;
+	Size		total;
+	int			log2nb;
+	int			nparts;
+	int			i;
+
+	Assert(!ht->built);
+	ht->nbuckets = fpb_ht_choose_buckets(ht->ntuples);
+	ht->mask = ht->nbuckets - 1;
+	log2nb = pg_leftmost_one_pos32(ht->nbuckets);
+	bits = Min(bits, log2nb);
+	if (bits <= 0 || ht->tuples == NULL)
+		return;
+	nparts = 1 << bits;
+	ht->radix_bits = bits;
+	ht->radix_shift = log2nb - bits;
+
+	/* bytes per partition, then each partition's start offset */
+	offs = MemoryContextAllocZero(ht->cxt, sizeof(Size) * (nparts + 1));
+	fpb_arena_iter_init(&it, ht->tuples);
+	while ((htup = fpb_arena_iter_next(&it)) != NULL)
+		offs[fpb_ht_partition(ht, htup->hashvalue) + 1] += FPB_HT_SIZE(htup);
+	for (i = 0; i < nparts; i++)
+		offs[i + 1] += offs[i];
+	total = offs[nparts];
+
+	dest = fpb_big_alloc(ht, FPB_CHUNK_HDR + total, populate);
+	dest->next = NULL;
+	dest->used = total;
+	dest->size = total;
+	dest->mapped = true;
+
+	c = ht->tuples;
+	while (c != NULL)
+	{
+		FpbArenaChunk *next = c->next;
+		Size		off = 0;
+
+		while (off < c->used)
+		{
+			Size		len;
+			int			p;
+
+			htup = (FpbHashTuple *) (FPB_CHUNK_DATA(c) + off);
+			len = FPB_HT_SIZE(htup);
+			p = fpb_ht_partition(ht, htup->hashvalue);
+			memcpy(FPB_CHUNK_DATA(dest) + offs[p], htup, len);
+			offs[p] += len;
+			off += len;
+		}
+		if (c->mapped)
+			fpb_big_free(ht, c);
+		else
+			pfree(c);
+		c = next;
+	}
+	pfree(offs);
+	ht->tuples = dest;
+	ht->tuple_bytes = FPB_CHUNK_HDR + total;
+}
+
+/*
  * Build the bucket array over every stored tuple.  The input is read in
  * arena order (sequential, so the hardware prefetcher covers it); the
  * random accesses are the bucket headers and cell slots, which the group
@@ -334,11 +416,13 @@ fpb_ht_build(FpbHashTable *ht, int group_size, bool prefetch)
 	MemoryContext oldcxt;
 
 	Assert(!ht->built);
+	/* the same count fpb_ht_cluster chose, if it ran */
 	ht->nbuckets = fpb_ht_choose_buckets(ht->ntuples);
 	ht->mask = ht->nbuckets - 1;
 	oldcxt = MemoryContextSwitchTo(ht->cxt);
 	if ((Size) ht->nbuckets * sizeof(FpbBucket) >= FPB_MMAP_MIN)
-		ht->buckets = fpb_big_alloc(ht, (Size) ht->nbuckets * sizeof(FpbBucket));
+		ht->buckets = fpb_big_alloc(ht, (Size) ht->nbuckets * sizeof(FpbBucket),
+									 true);
 	else
 	{
 		ht->buckets = MemoryContextAlloc(ht->cxt,

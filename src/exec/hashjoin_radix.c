@@ -1,0 +1,214 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashjoin_radix.c
+ *	  Radix-clustered probing for PrefetchHashJoin (Manegold et al.; DESIGN.md
+ *	  section 5).  When the hash table is far larger than what the TLB
+ *	  covers, the build clusters its tuples by partition (fpb_ht_cluster)
+ *	  and the probe reads the outer side in large chunks: each outer tuple
+ *	  is copied into the block list of its partition, and the chunk is then
+ *	  handed to the probe stages partition by partition.  The probes of one
+ *	  partition touch only that partition's slice of the table, so the
+ *	  address translations stay in the TLB across a partition's probes
+ *	  instead of missing on nearly every one.
+ *
+ *	  The chunk lives in a pool of fixed-size blocks, allocated once within
+ *	  the hash memory budget and reused for every chunk; a partition's list
+ *	  grows a block at a time, so the copies are written sequentially per
+ *	  partition.  See README.md.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/mman.h>
+
+#include "utils/memutils.h"
+
+#include "hashjoin.h"
+#include "mintuple.h"
+
+#define FPB_RADIX_BLOCK		(8 * 1024)	/* pool block size */
+
+struct FpbRadixBlock
+{
+	FpbRadixBlock *next;
+	uint32		used;			/* bytes of records */
+	uint32		size;			/* bytes for records */
+};
+
+#define FPB_RADIX_BLOCK_HDR		MAXALIGN(sizeof(FpbRadixBlock))
+#define FPB_RADIX_BLOCK_DATA(b) ((char *) (b) + FPB_RADIX_BLOCK_HDR)
+
+/*
+ * The pool is mapped with MAP_POPULATE: hundreds of MB faulted in page by
+ * page cost more kernel time than the clustering saves.  Unmapped when the
+ * context is reset or deleted.
+ */
+static void
+fpb_radix_unmap(void *arg)
+{
+	FpbRadix   *r = (FpbRadix *) arg;
+
+	if (r->pool != NULL)
+		(void) munmap(r->pool, r->poolsize);
+	r->pool = NULL;
+}
+
+void
+fpb_radix_init(FpbRadix *r, MemoryContext parent)
+{
+	memset(r, 0, sizeof(FpbRadix));
+	r->cxt = AllocSetContextCreate(parent, "PrefetchHashJoin radix",
+								   ALLOCSET_DEFAULT_SIZES);
+	r->overflowcxt = AllocSetContextCreate(r->cxt,
+										   "PrefetchHashJoin radix overflow",
+										   ALLOCSET_DEFAULT_SIZES);
+}
+
+/*
+ * Size the chunk for nparts partitions and a pool of poolsize bytes.  The
+ * pool is kept when the sizes are unchanged (the next batch of a spilled
+ * join), so that its pages are not mapped again.
+ */
+void
+fpb_radix_setup(FpbRadix *r, int nparts, Size poolsize)
+{
+	poolsize = poolsize - poolsize % FPB_RADIX_BLOCK;
+	if (r->pool == NULL || r->nparts != nparts || r->poolsize != poolsize)
+	{
+		int			flags = MAP_PRIVATE | MAP_ANONYMOUS;
+		char	   *pool;
+
+		MemoryContextReset(r->cxt);
+		r->overflowcxt = AllocSetContextCreate(r->cxt,
+											   "PrefetchHashJoin radix overflow",
+											   ALLOCSET_DEFAULT_SIZES);
+#ifdef MAP_POPULATE
+		flags |= MAP_POPULATE;
+#endif
+		pool = mmap(NULL, poolsize, PROT_READ | PROT_WRITE, flags, -1, 0);
+		if (pool == MAP_FAILED)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory"),
+					 errdetail("Failed on a PrefetchHashJoin request of size %zu: %m.",
+							   poolsize)));
+		r->pool = pool;
+		r->nparts = nparts;
+		r->poolsize = poolsize;
+		r->unmap_cb.func = fpb_radix_unmap;
+		r->unmap_cb.arg = r;
+		MemoryContextRegisterResetCallback(r->cxt, &r->unmap_cb);
+		r->head = MemoryContextAlloc(r->cxt, sizeof(FpbRadixBlock *) * nparts);
+		r->tail = MemoryContextAlloc(r->cxt, sizeof(FpbRadixBlock *) * nparts);
+	}
+	fpb_radix_reset(r);
+}
+
+/* Empty the chunk. */
+void
+fpb_radix_reset(FpbRadix *r)
+{
+	if (r->pool == NULL)
+		return;
+	MemoryContextReset(r->overflowcxt);
+	memset(r->head, 0, sizeof(FpbRadixBlock *) * r->nparts);
+	memset(r->tail, 0, sizeof(FpbRadixBlock *) * r->nparts);
+	r->poolused = 0;
+	r->nrows = 0;
+	r->curpart = 0;
+	r->curblock = NULL;
+	r->curoff = 0;
+}
+
+/*
+ * No block left in the pool: the caller stops adding.  (The row that made
+ * a partition take a block beyond the pool went to an overflow block, so
+ * at most one block's worth lies outside the pool.)
+ */
+bool
+fpb_radix_full(FpbRadix *r)
+{
+	return r->poolsize - r->poolused < FPB_RADIX_BLOCK;
+}
+
+/* Copy an outer tuple (bytes as for fpb_mintuple_copy) into partition part. */
+void
+fpb_radix_add(FpbRadix *r, int part, uint32 hashvalue, Datum key,
+			  bool nullkey, const char *data, uint32 len)
+{
+	FpbRadixBlock *b = r->tail[part];
+	Size		need = FPB_RADIX_REC_HDR + MAXALIGN(len);
+	FpbRadixRec *rec;
+
+	Assert(part >= 0 && part < r->nparts);
+	if (b == NULL || b->size - b->used < need)
+	{
+		Size		size = FPB_RADIX_BLOCK_HDR + need;
+
+		if (size <= FPB_RADIX_BLOCK && !fpb_radix_full(r))
+		{
+			b = (FpbRadixBlock *) (r->pool + r->poolused);
+			r->poolused += FPB_RADIX_BLOCK;
+			size = FPB_RADIX_BLOCK;
+		}
+		else
+		{
+			/* a row wider than a block, or the pool is used up */
+			size = Max(size, FPB_RADIX_BLOCK);
+			b = MemoryContextAllocHuge(r->overflowcxt, size);
+		}
+		b->next = NULL;
+		b->used = 0;
+		b->size = size - FPB_RADIX_BLOCK_HDR;
+		if (r->tail[part] != NULL)
+			r->tail[part]->next = b;
+		else
+			r->head[part] = b;
+		r->tail[part] = b;
+	}
+	rec = (FpbRadixRec *) (FPB_RADIX_BLOCK_DATA(b) + b->used);
+	rec->len = len;
+	rec->hashvalue = hashvalue;
+	rec->key = key;
+	rec->nullkey = nullkey;
+	fpb_mintuple_copy((char *) FPB_RADIX_REC_TUPLE(rec), data, len);
+	b->used += need;
+	r->nrows++;
+}
+
+/* The chunk's next record, partition by partition; NULL at its end. */
+FpbRadixRec *
+fpb_radix_next(FpbRadix *r)
+{
+	for (;;)
+	{
+		FpbRadixBlock *b = r->curblock;
+
+		if (b != NULL && r->curoff < b->used)
+		{
+			FpbRadixRec *rec = (FpbRadixRec *) (FPB_RADIX_BLOCK_DATA(b) +
+												r->curoff);
+
+			r->curoff += FPB_RADIX_REC_HDR + MAXALIGN(rec->len);
+			return rec;
+		}
+		if (b != NULL && b->next != NULL)
+			r->curblock = b->next;
+		else
+		{
+			/* the next partition with rows */
+			if (b != NULL)
+				r->curpart++;
+			while (r->curpart < r->nparts && r->head[r->curpart] == NULL)
+				r->curpart++;
+			if (r->curpart >= r->nparts)
+			{
+				r->curblock = NULL;
+				return NULL;
+			}
+			r->curblock = r->head[r->curpart];
+		}
+		r->curoff = 0;
+	}
+}
