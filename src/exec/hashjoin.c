@@ -382,6 +382,63 @@ fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	add_path(joinrel, &cpath->path);
 }
 
+static int
+fpb_hj_cmp_attno(const ListCell *a, const ListCell *b)
+{
+	AttrNumber	x = ((Var *) lfirst_node(TargetEntry, a)->expr)->varattno;
+	AttrNumber	y = ((Var *) lfirst_node(TargetEntry, b)->expr)->varattno;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A custom scan's children are planned with an exact target list, in the
+ * order the join's columns were first referenced: a heap scan that returns
+ * every column of its table then still projects each row into a virtual
+ * slot (and we form a MinimalTuple out of it), where with its columns in
+ * table order it hands out the heap tuple itself, as the built-in join's
+ * outer scan does.  So put such a list in table order.
+ */
+static void
+fpb_hj_physical_order(PlannerInfo *root, Plan *plan)
+{
+	Index		scanrelid;
+	RelOptInfo *rel;
+	Bitmapset  *seen = NULL;
+	ListCell   *lc;
+	int			resno = 1;
+
+	if (!IsA(plan, SeqScan) && !IsA(plan, IndexScan) &&
+		!IsA(plan, BitmapHeapScan) && !IsA(plan, SampleScan) &&
+		!IsA(plan, TidScan))
+		return;
+	scanrelid = ((Scan *) plan)->scanrelid;
+	rel = find_base_rel(root, scanrelid);
+	if (rel->rtekind != RTE_RELATION ||
+		list_length(plan->targetlist) != rel->max_attr)
+		return;
+	foreach(lc, plan->targetlist)
+	{
+		Var		   *var = (Var *) lfirst_node(TargetEntry, lc)->expr;
+
+		if (!IsA(var, Var) || var->varno != scanrelid ||
+			var->varlevelsup != 0 || var->varattno < 1 ||
+			var->varattno > rel->max_attr ||
+			bms_is_member(var->varattno, seen))
+			return;
+		seen = bms_add_member(seen, var->varattno);
+	}
+	plan->targetlist = list_copy(plan->targetlist);
+	list_sort(plan->targetlist, fpb_hj_cmp_attno);
+	foreach(lc, plan->targetlist)
+	{
+		TargetEntry *tle = flatCopyTargetEntry(lfirst_node(TargetEntry, lc));
+
+		tle->resno = resno++;
+		lfirst(lc) = tle;
+	}
+}
+
 /*
  * Path to plan.  The scan tuple (custom_scan_tlist) is the outer child's
  * target list followed by the inner child's, so that after setrefs every
@@ -448,6 +505,8 @@ fpb_hj_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		outer_left = lappend_int(outer_left, oleft ? 1 : 0);
 	}
 
+	fpb_hj_physical_order(root, outer_plan);
+	fpb_hj_physical_order(root, inner_plan);
 	foreach(lc, outer_plan->targetlist)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
