@@ -856,6 +856,11 @@ HJ_SCHEMES = [
     ("pipelined_d4", "pipelined D=4", ["fpbtree.hashjoin_prefetch = 'pipelined'",
                                        "fpbtree.hashjoin_prefetch_distance = 4"]),
     ("none", "no prefetching", ["fpbtree.hashjoin_prefetch = 'none'"]),
+    ("group_g64_noradix", "group G=64, radix off", ["fpbtree.hashjoin_prefetch = 'group'",
+                                                    "fpbtree.hashjoin_group_size = 64",
+                                                    "fpbtree.hashjoin_radix_bits = 0"]),
+    ("none_noradix", "no prefetching, radix off", ["fpbtree.hashjoin_prefetch = 'none'",
+                                                   "fpbtree.hashjoin_radix_bits = 0"]),
 ]
 
 
