@@ -30,6 +30,7 @@ typedef enum FpbHjPrefetch
 
 extern const char *fpb_hj_scheme_name(int scheme);
 extern Size fpb_hj_cache_bytes(void);
+extern Size fpb_hj_partition_bytes(void);
 
 /* settings (hashjoin.c) */
 extern bool fpb_enable_prefetch_hashjoin;

@@ -750,11 +750,10 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
 
 /*
  * Radix bits for the loaded batch (0: probe directly).  Automatic: when the
- * table is more than four times the cache the join plans for
- * (fpbtree.hashjoin_cache_size), as many bits as make a partition about
- * that size, so that a partition's probes hit the cache (and a few
- * thousand pages' translations) instead of missing on nearly every
- * access; and only if the hash memory budget has room left for a chunk of
+ * table is more than four times the largest data cache (capped at 32 MB),
+ * as many bits as make a partition about that size, so that a partition's
+ * probes hit the cache instead of missing on nearly every access; and
+ * only if the hash memory budget has room left for a chunk of
  * outer tuples big enough to probe each partition many times per visit.
  * Only the group scheme (and "none") probe by chunks: the pipelined ring
  * keeps entries in flight across the end of a chunk.
@@ -774,7 +773,7 @@ fpb_hj_radix_bits(FpbHjState *st)
 		bits = fpb_hj_radix_bits_setting;
 	else
 	{
-		Size		part = Max(fpb_hj_cache_bytes(), FPB_RADIX_MIN_PART);
+		Size		part = Max(fpb_hj_partition_bytes(), FPB_RADIX_MIN_PART);
 
 		if (table <= 4 * part)
 			return 0;
