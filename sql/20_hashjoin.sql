@@ -277,6 +277,22 @@ SELECT hj_check('SELECT a.id, b.id FROM hj_a a LEFT JOIN hj_b b ON a.t = b.t');
 SET fpbtree.hashjoin_prefetch = pipelined;
 SELECT * FROM hj_explain('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k');
 SET fpbtree.hashjoin_prefetch = 'group';
+-- spilled batches whose tables leave room for a chunk are probed by chunks
+-- too; the outer rows of batch > 0 come from the batch files
+CREATE TABLE hj_rx_a AS SELECT g AS id, (g * 7919 % 20000) AS k, md5(g::text) AS t
+FROM generate_series(1, 20000) g;
+CREATE TABLE hj_rx_b AS SELECT g AS id, (g::int8 * 104729 % 20000)::int AS k, md5(g::text) AS t
+FROM generate_series(1, 30000) g;
+ANALYZE hj_rx_a, hj_rx_b;
+SET work_mem = '512kB';
+SET hash_mem_multiplier = 1;
+SET fpbtree.hashjoin_radix_bits = 2;
+SELECT hj_check('SELECT a.id, b.id FROM hj_rx_b b FULL JOIN hj_rx_a a ON a.k = b.k');
+SELECT hj_check('SELECT b.id FROM hj_rx_b b WHERE NOT EXISTS (SELECT 1 FROM hj_rx_a a WHERE a.k = b.k AND a.id % 3 = 0)');
+SELECT * FROM hj_explain('SELECT count(*) FROM hj_rx_b b FULL JOIN hj_rx_a a ON a.k = b.k');
+RESET work_mem;
+RESET hash_mem_multiplier;
+DROP TABLE hj_rx_a, hj_rx_b;
 RESET fpbtree.hashjoin_radix_bits;
 
 -- rescans: correlated subplans whose parameter reaches the probe side
