@@ -154,6 +154,7 @@ extern void fpb_ht_init(FpbHashTable *ht, MemoryContext parent,
 						Size space_allowed);
 extern void fpb_ht_reset(FpbHashTable *ht);
 extern void fpb_advise_huge(void *p, Size len);
+extern void *fpb_map_anon(Size len, bool populate);
 extern FpbHashTuple *fpb_ht_store(FpbHashTable *ht, const char *data,
 								  uint32 len, uint32 hashvalue, Datum key,
 								  uint16 flags);

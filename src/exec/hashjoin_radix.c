@@ -76,24 +76,11 @@ fpb_radix_setup(FpbRadix *r, int nparts, Size poolsize)
 	poolsize = poolsize - poolsize % FPB_RADIX_BLOCK;
 	if (r->pool == NULL || r->nparts != nparts || r->poolsize != poolsize)
 	{
-		int			flags = MAP_PRIVATE | MAP_ANONYMOUS;
-		char	   *pool;
-
 		MemoryContextReset(r->cxt);
 		r->overflowcxt = AllocSetContextCreate(r->cxt,
 											   "PrefetchHashJoin radix overflow",
 											   ALLOCSET_DEFAULT_SIZES);
-#ifdef MAP_POPULATE
-		flags |= MAP_POPULATE;
-#endif
-		pool = mmap(NULL, poolsize, PROT_READ | PROT_WRITE, flags, -1, 0);
-		if (pool == MAP_FAILED)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory"),
-					 errdetail("Failed on a PrefetchHashJoin request of size %zu: %m.",
-							   poolsize)));
-		r->pool = pool;
+		r->pool = fpb_map_anon(poolsize, true);
 		r->nparts = nparts;
 		r->poolsize = poolsize;
 		r->unmap_cb.func = fpb_radix_unmap;

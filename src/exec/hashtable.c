@@ -114,12 +114,35 @@ fpb_unmap_all(void *arg)
 	maps->head = NULL;
 }
 
+/*
+ * Fresh anonymous memory (zeroed), faulted in at once with populate.  The
+ * caller unmaps it.
+ */
+void *
+fpb_map_anon(Size len, bool populate)
+{
+	int			flags = MAP_PRIVATE | MAP_ANONYMOUS;
+	void	   *p;
+
+#ifdef MAP_POPULATE
+	if (populate)
+		flags |= MAP_POPULATE;
+#endif
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (p == MAP_FAILED)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Failed on a PrefetchHashJoin request of size %zu: %m.",
+						   len)));
+	return p;
+}
+
 static void *
 fpb_big_alloc(FpbHashTable *ht, Size len, bool populate)
 {
 	FpbMapping *m;
 	void	   *p;
-	int			flags = MAP_PRIVATE | MAP_ANONYMOUS;
 
 	if (ht->maps == NULL)
 	{
@@ -130,18 +153,8 @@ fpb_big_alloc(FpbHashTable *ht, Size len, bool populate)
 		MemoryContextRegisterResetCallback(ht->cxt, &ht->maps->cb);
 	}
 	m = MemoryContextAlloc(ht->cxt, sizeof(FpbMapping));
-#ifdef MAP_POPULATE
 	/* with huge pages the pages are faulted in after madvise instead */
-	if (populate && !fpb_hj_huge_pages)
-		flags |= MAP_POPULATE;
-#endif
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
-	if (p == MAP_FAILED)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory"),
-				 errdetail("Failed on a PrefetchHashJoin request of size %zu: %m.",
-						   len)));
+	p = fpb_map_anon(len, populate && !fpb_hj_huge_pages);
 	fpb_advise_huge(p, len);
 	m->addr = p;
 	m->len = len;
