@@ -474,7 +474,12 @@ buffer_refill(BufferState *bs)
 	PlanState  *child = bs->child;
 	int			target = bs->fill_target;
 
-	/* once per refill instead of per tuple (see buffer_begin) */
+	/*
+	 * ExecCustomScan's interrupt check, which the parent bypasses (see
+	 * buffer_begin), once per refill instead of once per tuple: the
+	 * parent's work between two checks is at most one ring of tuples, and
+	 * the child checks as usual while we fill.
+	 */
 	CHECK_FOR_INTERRUPTS();
 
 	buffer_reset_arena(bs);
