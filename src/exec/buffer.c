@@ -79,8 +79,7 @@ typedef struct BufferState
 	CustomScanState css;
 	PlanState  *child;
 	TupleDesc	tupdesc;		/* = the child's output columns */
-	int		   *byref;			/* numbers of its by-reference columns */
-	int			nbyref;
+	bool	   *byval;			/* attbyval of each column */
 	TupleTableSlot *outslot;	/* minimal-tuple slot handed to the parent */
 	int			nslots;			/* ring capacity */
 	int			fill_target;	/* tuples the next refill takes (ramp) */
@@ -104,6 +103,7 @@ typedef struct BufferState
 static Node *buffer_create_state(CustomScan *cscan);
 static void buffer_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *buffer_exec(CustomScanState *node);
+static TupleTableSlot *buffer_exec_node(PlanState *pstate);
 static void buffer_end(CustomScanState *node);
 static void buffer_rescan(CustomScanState *node);
 static void buffer_explain(CustomScanState *node, List *ancestors,
@@ -241,11 +241,9 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 	Assert(node->ss.ps.ps_ProjInfo == NULL);
 
 	bs->tupdesc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
-	bs->byref = palloc(sizeof(int) * Max(bs->tupdesc->natts, 1));
-	bs->nbyref = 0;
+	bs->byval = palloc(sizeof(bool) * Max(bs->tupdesc->natts, 1));
 	for (i = 0; i < bs->tupdesc->natts; i++)
-		if (!TupleDescAttr(bs->tupdesc, i)->attbyval)
-			bs->byref[bs->nbyref++] = i;
+		bs->byval[i] = TupleDescAttr(bs->tupdesc, i)->attbyval;
 	bs->outslot = ExecInitExtraTupleSlot(estate, bs->tupdesc,
 										 &TTSOpsMinimalTuple);
 
@@ -256,6 +254,15 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 	node->ss.ps.resultops = &TTSOpsMinimalTuple;
 	node->ss.ps.resultopsfixed = true;
 	node->ss.ps.resultopsset = true;
+
+	/*
+	 * The parent calls us directly, not through ExecCustomScan (which
+	 * ExecInitCustomScan installed before calling us, and ExecInitNode wraps
+	 * whatever is here when we return): one function less on the parent's
+	 * per-tuple path, which shares the instruction cache with the parent's
+	 * code.  ExecCustomScan's interrupt check moves to buffer_refill.
+	 */
+	node->ss.ps.ExecProcNode = buffer_exec_node;
 
 	if (bs->nslots < 1)
 		bs->nslots = 1;
@@ -324,80 +331,57 @@ buffer_alloc(BufferState *bs, Size len)
 }
 
 /*
- * Copy len bytes at src (a heap tuple's bytes from MINIMAL_TUPLE_OFFSET on,
- * or a minimal tuple) into the arena as the minimal tuple of entry e.
- *
- * The values of the attributes the child has already deformed are kept as
- * well (a scan deforms its row for its qual; the parent would otherwise
- * deform the copy again: a few hundred instructions per row for Q1, and
- * the deforming code in the parent's execution group).  By-reference values
- * point into src and are moved to the copy; if one points elsewhere (it
- * cannot be moved), none are kept and the parent deforms as usual.  off is
- * the child's deforming state after its valid attributes.  One allocation
- * holds the values, their null flags and the tuple.
+ * Form the child's current tuple (a virtual one, or a table row older than
+ * an ADD COLUMN) from its values into the arena.  Out of line: Q1-shaped
+ * scans never get here, and the per-tuple path of the fill stays short.
  */
-static void
-buffer_store_copy(BufferState *bs, BufferEntry *e, TupleTableSlot *slot,
-				  const char *src, uint32 len, uint32 off)
+static pg_noinline void
+buffer_form_tuple(BufferState *bs, TupleTableSlot *slot, BufferEntry *e)
 {
-	int			nvalid = slot->tts_nvalid;
-	Size		vsize = MAXALIGN(sizeof(Datum) * nvalid);
-	Size		nsize = MAXALIGN(sizeof(bool) * nvalid);
-	char	   *mem = buffer_alloc(bs, vsize + nsize + len);
-	char	   *dst = mem + vsize + nsize;
-	Datum	   *values = (Datum *) mem;
-	bool	   *isnull = (bool *) (mem + vsize);
-	const int  *byref;
-	int			nbyref;
-	int			i;
+	FpbMinLayout lay;
+	MinimalTuple mtup;
 
-	memcpy(dst, src, len);
-	e->tuple = (MinimalTuple) dst;
-	e->values = values;
+	fpb_mintuple_layout(slot, &lay);
+	mtup = (MinimalTuple) buffer_alloc(bs, lay.total);
+	fpb_mintuple_fill(slot, &lay, mtup);
+	e->tuple = mtup;
 	e->nvalid = 0;
-	if (nvalid <= 0)
-		return;
-	memcpy(values, slot->tts_values, sizeof(Datum) * nvalid);
-	memcpy(isnull, slot->tts_isnull, sizeof(bool) * nvalid);
-	/* locals: the stores to values[] must not make the compiler reload them */
-	byref = bs->byref;
-	nbyref = bs->nbyref;
-	while (nbyref > 0 && byref[nbyref - 1] >= nvalid)
-		nbyref--;
-	for (i = 0; i < nbyref; i++)
-	{
-		int			att = byref[i];
-		uintptr_t	rel;
-
-		if (isnull[att])
-			continue;
-		rel = (uintptr_t) (DatumGetPointer(values[att]) - src);
-		if (unlikely(rel >= len))
-			return;
-		values[att] = PointerGetDatum(dst + rel);
-	}
-	e->nvalid = nvalid;
-	e->off = off;
-	e->slow = TTS_SLOW(slot);
 }
 
 /*
  * Copy the child's current tuple into the arena as a minimal tuple.
  *
- * A child that hands out a materialised heap or minimal tuple (scans
- * without projection, sorts, materialisations) is copied with one memcpy,
- * keeping the values it has already deformed; only a tuple with fewer
- * attributes than the row (a table row older than an ADD COLUMN, whose
- * missing values live in the child's descriptor) is deformed first.
- * Virtual tuples (projections) are formed from their values directly into
- * the arena.
+ * A child that hands out a materialised heap or minimal tuple of the full
+ * width (scans without projection, sorts, materialisations) is copied with
+ * one memcpy: len bytes at src, a minimal tuple or a heap tuple's bytes from
+ * MINIMAL_TUPLE_OFFSET on.  Anything else is formed from its values
+ * (buffer_form_tuple).
+ *
+ * The values of the attributes the child has already deformed are kept as
+ * well (a scan deforms its row for its qual; the parent would otherwise
+ * deform the copy again: a few hundred instructions per row for Q1, and the
+ * deforming code in the parent's execution group).  By-reference values
+ * point into src and are moved to the copy in the same loop that copies
+ * them (no library calls: this runs in the child's execution group); if one
+ * points elsewhere (it cannot be moved), none are kept and the parent
+ * deforms as usual.  One allocation holds the values, their null flags and
+ * the tuple.
  */
-static void
+static inline void
 buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot, BufferEntry *e)
 {
-	TupleDesc	desc = bs->tupdesc;
-	int			natts = desc->natts;
-	MinimalTuple mtup;
+	const char *src = NULL;
+	uint32		len = 0;
+	uint32		off = 0;
+	int			nvalid;
+	Size		vsize;
+	Size		nsize;
+	char	   *mem;
+	char	   *dst;
+	Datum	   *values;
+	bool	   *isnull;
+	const bool *byval;
+	int			i;
 
 	if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
 	{
@@ -405,40 +389,66 @@ buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot, BufferEntry *e)
 		HeapTuple	htup = hslot->tuple;
 
 		if (htup != NULL &&
-			HeapTupleHeaderGetNatts(htup->t_data) == natts)
+			HeapTupleHeaderGetNatts(htup->t_data) == bs->tupdesc->natts)
 		{
-			uint32		len = htup->t_len - MINIMAL_TUPLE_OFFSET;
-
-			buffer_store_copy(bs, e, slot,
-							  (char *) htup->t_data + MINIMAL_TUPLE_OFFSET,
-							  len, hslot->off);
-			e->tuple->t_len = len;
-			return;
+			src = (char *) htup->t_data + MINIMAL_TUPLE_OFFSET;
+			len = htup->t_len - MINIMAL_TUPLE_OFFSET;
+			off = hslot->off;
 		}
 	}
 	else if (TTS_IS_MINIMALTUPLE(slot))
 	{
 		MinimalTupleTableSlot *mslot = (MinimalTupleTableSlot *) slot;
-		MinimalTuple src = mslot->mintuple;
+		MinimalTuple mtup = mslot->mintuple;
 
-		if (src != NULL && HeapTupleHeaderGetNatts(src) == natts)
+		if (mtup != NULL && HeapTupleHeaderGetNatts(mtup) == bs->tupdesc->natts)
 		{
-			buffer_store_copy(bs, e, slot, (char *) src, src->t_len,
-							  mslot->off);
-			return;
+			src = (char *) mtup;
+			len = mtup->t_len;
+			off = mslot->off;
 		}
 	}
-
-	/* form the tuple from the child's values */
+	if (unlikely(src == NULL))
 	{
-		FpbMinLayout lay;
-
-		fpb_mintuple_layout(slot, &lay);
-		mtup = (MinimalTuple) buffer_alloc(bs, lay.total);
-		fpb_mintuple_fill(slot, &lay, mtup);
-		e->tuple = mtup;
-		e->nvalid = 0;
+		buffer_form_tuple(bs, slot, e);
+		return;
 	}
+
+	nvalid = slot->tts_nvalid;
+	vsize = MAXALIGN(sizeof(Datum) * nvalid);
+	nsize = MAXALIGN(sizeof(bool) * nvalid);
+	mem = buffer_alloc(bs, vsize + nsize + len);
+	dst = mem + vsize + nsize;
+	values = (Datum *) mem;
+	isnull = (bool *) (mem + vsize);
+
+	/* a heap tuple's first word is not t_len: write it */
+	memcpy(dst, src, len);
+	((MinimalTuple) dst)->t_len = len;
+	e->tuple = (MinimalTuple) dst;
+	e->values = values;
+	e->nvalid = 0;
+
+	byval = bs->byval;
+	for (i = 0; i < nvalid; i++)
+	{
+		Datum		v = slot->tts_values[i];
+		bool		n = slot->tts_isnull[i];
+
+		if (!byval[i] && !n)
+		{
+			uintptr_t	rel = (uintptr_t) (DatumGetPointer(v) - src);
+
+			if (unlikely(rel >= len))
+				return;
+			v = PointerGetDatum(dst + rel);
+		}
+		values[i] = v;
+		isnull[i] = n;
+	}
+	e->nvalid = nvalid;
+	e->off = off;
+	e->slow = TTS_SLOW(slot);
 }
 
 /*
@@ -464,6 +474,14 @@ buffer_refill(BufferState *bs)
 	PlanState  *child = bs->child;
 	int			target = bs->fill_target;
 
+	/*
+	 * ExecCustomScan's interrupt check, which the parent bypasses (see
+	 * buffer_begin), once per refill instead of once per tuple: the
+	 * parent's work between two checks is at most one ring of tuples, and
+	 * the child checks as usual while we fill.
+	 */
+	CHECK_FOR_INTERRUPTS();
+
 	buffer_reset_arena(bs);
 	bs->refills++;
 	if (bs->fill_target < bs->nslots)
@@ -483,12 +501,18 @@ buffer_refill(BufferState *bs)
 	}
 }
 
-static TupleTableSlot *
-buffer_exec(CustomScanState *node)
+/*
+ * Hand out the next tuple.  This is the Buffer's per-tuple code in the
+ * parent's execution group, so it is kept to one function and one call
+ * (ExecStoreMinimalTuple): the deformed values go into the slot with a
+ * plain loop rather than through the C library's memcpy.
+ */
+static inline TupleTableSlot *
+buffer_next(BufferState *bs)
 {
-	BufferState *bs = (BufferState *) node;
 	BufferEntry *e;
 	TupleTableSlot *slot;
+	int			nvalid;
 
 	if (unlikely(bs->next >= bs->ntuples))
 	{
@@ -502,14 +526,23 @@ buffer_exec(CustomScanState *node)
 	/* the arena keeps the tuple until the next refill: no copy, no pfree */
 	e = &bs->ring[bs->next++];
 	slot = ExecStoreMinimalTuple(e->tuple, bs->outslot, false);
-	if (e->nvalid > 0)
+	nvalid = e->nvalid;
+	if (nvalid > 0)
 	{
+		const Datum *values = e->values;
+		const bool *isnull = (const bool *)
+			((const char *) values + MAXALIGN(sizeof(Datum) * nvalid));
+		Datum	   *tvalues = slot->tts_values;
+		bool	   *tisnull = slot->tts_isnull;
+		int			i;
+
 		/* the child's deformed values, as if this slot had deformed them */
-		memcpy(slot->tts_values, e->values, sizeof(Datum) * e->nvalid);
-		memcpy(slot->tts_isnull,
-			   (char *) e->values + MAXALIGN(sizeof(Datum) * e->nvalid),
-			   sizeof(bool) * e->nvalid);
-		slot->tts_nvalid = e->nvalid;
+		for (i = 0; i < nvalid; i++)
+		{
+			tvalues[i] = values[i];
+			tisnull[i] = isnull[i];
+		}
+		slot->tts_nvalid = nvalid;
 		((MinimalTupleTableSlot *) slot)->off = e->off;
 		if (e->slow)
 			slot->tts_flags |= TTS_FLAG_SLOW;
@@ -517,6 +550,20 @@ buffer_exec(CustomScanState *node)
 			slot->tts_flags &= ~TTS_FLAG_SLOW;
 	}
 	return slot;
+}
+
+/* the parent's ExecProcNode (installed by buffer_begin) */
+static TupleTableSlot *
+buffer_exec_node(PlanState *pstate)
+{
+	return buffer_next((BufferState *) pstate);
+}
+
+/* the CustomScan callback; unused while buffer_exec_node is installed */
+static TupleTableSlot *
+buffer_exec(CustomScanState *node)
+{
+	return buffer_next((BufferState *) node);
 }
 
 static void
