@@ -262,6 +262,7 @@ typedef struct FpbRadix
 	char	   *pool;			/* the chunk's blocks (mmap'ed) */
 	Size		poolsize;
 	Size		poolused;
+	Size		overflowused;	/* bytes of overflow blocks in the chunk */
 	FpbRadixBlock **head;		/* per partition */
 	FpbRadixBlock **tail;
 	int64		nrows;			/* rows in the chunk */
@@ -274,6 +275,7 @@ typedef struct FpbRadix
 extern void fpb_radix_init(FpbRadix *r, MemoryContext parent);
 extern void fpb_radix_setup(FpbRadix *r, int nparts, Size poolsize);
 extern void fpb_radix_reset(FpbRadix *r);
+extern void fpb_radix_release(FpbRadix *r);
 extern bool fpb_radix_full(FpbRadix *r);
 extern void fpb_radix_add(FpbRadix *r, int part, uint32 hashvalue, Datum key,
 						  bool nullkey, const char *data, uint32 len);

@@ -796,6 +796,12 @@ fpb_hj_build(FpbHjState *st)
 	Size		space;
 	int			bits;
 
+	/*
+	 * The chunk pool of an earlier table is sized for that table: unmap it
+	 * before this one is loaded up to the budget beside it.
+	 */
+	fpb_radix_release(&st->radix);
+
 	if (st->curbatch == 0)
 	{
 		for (;;)
@@ -833,16 +839,30 @@ fpb_hj_build(FpbHjState *st)
 		fpb_ht_cluster(&st->ht, bits, twice <= st->space_allowed);
 	}
 	fpb_ht_build(&st->ht, st->group_size, st->prefetch);
+	space = st->ht.tuple_bytes + st->ht.cell_bytes +
+		(Size) st->ht.nbuckets * sizeof(FpbBucket);
 	st->radix_on = st->ht.radix_bits > 0;
+	if (st->radix_on)
+	{
+		/*
+		 * The pool gets what the built table really leaves of the budget:
+		 * the projection counts one cell per tuple, and duplicate keys take
+		 * more (arrays double, the old ones stay).
+		 */
+		Size		room = st->space_allowed > space ?
+			st->space_allowed - space : 0;
+
+		st->radix_pool = Min(st->radix_pool, room);
+		if (st->radix_pool < FPB_RADIX_MIN_POOL((Size) 1 << st->ht.radix_bits))
+			st->radix_on = false;	/* clustered, but probed directly */
+	}
 	if (st->radix_on)
 	{
 		fpb_radix_setup(&st->radix, 1 << st->ht.radix_bits, st->radix_pool);
 		st->max_radix_parts = Max(st->max_radix_parts, st->radix.nparts);
+		space += st->radix.poolsize;
 	}
 
-	space = st->ht.tuple_bytes + st->ht.cell_bytes +
-		(Size) st->ht.nbuckets * sizeof(FpbBucket) +
-		(st->radix_on ? st->radix.poolsize : 0);
 	st->peak_space = Max(st->peak_space, space);
 	st->max_buckets = Max(st->max_buckets, st->ht.nbuckets);
 }
@@ -1485,6 +1505,8 @@ fpb_hj_release(FpbHjState *st)
 	st->outer_read = NULL;
 	fpb_ht_reset(&st->ht);
 	fpb_hj_reset_ring(st);
+	fpb_radix_release(&st->radix);
+	st->radix_on = false;
 	st->curbatch = 0;
 	st->grow_enabled = true;
 	st->nokey_seq = 0;

@@ -67,8 +67,9 @@ fpb_radix_init(FpbRadix *r, MemoryContext parent)
 
 /*
  * Size the chunk for nparts partitions and a pool of poolsize bytes.  The
- * pool is kept when the sizes are unchanged (the next batch of a spilled
- * join), so that its pages are not mapped again.
+ * pool is kept when the sizes are unchanged; fpb_hj_build releases it
+ * before loading a new table (fpb_radix_release), so in practice a pool
+ * lives for one table.
  */
 void
 fpb_radix_setup(FpbRadix *r, int nparts, Size poolsize)
@@ -102,6 +103,7 @@ fpb_radix_reset(FpbRadix *r)
 	memset(r->head, 0, sizeof(FpbRadixBlock *) * r->nparts);
 	memset(r->tail, 0, sizeof(FpbRadixBlock *) * r->nparts);
 	r->poolused = 0;
+	r->overflowused = 0;
 	r->nrows = 0;
 	r->curpart = 0;
 	r->curblock = NULL;
@@ -109,14 +111,34 @@ fpb_radix_reset(FpbRadix *r)
 }
 
 /*
- * No block left in the pool: the caller stops adding.  (The row that made
- * a partition take a block beyond the pool went to an overflow block, so
- * at most one block's worth lies outside the pool.)
+ * Unmap the pool (the table it was sized for is gone): a later build must
+ * not load a table up to the budget while the previous pool is still
+ * mapped beside it.
+ */
+void
+fpb_radix_release(FpbRadix *r)
+{
+	if (r->pool == NULL)
+		return;
+	MemoryContextReset(r->cxt);		/* unmaps the pool */
+	r->overflowcxt = AllocSetContextCreate(r->cxt,
+										   "PrefetchHashJoin radix overflow",
+										   ALLOCSET_DEFAULT_SIZES);
+	r->pool = NULL;
+	r->poolsize = 0;
+	r->nparts = 0;
+	r->head = r->tail = NULL;
+}
+
+/*
+ * No block left in the pool: the caller stops adding.  Overflow blocks
+ * (rows wider than a block) count against the pool too, so a chunk never
+ * holds more than the pool's size plus one row.
  */
 bool
 fpb_radix_full(FpbRadix *r)
 {
-	return r->poolsize - r->poolused < FPB_RADIX_BLOCK;
+	return r->poolused + r->overflowused + FPB_RADIX_BLOCK > r->poolsize;
 }
 
 /* Copy an outer tuple (bytes as for fpb_mintuple_copy) into partition part. */
@@ -144,6 +166,7 @@ fpb_radix_add(FpbRadix *r, int part, uint32 hashvalue, Datum key,
 			/* a row wider than a block, or the pool is used up */
 			size = Max(size, FPB_RADIX_BLOCK);
 			b = MemoryContextAllocHuge(r->overflowcxt, size);
+			r->overflowused += size;
 		}
 		b->next = NULL;
 		b->used = 0;
