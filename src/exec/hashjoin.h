@@ -251,6 +251,8 @@ typedef struct FpbRadixRec
 #define FPB_RADIX_REC_HDR		MAXALIGN(sizeof(FpbRadixRec))
 #define FPB_RADIX_REC_TUPLE(r)	((MinimalTuple) ((char *) (r) + FPB_RADIX_REC_HDR))
 
+#define FPB_RADIX_BLOCK		(8 * 1024)	/* chunk pool block size */
+
 typedef struct FpbRadixBlock FpbRadixBlock;
 
 typedef struct FpbRadix

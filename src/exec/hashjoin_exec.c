@@ -39,7 +39,7 @@
 #define FPB_RADIX_MIN_PART		((Size) 1024 * 1024)
 #define FPB_RADIX_MAX_BITS		12
 #define FPB_RADIX_POOL_MAX		((Size) 128 * 1024 * 1024)
-#define FPB_RADIX_MIN_POOL(nparts)	((nparts) * 4 * 8192)
+#define FPB_RADIX_MIN_POOL(nparts)	((nparts) * 4 * FPB_RADIX_BLOCK)
 
 typedef enum FpbHjPhase
 {
@@ -1036,6 +1036,9 @@ fpb_hj_radix_fill(FpbHjState *st)
 		uint32		len;
 		MinimalTuple tofree;
 
+		/* a batch file's rows come without the child's interrupt checks */
+		if ((r->nrows & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
 		slot = fpb_hj_next_outer(st, &hashvalue, &key, &nullkey);
 		if (slot == NULL)
 		{

@@ -2,13 +2,13 @@
  *
  * hashjoin_radix.c
  *	  Radix-clustered probing for PrefetchHashJoin (Manegold et al.; DESIGN.md
- *	  section 5).  When the hash table is far larger than what the TLB
- *	  covers, the build clusters its tuples by partition (fpb_ht_cluster)
- *	  and the probe reads the outer side in large chunks: each outer tuple
- *	  is copied into the block list of its partition, and the chunk is then
- *	  handed to the probe stages partition by partition.  The probes of one
- *	  partition touch only that partition's slice of the table, so the
- *	  address translations stay in the TLB across a partition's probes
+ *	  section 5).  When the hash table is far larger than the cache, the
+ *	  build clusters its tuples by partition (fpb_ht_cluster) and the probe
+ *	  reads the outer side in large chunks: each outer tuple is copied into
+ *	  the block list of its partition, and the chunk is then handed to the
+ *	  probe stages partition by partition.  The probes of one partition
+ *	  touch only that partition's slice of the table, which stays in the
+ *	  cache (and its translations in the TLB) across the partition's probes
  *	  instead of missing on nearly every one.
  *
  *	  The chunk lives in a pool of fixed-size blocks, allocated once within
@@ -27,7 +27,6 @@
 #include "hashjoin.h"
 #include "mintuple.h"
 
-#define FPB_RADIX_BLOCK		(8 * 1024)	/* pool block size */
 
 struct FpbRadixBlock
 {

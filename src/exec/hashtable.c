@@ -336,8 +336,9 @@ fpb_cell_fill(FpbHashCell *cell, FpbHashTuple *htup)
  * order.  The build then fills the bucket array slice by slice and
  * allocates each partition's cell arrays together, and a probe of one
  * partition touches only that partition's slice of the bucket array,
- * cells and tuples: a few hundred pages, which the TLB holds, where the
- * whole table would miss it on nearly every access.  One counting pass,
+ * cells and tuples: about a cache's worth, which stays cached across the
+ * partition's probes, where the whole table would miss on nearly every
+ * access.  One counting pass,
  * then a scatter copy into a single mapping, freeing each source chunk once
  * it is copied.  With populate the mapping is faulted in at once (cheaper
  * in kernel time, but the tuples are then held twice for a moment);
