@@ -1587,12 +1587,18 @@ CG_Q1_SETS = {
 }
 
 
-def cg_q1_run(sid, nq, tag):
+# the three-aggregate Q1 shape the issue's I1 figures used (as
+# calibrate/cachegrind_q1.sh's QUERY=short)
+CG_Q1_SHORT = ("SELECT sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge, "
+               "avg(l_quantity) AS avg_qty, count(*) AS count_order FROM cg_lineitem "
+               "WHERE l_shipdate <= date '1998-11-01'")
+
+
+def cg_q1_run(sid, nq, tag, q1, qkey):
     """A single-user backend under cachegrind with the simulated L1i CG_I1,
-    running side sid's SETs and Q1 nq times; returns the summary counts and
-    Q1's output lines."""
-    out = os.path.join(SOCKDIR, "cachegrind.q1.%s.%s.out" % (sid, tag))
-    q1 = TPCH_Q["q1"].format(p="cg_")
+    running side sid's SETs and query q1 nq times; returns the summary counts
+    and the query's output lines."""
+    out = os.path.join(SOCKDIR, "cachegrind.%s.%s.%s.out" % (qkey, sid, tag))
     # no parameters: the first EXECUTE plans (generic plan, refinement pass
     # included) and caches the plan, so the second one is execution only
     stmts = "\n".join(["SET enable_prefetch_hashjoin = off"] + CG_Q1_SETS[sid] + ["PREPARE q1 AS " + q1]
@@ -1601,58 +1607,68 @@ def cg_q1_run(sid, nq, tag):
         "--I1=" + CG_I1, "--cachegrind-out-file=" + out, PGBIN + "/postgres", "--single", "-D", DATADIR, DB]
     t0 = time.time()
     p = run(cmd, stdin=stmts, check=False)
-    with open(os.path.join(TMP, "cachegrind.q1.%s.%s.log" % (sid, tag)), "w") as f:
+    with open(os.path.join(TMP, "cachegrind.%s.%s.%s.log" % (qkey, sid, tag)), "w") as f:
         f.write(p.stdout[-100000:] + "\n---\n" + p.stderr)
     if p.returncode != 0 or "ERROR:" in p.stdout or "ERROR:" in p.stderr:
         raise BenchError("single-user backend under cachegrind failed (Q1 %s %s):\n%s\n%s"
                          % (sid, tag, p.stdout[-2000:], p.stderr[-3000:]))
     rows = re.findall(r'\bsum_charge = "([^"]*)"', p.stdout)
-    log("  cachegrind Q1 %s %-6s %3.0f s" % (sid, tag, time.time() - t0))
+    log("  cachegrind %s %s %-6s %3.0f s" % (qkey, sid, tag, time.time() - t0))
     return cg_parse(p.stderr), rows
 
 
 def cg_q1(info):
-    """TPC-H Q1 with a simulated 16 kB L1i: A = enable_buffer_operator off,
-    B = on with fpbtree.l1i_cache_size set to the simulated L1i, so the pass
-    buffers as it would on such a machine.  Per row of lineitem, warm: a run
-    with Q1 twice minus a run with Q1 once."""
+    """TPC-H Q1, and the three-aggregate Q1 shape, with a simulated 16 kB L1i:
+    A = enable_buffer_operator off, B = on with fpbtree.l1i_cache_size set to
+    the simulated L1i, so the pass buffers as it would on such a machine.
+    Per row of lineitem, warm: a run with the query twice minus a run with it
+    once."""
     psql(tpch_sql(CG_TPCH_ROWS, prefix="cg_", lineitem_only=True) + "CHECKPOINT;\n", options=SETUP)
-    q1 = TPCH_Q["q1"].format(p="cg_")
-    pa = explain(q1, [x[4:] for x in CG_Q1_SETS["A"]])
-    pb = explain(q1, [x[4:] for x in CG_Q1_SETS["B"]])
-    with open(os.path.join(TMP, "plan_cachegrind_q1.txt"), "w") as f:
-        f.write("A:\n%s\nB:\n%s\n" % (pa, pb))
-    if BUFFER_NODE in pa:
-        raise BenchError("Q1 with enable_buffer_operator off has a Buffer:\n" + pa)
-    nbuf = pb.count(BUFFER_NODE)
+    queries = [("q1", "TPC-H Q1", TPCH_Q["q1"].format(p="cg_")),
+               ("q1_short", "Q1 shape, 3 aggregates", CG_Q1_SHORT)]
+    nbufs = {}
+    for qkey, qlabel, q in queries:
+        pa = explain(q, [x[4:] for x in CG_Q1_SETS["A"]])
+        pb = explain(q, [x[4:] for x in CG_Q1_SETS["B"]])
+        with open(os.path.join(TMP, "plan_cachegrind_%s.txt" % qkey), "w") as f:
+            f.write("A:\n%s\nB:\n%s\n" % (pa, pb))
+        if BUFFER_NODE in pa:
+            raise BenchError("%s with enable_buffer_operator off has a Buffer:\n%s" % (qlabel, pa))
+        nbufs[qkey] = pb.count(BUFFER_NODE)
     server_stop()
     res = {}
     try:
-        for sid in ("A", "B"):
-            one, r1 = cg_q1_run(sid, 1, "once")
-            two, r2 = cg_q1_run(sid, 2, "twice")
-            if not r1 or r2 != r1 + r1:
-                raise BenchError("Q1 under cachegrind (%s): results %s / %s" % (sid, r1, r2))
-            res[sid] = ({e: (two[e] - one[e]) / CG_TPCH_ROWS for e, _ in CG_EVENTS}, r1)
-        if res["A"][1] != res["B"][1]:
-            raise BenchError("Q1 results differ: off %s, on %s" % (res["A"][1], res["B"][1]))
+        for qkey, qlabel, q in queries:
+            for sid in ("A", "B"):
+                one, r1 = cg_q1_run(sid, 1, "once", q, qkey)
+                two, r2 = cg_q1_run(sid, 2, "twice", q, qkey)
+                if not r1 or r2 != r1 + r1:
+                    raise BenchError("%s under cachegrind (%s): results %s / %s" % (qlabel, sid, r1, r2))
+                res[qkey, sid] = ({e: (two[e] - one[e]) / CG_TPCH_ROWS for e, _ in CG_EVENTS}, r1)
+            if res[qkey, "A"][1] != res[qkey, "B"][1]:
+                raise BenchError("%s results differ: off %s, on %s"
+                                 % (qlabel, res[qkey, "A"][1], res[qkey, "B"][1]))
     finally:
         server_start()
     metrics = []
-    for e, elabel in CG_EVENTS[:3]:
-        m = Metric("cg_q1_%s" % e, "TPC-H Q1, L1i %s B (Buffer off/on): %s" % (CG_I1.split(",")[0], elabel),
-                   "per row", "lower", "Q1 %s" % e)
-        m.values["A"].append(res["A"][0][e])
-        m.values["B"].append(res["B"][0][e])
-        metrics.append(m)
-    note = ("TPC-H Q1 part (A = `enable_buffer_operator = off`, B = on with `fpbtree.l1i_cache_size` = %s "
-            "bytes; B's plan has %d Buffer node%s): `cg_lineitem` of %d rows, single-user backend under "
-            "cachegrind with `--I1=%s %s`; Q1 is PREPAREd and a run with two EXECUTEs minus a run with one, "
-            "divided by the rows, so start-up, planning (the plan is cached at the first EXECUTE) and the first "
-            "execution's catalog loads cancel out. Both return the same rows."
-            % (CG_I1.split(",")[0], nbuf, "" if nbuf == 1 else "s", CG_TPCH_ROWS, CG_I1, " ".join(CG_CACHE_OPTS)))
-    if not nbuf:
-        note += " (The pass placed no Buffer: both runs have the same plan.)"
+    for qkey, qlabel, q in queries:
+        for e, elabel in CG_EVENTS[:3]:
+            m = Metric("cg_%s_%s" % (qkey, e), "%s, L1i %s B (Buffer off/on): %s"
+                       % (qlabel, CG_I1.split(",")[0], elabel), "per row", "lower", "%s %s" % (qkey, e))
+            m.values["A"].append(res[qkey, "A"][0][e])
+            m.values["B"].append(res[qkey, "B"][0][e])
+            metrics.append(m)
+    note = ("Q1 part (A = `enable_buffer_operator = off`, B = on with `fpbtree.l1i_cache_size` = %s "
+            "bytes; B's plan has %s Buffer node(s) in TPC-H Q1 and %s in the 3-aggregate shape, "
+            "`sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)), avg(l_quantity), count(*)` under "
+            "`l_shipdate <= date '1998-11-01'`): `cg_lineitem` of %d rows, single-user backend under "
+            "cachegrind with `--I1=%s %s`; each query is PREPAREd and a run with two EXECUTEs minus a run "
+            "with one, divided by the rows, so start-up, planning (the plan is cached at the first EXECUTE) "
+            "and the first execution's catalog loads cancel out. Both sides return the same rows."
+            % (CG_I1.split(",")[0], nbufs["q1"], nbufs["q1_short"], CG_TPCH_ROWS, CG_I1,
+               " ".join(CG_CACHE_OPTS)))
+    if not all(nbufs.values()):
+        note += " (Where the pass placed no Buffer both runs have the same plan.)"
     return metrics, note
 
 
