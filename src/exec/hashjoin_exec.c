@@ -759,9 +759,8 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
  * keeps entries in flight across the end of a chunk.
  */
 static int
-fpb_hj_radix_bits(FpbHjState *st)
+fpb_hj_radix_bits(FpbHjState *st, Size table)
 {
-	Size		table = fpb_ht_projected_space(&st->ht, 0, 0);
 	Size		room;
 	int			bits;
 
@@ -794,6 +793,7 @@ static void
 fpb_hj_build(FpbHjState *st)
 {
 	Size		space;
+	Size		table;
 	int			bits;
 
 	/*
@@ -829,15 +829,13 @@ fpb_hj_build(FpbHjState *st)
 		fpb_spill_close(&st->inner_spill, st->curbatch);
 	}
 
-	bits = fpb_hj_radix_bits(st);
+	table = fpb_ht_projected_space(&st->ht, 0, 0);
+	bits = fpb_hj_radix_bits(st, table);
+	/* the copy may be faulted in at once if the budget holds it twice */
 	if (bits > 0)
-	{
-		/* the copy may be faulted in at once if the budget holds it twice */
-		Size		twice = fpb_ht_projected_space(&st->ht, 0, 0) +
-			st->radix_pool + st->ht.tuple_bytes;
-
-		fpb_ht_cluster(&st->ht, bits, twice <= st->space_allowed);
-	}
+		fpb_ht_cluster(&st->ht, bits,
+					   table + st->radix_pool + st->ht.tuple_bytes <=
+					   st->space_allowed);
 	fpb_ht_build(&st->ht, st->group_size, st->prefetch);
 	space = st->ht.tuple_bytes + st->ht.cell_bytes +
 		(Size) st->ht.nbuckets * sizeof(FpbBucket);

@@ -59,36 +59,29 @@ fpb_radix_init(FpbRadix *r, MemoryContext parent)
 	memset(r, 0, sizeof(FpbRadix));
 	r->cxt = AllocSetContextCreate(parent, "PrefetchHashJoin radix",
 								   ALLOCSET_DEFAULT_SIZES);
-	r->overflowcxt = AllocSetContextCreate(r->cxt,
+	/* a sibling: resetting cxt (unmapping the pool) leaves it in place */
+	r->overflowcxt = AllocSetContextCreate(parent,
 										   "PrefetchHashJoin radix overflow",
 										   ALLOCSET_DEFAULT_SIZES);
 }
 
 /*
- * Size the chunk for nparts partitions and a pool of poolsize bytes.  The
- * pool is kept when the sizes are unchanged; fpb_hj_build releases it
- * before loading a new table (fpb_radix_release), so in practice a pool
- * lives for one table.
+ * Map a pool of poolsize bytes and the lists for nparts partitions, for
+ * one table (any earlier pool is released first).
  */
 void
 fpb_radix_setup(FpbRadix *r, int nparts, Size poolsize)
 {
+	fpb_radix_release(r);
 	poolsize = poolsize - poolsize % FPB_RADIX_BLOCK;
-	if (r->pool == NULL || r->nparts != nparts || r->poolsize != poolsize)
-	{
-		MemoryContextReset(r->cxt);
-		r->overflowcxt = AllocSetContextCreate(r->cxt,
-											   "PrefetchHashJoin radix overflow",
-											   ALLOCSET_DEFAULT_SIZES);
-		r->pool = fpb_map_anon(poolsize, true);
-		r->nparts = nparts;
-		r->poolsize = poolsize;
-		r->unmap_cb.func = fpb_radix_unmap;
-		r->unmap_cb.arg = r;
-		MemoryContextRegisterResetCallback(r->cxt, &r->unmap_cb);
-		r->head = MemoryContextAlloc(r->cxt, sizeof(FpbRadixBlock *) * nparts);
-		r->tail = MemoryContextAlloc(r->cxt, sizeof(FpbRadixBlock *) * nparts);
-	}
+	r->pool = fpb_map_anon(poolsize, true);
+	r->nparts = nparts;
+	r->poolsize = poolsize;
+	r->unmap_cb.func = fpb_radix_unmap;
+	r->unmap_cb.arg = r;
+	MemoryContextRegisterResetCallback(r->cxt, &r->unmap_cb);
+	r->head = MemoryContextAlloc(r->cxt, sizeof(FpbRadixBlock *) * nparts);
+	r->tail = MemoryContextAlloc(r->cxt, sizeof(FpbRadixBlock *) * nparts);
 	fpb_radix_reset(r);
 }
 
@@ -120,9 +113,7 @@ fpb_radix_release(FpbRadix *r)
 	if (r->pool == NULL)
 		return;
 	MemoryContextReset(r->cxt);		/* unmaps the pool */
-	r->overflowcxt = AllocSetContextCreate(r->cxt,
-										   "PrefetchHashJoin radix overflow",
-										   ALLOCSET_DEFAULT_SIZES);
+	MemoryContextReset(r->overflowcxt);
 	r->pool = NULL;
 	r->poolsize = 0;
 	r->nparts = 0;
