@@ -27,8 +27,6 @@
  */
 #include "postgres.h"
 
-#include <stdio.h>
-
 #include "access/htup_details.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -41,6 +39,7 @@
 #include "utils/memutils.h"
 
 #include "buffer.h"
+#include "cpucache.h"
 #include "exec.h"
 #include "mintuple.h"
 
@@ -627,55 +626,17 @@ buffer_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 static int
 buffer_detect_l1i(void)
 {
-	int			result = 32 * 1024;
+	FpbCpuCache caches[FPB_MAX_CPU_CACHES];
+	int			n = fpb_cpu_caches(caches);
 	int			i;
 
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < n; i++)
 	{
-		char		path[MAXPGPATH];
-		char		buf[64];
-		FILE	   *f;
-		int			level = 0;
-		bool		instruction = false;
-		int			kb = 0;
-		char		unit = 0;
-
-		snprintf(path, sizeof(path),
-				 "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		if ((f = fopen(path, "r")) == NULL)
-			break;
-		if (fgets(buf, sizeof(buf), f) != NULL)
-			level = atoi(buf);
-		fclose(f);
-
-		snprintf(path, sizeof(path),
-				 "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		if (fgets(buf, sizeof(buf), f) != NULL)
-			instruction = (strncmp(buf, "Instruction", 11) == 0);
-		fclose(f);
-		if (level != 1 || !instruction)
-			continue;
-
-		snprintf(path, sizeof(path),
-				 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		if (fgets(buf, sizeof(buf), f) != NULL &&
-			sscanf(buf, "%d%c", &kb, &unit) >= 1 && kb > 0)
-		{
-			if (unit == 'K')
-				result = kb * 1024;
-			else if (unit == 'M')
-				result = kb * 1024 * 1024;
-			else
-				result = kb;
-		}
-		fclose(f);
-		break;
+		if (caches[i].level == 1 && caches[i].instruction &&
+			caches[i].bytes <= INT_MAX)
+			return (int) caches[i].bytes;
 	}
-	return result;
+	return 32 * 1024;
 }
 
 void

@@ -10,8 +10,6 @@
  */
 #include "postgres.h"
 
-#include <stdio.h>
-
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
@@ -22,6 +20,7 @@
 #include "optimizer/tlist.h"
 #include "utils/guc.h"
 
+#include "cpucache.h"
 #include "exec.h"
 #include "hashjoin.h"
 
@@ -89,58 +88,27 @@ static const CustomScanMethods fpb_hj_scan_methods = {
  * 32 MB since a VM may report a whole socket's shared L3 of which one
  * backend sees a slice, sizes radix partitions.
  */
-static bool
-fpb_hj_read_sysfs(const char *dir, const char *name, char *buf, int len)
-{
-	char		path[160];
-	FILE	   *f;
-	bool		ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return false;
-	ok = fgets(buf, len, f) != NULL;
-	fclose(f);
-	return ok;
-}
-
 static void
 fpb_hj_detect_cache(void)
 {
-	int			idx;
-	int			largest = 0;
-	int			l2 = 0;
+	FpbCpuCache caches[FPB_MAX_CPU_CACHES];
+	int			n = fpb_cpu_caches(caches);
+	int64		largest = 0;
+	int64		l2 = 0;
+	int			i;
 
-	for (idx = 0; idx < 8; idx++)
+	for (i = 0; i < n; i++)
 	{
-		char		dir[128];
-		char		type[32];
-		char		size[32];
-		char		level[32];
-		char	   *unit;
-		long		kb;
-
-		snprintf(dir, sizeof(dir), "/sys/devices/system/cpu/cpu0/cache/index%d",
-				 idx);
-		if (!fpb_hj_read_sysfs(dir, "type", type, sizeof(type)) ||
-			strncmp(type, "Instruction", 11) == 0 ||
-			!fpb_hj_read_sysfs(dir, "size", size, sizeof(size)) ||
-			!fpb_hj_read_sysfs(dir, "level", level, sizeof(level)))
+		if (caches[i].instruction)
 			continue;
-		kb = strtol(size, &unit, 10);
-		if (*unit == 'M')
-			kb *= 1024;
-		if (kb <= 0 || kb > INT_MAX / 2)
-			continue;
-		largest = Max(largest, (int) kb);
-		if (atoi(level) == 2)
-			l2 = Max(l2, (int) kb);
+		largest = Max(largest, caches[i].bytes);
+		if (caches[i].level == 2)
+			l2 = Max(l2, caches[i].bytes);
 	}
 	if (largest > 0)
-		fpb_hj_largest_cache_kb = Min(largest, 32 * 1024);
+		fpb_hj_largest_cache_kb = (int) Min(largest / 1024, 32 * 1024);
 	if (l2 > 0)
-		fpb_hj_detected_cache_kb = l2;
+		fpb_hj_detected_cache_kb = (int) Min(l2 / 1024, INT_MAX / 2);
 	else if (largest > 0)
 		fpb_hj_detected_cache_kb = fpb_hj_largest_cache_kb;
 }
