@@ -299,10 +299,20 @@ typedef struct FpbWalState FpbWalState;
 #define FPB_WAL_MAX_PAGES	MAX_GENERIC_XLOG_PAGES
 #define FPB_WAL_FULL_IMAGE	0x0001	/* log the whole page, not a delta */
 
+/* bytes [off, off + len) of a page, changed in place */
+typedef struct FpbByteRange
+{
+	uint16		off;
+	uint16		len;
+} FpbByteRange;
+
 extern FpbWalState *fpb_wal_start(Relation index);
 extern Page fpb_wal_register(FpbWalState *st, Buffer buf, int flags);
 extern void fpb_wal_finish(FpbWalState *st);
 extern void fpb_wal_abort(FpbWalState *st);
+extern Page fpb_wal_inplace_begin(Relation index, Buffer buf);
+extern void fpb_wal_inplace_end(Relation index, Buffer buf,
+								const FpbByteRange *ranges, int nranges);
 
 /* ---- page.c: one page and its in-page tree ---- */
 extern void fpb_page_init(Page page, uint16 level, uint16 flags, int w, int x);
@@ -311,6 +321,11 @@ extern bool fpb_page_layout(Page page, const FpbEntry *entries, int n,
 extern int	fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno);
 extern bool fpb_page_insert(Page page, const FpbEntry *entry,
 							BlockNumber blkno);
+#define FPB_INSERT_RANGES	5
+extern int	fpb_page_insert_slot(Page page, const FpbEntry *e,
+								 BlockNumber blkno, int *pos);
+extern int	fpb_page_insert_at(Page page, int nodeoff, int pos,
+							   const FpbEntry *e, FpbByteRange *ranges);
 extern int	fpb_page_capacity(int w, int x, bool internal_page, double fill);
 extern uint16 fpb_page_find_leafnode(Page page, uint64 k, uint64 t,
 									 BlockNumber blkno);

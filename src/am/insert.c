@@ -146,6 +146,28 @@ fpb_insert_onpage(Relation index, Buffer buf, const FpbEntry *e,
 				sept;
 	BlockNumber rblk;
 
+	/* the common case: a leaf entry whose in-page node has room */
+	if (!BufferIsValid(cbuf) &&
+		FpbPageIsLeaf(FpbPageGetOpaque(BufferGetPage(buf))))
+	{
+		int			pos;
+		int			nodeoff = fpb_page_insert_slot(BufferGetPage(buf), e,
+												   BufferGetBlockNumber(buf),
+												   &pos);
+
+		if (nodeoff >= 0)
+		{
+			FpbByteRange ranges[FPB_INSERT_RANGES];
+			int			nranges;
+
+			page = fpb_wal_inplace_begin(index, buf);
+			nranges = fpb_page_insert_at(page, nodeoff, pos, e, ranges);
+			fpb_wal_inplace_end(index, buf, ranges, nranges);
+			UnlockReleaseBuffer(buf);
+			return;
+		}
+	}
+
 	state = fpb_wal_start(index);
 	page = fpb_wal_register(state, buf, 0);
 	if (fpb_page_insert(page, e, BufferGetBlockNumber(buf)))

@@ -568,6 +568,73 @@ fpb_leafnode_insert(char *node, int cap, bool internal, int pos,
 	hdr->n++;
 }
 
+/*
+ * The common insert: the entry's in-page leaf node has room.  Returns the
+ * node's byte offset in the page and sets *pos to the entry's position in
+ * it, or returns -1 when the general path (fpb_page_insert) must run.
+ * Changes nothing; errors on a damaged page come from here, before the
+ * caller's critical section.
+ */
+int
+fpb_page_insert_slot(Page page, const FpbEntry *e, BlockNumber blkno, int *pos)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	bool		internal = !FpbPageIsLeaf(opq);
+	int			lcap = fpb_leafcap(opq->x, internal);
+	uint16		path[FPB_MAX_IPHEIGHT];
+	int			pidx[FPB_MAX_IPHEIGHT];
+	char	   *leaf;
+	FpbNodeHeader *lhdr;
+
+	if (opq->ipheight == 0)
+		return -1;
+	leaf = fpb_get_node(page, opq, fpb_descend(page, e->k, e->t, blkno, path, pidx),
+						opq->x, lcap, FPB_NODE_LEAF, blkno);
+	lhdr = (FpbNodeHeader *) leaf;
+	if (lhdr->n >= lcap)
+		return -1;
+	*pos = fpb_node_lower(fpb_node_keys(leaf), fpb_node_tids(leaf, lcap),
+						  lhdr->n, e->k, e->t);
+	return (int) (leaf - (char *) page);
+}
+
+/*
+ * Do the insert found by fpb_page_insert_slot, on page (which may be a copy
+ * of the page it was found on).  Cannot fail.  Fills ranges with the bytes
+ * it changed (at most FPB_INSERT_RANGES) and returns their number.
+ */
+int
+fpb_page_insert_at(Page page, int nodeoff, int pos, const FpbEntry *e,
+				   FpbByteRange *ranges)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	bool		internal = !FpbPageIsLeaf(opq);
+	int			lcap = fpb_leafcap(opq->x, internal);
+	char	   *leaf = (char *) page + nodeoff;
+	FpbNodeHeader *lhdr = (FpbNodeHeader *) leaf;
+	int			moved = lhdr->n - pos + 1;	/* entries pos..n, after */
+	int			nr = 0;
+
+	/* a node in use lies below pd_lower: the change stays out of the hole */
+	Assert(nodeoff + opq->x * FPB_LINE <= ((PageHeader) page)->pd_lower);
+	fpb_leafnode_insert(leaf, lcap, internal, pos, e);
+	opq->nentries++;
+
+#define FPB_RANGE(ptr, size) \
+	(ranges[nr].off = (uint16) ((char *) (ptr) - (char *) page), \
+	 ranges[nr].len = (uint16) (size), nr++)
+	FPB_RANGE(&lhdr->n, sizeof(lhdr->n));
+	FPB_RANGE(&fpb_node_keys(leaf)[pos], moved * sizeof(uint64));
+	FPB_RANGE(&fpb_node_tids(leaf, lcap)[pos], moved * sizeof(ItemPointerData));
+	if (internal)
+		FPB_RANGE(&fpb_node_children(leaf, lcap)[pos],
+				  moved * sizeof(BlockNumber));
+	FPB_RANGE(&opq->nentries, sizeof(opq->nentries));
+#undef FPB_RANGE
+	Assert(nr <= FPB_INSERT_RANGES);
+	return nr;
+}
+
 /* Insert separator (k, t) -> line at position pos of a non-leaf node. */
 static void
 fpb_innernode_insert(char *node, int cap, int pos, uint64 k, uint64 t,

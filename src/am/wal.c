@@ -293,6 +293,62 @@ fpb_wal_finish(FpbWalState *st)
 	fpb_wal_abort(st);
 }
 
+/*
+ * A change made in place, for the common insert: the caller knows which
+ * bytes it changes, so neither a private copy of the page nor a comparison
+ * is needed (on random inserts the copy and compare took a third of the
+ * time).  fpb_wal_inplace_begin() returns the page to change and enters a
+ * critical section: the change must not be able to fail.
+ * fpb_wal_inplace_end() logs the given ranges of the changed page as one
+ * delta, sets the LSN and leaves the critical section.  The change must not
+ * touch the hole between pd_lower and pd_upper, which stays zero, as
+ * generic redo leaves it.
+ */
+static char fpb_wal_inplace_delta[FPB_WAL_MAX_DELTA];
+
+Page
+fpb_wal_inplace_begin(Relation index, Buffer buf)
+{
+	if (RelationNeedsWAL(index))
+		XLogBeginInsert();
+	START_CRIT_SECTION();
+	return BufferGetPage(buf);
+}
+
+void
+fpb_wal_inplace_end(Relation index, Buffer buf, const FpbByteRange *ranges,
+					int nranges)
+{
+	Page		page = BufferGetPage(buf);
+
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(index))
+	{
+		int			len = 0;
+		XLogRecPtr	lsn;
+
+		for (int i = 0; i < nranges; i++)
+		{
+			uint16		o = ranges[i].off;
+			uint16		l = ranges[i].len;
+
+			if (l == 0)
+				continue;
+			Assert(len + FPB_WAL_FRAG_HDR + l <= FPB_WAL_MAX_DELTA);
+			memcpy(fpb_wal_inplace_delta + len, &o, sizeof(o));
+			memcpy(fpb_wal_inplace_delta + len + sizeof(o), &l, sizeof(l));
+			memcpy(fpb_wal_inplace_delta + len + FPB_WAL_FRAG_HDR,
+				   (char *) page + o, l);
+			len += FPB_WAL_FRAG_HDR + l;
+		}
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		XLogRegisterBufData(0, fpb_wal_inplace_delta, len);
+		lsn = XLogInsert(RM_GENERIC_ID, 0);
+		PageSetLSN(page, lsn);
+	}
+	END_CRIT_SECTION();
+}
+
 #else							/* !FPB_OWN_GENERIC_DELTA */
 
 /* A version whose generic WAL format we have not checked: GenericXLog. */
@@ -321,6 +377,24 @@ void
 fpb_wal_abort(FpbWalState *st)
 {
 	GenericXLogAbort((GenericXLogState *) st);
+}
+
+/* In-place changes, through GenericXLog: on its copy of the page. */
+static GenericXLogState *fpb_wal_inplace_state = NULL;
+
+Page
+fpb_wal_inplace_begin(Relation index, Buffer buf)
+{
+	fpb_wal_inplace_state = GenericXLogStart(index);
+	return GenericXLogRegisterBuffer(fpb_wal_inplace_state, buf, 0);
+}
+
+void
+fpb_wal_inplace_end(Relation index, Buffer buf, const FpbByteRange *ranges,
+					int nranges)
+{
+	GenericXLogFinish(fpb_wal_inplace_state);
+	fpb_wal_inplace_state = NULL;
 }
 
 #endif							/* FPB_OWN_GENERIC_DELTA */
