@@ -27,11 +27,13 @@ put_lib() {
 	chmod 755 "$LIB.new"
 	mv -f "$LIB.new" "$LIB"
 }
-trap 'put_lib "$SAVED"; rm -f "$SAVED" "$out"' EXIT
 
 restart() {
 	su postgres -c "$PGBIN/pg_ctl -D '$PGDATA' restart -w -m fast -o '-p $PGPORT -k $PGHOST'" >/dev/null
 }
+
+# back to the library found at the start, and a server that runs it
+trap 'put_lib "$SAVED"; restart; rm -f "$SAVED" "$out"' EXIT
 
 psql_as_postgres() {
 	su postgres -c "psql -X -Atq -v ON_ERROR_STOP=1 -h '$PGHOST' -p '$PGPORT' $*"
