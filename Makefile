@@ -8,6 +8,7 @@ PGFILEDESC = "fpbtree - fractal prefetching B+-tree"
 
 OBJS = \
 	src/fpbtree.o \
+	src/guc_alias.o \
 	$(patsubst %.c,%.o,$(sort $(wildcard src/am/*.c))) \
 	$(patsubst %.c,%.o,$(sort $(wildcard src/exec/*.c)))
 
@@ -31,6 +32,7 @@ endif
 # pgxs does not track header dependencies
 $(filter src/am/%.o,$(OBJS)) src/fpbtree.o: src/am/fpbtree.h src/compat.h
 $(filter src/exec/%.o,$(OBJS)) src/fpbtree.o: $(wildcard src/exec/*.h)
+$(filter src/exec/%.o,$(OBJS)) src/guc_alias.o: src/guc_alias.h
 
 .PHONY: test bench
 # One command: installs what is missing, builds, installs, runs pg_regress

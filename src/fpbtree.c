@@ -1,11 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * fpbtree.c
- *	  Library entry point: settings, reloptions and (in later issues) the
- *	  planner hooks and custom scan methods.
+ *	  Library entry point: the access method's settings and reloptions,
+ *	  then the executor parts (PrefetchHashJoin, the Buffer operator and its
+ *	  plan refinement), which define their own settings and hooks.
  *
  * The access method works without preloading: calling its handler loads
- * the library, which runs _PG_init.
+ * the library, which runs _PG_init.  The custom scans need the library
+ * preloaded (shared_preload_libraries or session_preload_libraries).
  *
  *-------------------------------------------------------------------------
  */
@@ -57,10 +59,15 @@ _PG_init(void)
 							NULL,
 							&fpb_node_prefetch, 0, 0, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
-	MarkGUCPrefixReserved("fpbtree");
 
 	fpb_init_reloptions();
 
 	fpb_hashjoin_init();
 	fpb_buffer_init();
+
+	/*
+	 * Last: reserving the prefix removes every "fpbtree.*" placeholder not
+	 * defined by now, dropping the value postgresql.conf gave it.
+	 */
+	MarkGUCPrefixReserved("fpbtree");
 }

@@ -41,10 +41,12 @@
 #include "buffer.h"
 #include "cpucache.h"
 #include "exec.h"
+#include "guc_alias.h"
 #include "mintuple.h"
 
 /* settings */
 bool		fpb_enable_buffer = true;
+bool		fpb_enable_buffer_session = true;
 int			fpb_buffer_size = 1000;
 int			fpb_buffer_min_rows = 100;
 int			fpb_l1i_cache_size = 32 * 1024;
@@ -644,11 +646,15 @@ fpb_buffer_init(void)
 {
 	fpb_l1i_cache_size = buffer_detect_l1i();
 
-	DefineCustomBoolVariable("enable_buffer_operator",
+	DefineCustomBoolVariable("fpbtree.enable_buffer_operator",
 							 "Enables the plan refinement that inserts Buffer operators above execution groups.",
-							 "Takes effect when a query is planned.",
+							 "Takes effect when a query is planned; the session switch enable_buffer_operator must be on too.",
 							 &fpb_enable_buffer, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	fpb_define_session_alias("enable_buffer_operator",
+							 "fpbtree.enable_buffer_operator",
+							 "Enables the Buffer operator's plan refinement (fpbtree) in this session.",
+							 &fpb_enable_buffer_session);
 	DefineCustomIntVariable("fpbtree.buffer_size",
 							"Tuples a Buffer operator collects from its child before handing them on.",
 							NULL,

@@ -21,6 +21,7 @@
 
 /* settings (buffer.c) */
 extern bool fpb_enable_buffer;
+extern bool fpb_enable_buffer_session;
 extern int	fpb_buffer_size;
 extern int	fpb_buffer_min_rows;
 extern int	fpb_l1i_cache_size;

@@ -22,9 +22,11 @@
 
 #include "cpucache.h"
 #include "exec.h"
+#include "guc_alias.h"
 #include "hashjoin.h"
 
 bool		fpb_enable_prefetch_hashjoin = true;
+bool		fpb_enable_prefetch_hashjoin_session = true;
 int			fpb_hj_group_size = 64;
 int			fpb_hj_prefetch_distance = 1;
 int			fpb_hj_prefetch = FPB_HJ_PREFETCH_GROUP;
@@ -131,14 +133,18 @@ fpb_hj_cache_bytes(void)
 void
 fpb_hashjoin_init(void)
 {
-	DefineCustomBoolVariable("enable_prefetch_hashjoin",
-							 "Enables the planner's use of PrefetchHashJoin (fpbtree).",
-							 NULL,
+	DefineCustomBoolVariable("fpbtree.enable_prefetch_hashjoin",
+							 "Enables the planner's use of PrefetchHashJoin.",
+							 "The session switch enable_prefetch_hashjoin must be on too.",
 							 &fpb_enable_prefetch_hashjoin,
 							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	fpb_define_session_alias("enable_prefetch_hashjoin",
+							 "fpbtree.enable_prefetch_hashjoin",
+							 "Enables the planner's use of PrefetchHashJoin (fpbtree) in this session.",
+							 &fpb_enable_prefetch_hashjoin_session);
 	DefineCustomIntVariable("fpbtree.hashjoin_group_size",
 							"Outer tuples probed per group by PrefetchHashJoin (G).",
 							NULL,
@@ -315,7 +321,7 @@ fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 		prev_set_join_pathlist_hook(root, joinrel, outerrel, innerrel,
 									jointype, extra);
 
-	if (!fpb_enable_prefetch_hashjoin)
+	if (!fpb_enable_prefetch_hashjoin || !fpb_enable_prefetch_hashjoin_session)
 		return;
 
 	switch (jointype)

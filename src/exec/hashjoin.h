@@ -34,6 +34,7 @@ extern Size fpb_hj_partition_bytes(void);
 
 /* settings (hashjoin.c) */
 extern bool fpb_enable_prefetch_hashjoin;
+extern bool fpb_enable_prefetch_hashjoin_session;
 extern int	fpb_hj_group_size;
 extern int	fpb_hj_prefetch_distance;
 extern int	fpb_hj_prefetch;

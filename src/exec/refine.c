@@ -541,7 +541,7 @@ fpb_planner(Query *parse, const char *query_string, int cursorOptions,
 	 * Only read-only queries: with row locks or data-modifying statements,
 	 * reading ahead would change when rows are locked or seen.
 	 */
-	if (fpb_enable_buffer &&
+	if (fpb_enable_buffer && fpb_enable_buffer_session &&
 		stmt->commandType == CMD_SELECT &&
 		stmt->utilityStmt == NULL &&
 		!stmt->hasModifyingCTE &&

@@ -1,0 +1,149 @@
+/*-------------------------------------------------------------------------
+ *
+ * guc_alias.c
+ *	  Session-only short names for the executor switches.
+ *
+ * Every setting of ours has a dotted name under "fpbtree.", the only kind
+ * PostgreSQL accepts in postgresql.conf before the library is loaded: it
+ * reads the configuration first and refuses to start on an unknown undotted
+ * name.  The familiar switches "enable_prefetch_hashjoin" and
+ * "enable_buffer_operator" (shaped like enable_hashjoin) are kept for SET,
+ * as separate boolean settings; a feature is used only while both its
+ * dotted setting and its short switch are on.  The short names must never
+ * reach a configuration file or a stored database/role setting, which
+ * might later be read without the library:
+ *
+ *	- they are GUC_DISALLOW_IN_FILE, so ALTER SYSTEM itself refuses them;
+ *	- a ProcessUtility hook rewrites ALTER SYSTEM, ALTER DATABASE ... SET
+ *	  and ALTER ROLE ... SET of a short name to the dotted name before
+ *	  PostgreSQL sees the statement, with a NOTICE saying so.  Rewriting
+ *	  keeps the statement's effect: both switches default to on.
+ *
+ * Without the library loaded the short names are unknown and PostgreSQL
+ * rejects them in every one of those statements, so nothing is stored.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "guc_alias.h"
+#include "nodes/parsenodes.h"
+#include "tcop/utility.h"
+#include "utils/guc.h"
+
+typedef struct FpbGucAlias
+{
+	const char *alias;
+	const char *name;
+} FpbGucAlias;
+
+#define FPB_MAX_ALIASES 4
+
+static FpbGucAlias fpb_aliases[FPB_MAX_ALIASES];
+static int	fpb_naliases = 0;
+
+static ProcessUtility_hook_type prev_process_utility = NULL;
+
+static const char *
+fpb_alias_target(const char *name)
+{
+	int			i;
+
+	if (name == NULL)
+		return NULL;
+	for (i = 0; i < fpb_naliases; i++)
+	{
+		/* setting names are case-insensitive */
+		if (pg_strcasecmp(name, fpb_aliases[i].alias) == 0)
+			return fpb_aliases[i].name;
+	}
+	return NULL;
+}
+
+/*
+ * The VariableSetStmt of a statement that stores a setting, or NULL.
+ */
+static VariableSetStmt **
+fpb_stored_setstmt(Node *parsetree)
+{
+	switch (nodeTag(parsetree))
+	{
+		case T_AlterSystemStmt:
+			return &((AlterSystemStmt *) parsetree)->setstmt;
+		case T_AlterDatabaseSetStmt:
+			return &((AlterDatabaseSetStmt *) parsetree)->setstmt;
+		case T_AlterRoleSetStmt:
+			return &((AlterRoleSetStmt *) parsetree)->setstmt;
+		default:
+			return NULL;
+	}
+}
+
+static void
+fpb_process_utility(PlannedStmt *pstmt, const char *queryString,
+					bool readOnlyTree, ProcessUtilityContext context,
+					ParamListInfo params, QueryEnvironment *queryEnv,
+					DestReceiver *dest, QueryCompletion *qc)
+{
+	VariableSetStmt **setp = fpb_stored_setstmt(pstmt->utilityStmt);
+	const char *target = NULL;
+
+	if (setp != NULL && *setp != NULL)
+		target = fpb_alias_target((*setp)->name);
+	if (target != NULL)
+	{
+		const char *alias = (*setp)->name;
+
+		/* the tree may be cached (e.g. in a plpgsql function): edit a copy */
+		if (readOnlyTree)
+		{
+			pstmt = copyObject(pstmt);
+			readOnlyTree = false;
+			setp = fpb_stored_setstmt(pstmt->utilityStmt);
+		}
+		ereport(NOTICE,
+				(errmsg("setting \"%s\" is stored as \"%s\"", alias, target),
+				 errdetail("\"%s\" is a session-only name; configuration files and stored settings use the dotted name.",
+						   alias)));
+		(*setp)->name = pstrdup(target);
+	}
+
+	if (prev_process_utility)
+		prev_process_utility(pstmt, queryString, readOnlyTree, context,
+							 params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+}
+
+/*
+ * Define the short session switch "alias" for the dotted boolean setting
+ * "name" (defined by the caller).  The caller tests both variables.
+ */
+void
+fpb_define_session_alias(const char *alias, const char *name,
+						 const char *short_desc, bool *valueAddr)
+{
+	if (fpb_naliases >= FPB_MAX_ALIASES)
+		elog(ERROR, "too many fpbtree setting aliases");
+
+	DefineCustomBoolVariable(alias,
+							 short_desc,
+							 psprintf("Session switch; in postgresql.conf, ALTER SYSTEM, ALTER DATABASE and ALTER ROLE use %s.",
+									  name),
+							 valueAddr,
+							 true,
+							 PGC_USERSET,
+							 GUC_DISALLOW_IN_FILE | GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+
+	fpb_aliases[fpb_naliases].alias = alias;
+	fpb_aliases[fpb_naliases].name = name;
+	fpb_naliases++;
+
+	if (fpb_naliases == 1)
+	{
+		prev_process_utility = ProcessUtility_hook;
+		ProcessUtility_hook = fpb_process_utility;
+	}
+}

@@ -1,0 +1,194 @@
+
+# Settings kept where a DBA keeps them.  Every fpbtree setting is written
+# with ALTER SYSTEM with a value other than its default; the server must
+# restart and report each value as coming from the configuration file (none
+# may be dropped as an unknown placeholder).  The short session switches
+# (enable_prefetch_hashjoin, enable_buffer_operator) must never be stored
+# under their own name: PostgreSQL reads postgresql.auto.conf before it
+# loads any library and refuses to start on an unknown undotted name.  Then
+# the same configuration without the library preloaded: the server starts,
+# and a session that loads the library sees the configured values.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('main');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'fpbtree'
+autovacuum = off
+lc_messages = 'C'
+});
+$node->start;
+
+# every dotted setting, with a value that is not its default
+my $rows = $node->safe_psql(
+	'postgres', q{
+SELECT name, vartype, boot_val, coalesce(min_val, ''), coalesce(max_val, ''),
+	   coalesce(array_to_string(enumvals, ','), '')
+FROM pg_settings WHERE name LIKE 'fpbtree.%' ORDER BY name});
+my %want;
+foreach my $line (split /\n/, $rows)
+{
+	my ($name, $type, $boot, $min, $max, $enums) = split /\|/, $line;
+	my $v;
+	if ($type eq 'bool')
+	{
+		$v = $boot eq 'on' ? 'off' : 'on';
+	}
+	elsif ($type eq 'integer')
+	{
+		$v = $boot + 1 <= $max ? $boot + 1 : $boot - 1;
+	}
+	elsif ($type eq 'real')
+	{
+		$v = $boot * 2 <= $max ? $boot * 2 : $boot / 2;
+	}
+	elsif ($type eq 'enum')
+	{
+		($v) = grep { $_ ne $boot } split /,/, $enums;
+	}
+	else
+	{
+		$v = $boot . 'x';
+	}
+	$want{$name} = $v;
+}
+# the access method's, the hash join's and the Buffer's settings
+cmp_ok(scalar(keys %want), '>=', 18, 'every dotted setting is listed');
+ok(exists $want{'fpbtree.enable_prefetch_hashjoin'}
+	  && exists $want{'fpbtree.enable_buffer_operator'},
+	'the executor switches have dotted names');
+
+foreach my $name (sort keys %want)
+{
+	$node->safe_psql('postgres', "ALTER SYSTEM SET $name = '$want{$name}'");
+}
+
+# the short switches: stored under the dotted name, with a notice
+my ($ret, $out, $err) = $node->psql('postgres',
+	'ALTER SYSTEM SET enable_buffer_operator = off');
+is($ret, 0, 'ALTER SYSTEM with a short name is accepted');
+like(
+	$err,
+	qr/setting "enable_buffer_operator" is stored as "fpbtree.enable_buffer_operator"/,
+	'... and says it is stored under the dotted name');
+$node->safe_psql('postgres',
+	'ALTER DATABASE postgres SET enable_prefetch_hashjoin = off');
+$node->safe_psql('postgres',
+	'ALTER ROLE CURRENT_USER SET Enable_Buffer_Operator = off');
+is( $node->safe_psql(
+		'postgres', q{
+SELECT string_agg(c, ' ' ORDER BY c)
+FROM pg_db_role_setting, unnest(setconfig) c}),
+	'fpbtree.enable_buffer_operator=off fpbtree.enable_prefetch_hashjoin=off',
+	'ALTER DATABASE / ROLE store the dotted names');
+my $auto = slurp_file($node->data_dir . '/postgresql.auto.conf');
+unlike($auto, qr/^\s*enable_/m, 'postgresql.auto.conf has no undotted name');
+$node->safe_psql('postgres', 'ALTER DATABASE postgres RESET ALL');
+$node->safe_psql('postgres', 'ALTER ROLE CURRENT_USER RESET ALL');
+
+# the session switches still work with SET, and alone turn the feature off
+is( $node->safe_psql(
+		'postgres', q{
+SET enable_prefetch_hashjoin = off; SET enable_buffer_operator = off;
+SELECT current_setting('enable_prefetch_hashjoin') || current_setting('enable_buffer_operator')}),
+	'offoff',
+	'SET of the short names works');
+
+# plans that use the executor nodes when both switches are on
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE sa AS SELECT g AS k FROM generate_series(1, 20000) g;
+CREATE TABLE sb AS SELECT g AS k FROM generate_series(1, 20000) g;
+ANALYZE sa, sb;
+});
+my $plan_setup = q{
+SET fpbtree.hashjoin_cache_size = 0; SET enable_mergejoin = off;
+SET enable_nestloop = off; SET max_parallel_workers_per_gather = 0;
+SET fpbtree.l1i_cache_size = 1024; SET fpbtree.buffer_min_rows = 0;
+};
+my $plan_query = q{
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sa JOIN sb USING (k);
+EXPLAIN (COSTS OFF) SELECT k % 10, sum(k) FROM sa WHERE k % 7 <> 0 GROUP BY 1;
+};
+my %nodes_seen;
+foreach my $off ('', 'enable_prefetch_hashjoin', 'fpbtree.enable_prefetch_hashjoin',
+	'enable_buffer_operator', 'fpbtree.enable_buffer_operator')
+{
+	my $set = $off eq '' ? '' : "SET $off = off;";
+	my $plan = $node->safe_psql('postgres', "$plan_setup $set $plan_query");
+	$nodes_seen{$off} = ($plan =~ /PrefetchHashJoin/ ? 'H' : '-')
+	  . ($plan =~ /Custom Scan \(Buffer\)/ ? 'B' : '-');
+}
+is_deeply(
+	\%nodes_seen,
+	{
+		'' => 'HB',
+		'enable_prefetch_hashjoin' => '-B',
+		'fpbtree.enable_prefetch_hashjoin' => '-B',
+		'enable_buffer_operator' => 'H-',
+		'fpbtree.enable_buffer_operator' => 'H-'
+	},
+	'either name of a switch turns its node off');
+
+my $logstart = -s $node->logfile;
+$node->stop;
+ok($node->start(fail_ok => 1), 'the server restarts');
+
+sub check_values
+{
+	my ($label, $prefix) = @_;
+	$prefix //= '';
+	foreach my $name (sort keys %want)
+	{
+		my $got = $node->safe_psql('postgres',
+			"$prefix SELECT setting || '|' || source FROM pg_settings WHERE name = '$name'"
+		);
+		my ($setting, $source) = split /\|/, $got;
+		my $same =
+		  ($setting =~ /^-?[0-9.e+]+$/ && $want{$name} =~ /^-?[0-9.e+]+$/)
+		  ? $setting == $want{$name}
+		  : $setting eq $want{$name};
+		ok($same && $source eq 'configuration file',
+			"$label: $name = $want{$name} (got $setting from $source)");
+		# SHOW works too
+		$node->safe_psql('postgres', "$prefix SHOW $name");
+	}
+}
+check_values('preloaded');
+my $log = substr(slurp_file($node->logfile), $logstart);
+unlike($log, qr/invalid configuration parameter name|removing it/,
+	'no setting dropped at start');
+
+# the same configuration, the library not preloaded
+$node->append_conf('postgresql.conf', "shared_preload_libraries = ''");
+$node->stop;
+ok($node->start(fail_ok => 1), 'the server restarts without the library');
+check_values('loaded in the session', "LOAD 'fpbtree';");
+
+# without the library a short name is unknown: nothing is written
+($ret, $out, $err) = $node->psql('postgres',
+	'ALTER SYSTEM SET enable_prefetch_hashjoin = off');
+isnt($ret, 0, 'ALTER SYSTEM of a short name without the library fails');
+like($err, qr/unrecognized configuration parameter/, '... as unknown');
+# ALTER SYSTEM of a dotted name that the configuration does not mention
+# yet needs the library loaded (PostgreSQL 15 knows no placeholder for it)
+$node->safe_psql('postgres', "LOAD 'fpbtree'; ALTER SYSTEM RESET ALL");
+$node->restart;
+($ret, $out, $err) =
+  $node->psql('postgres', 'ALTER SYSTEM SET fpbtree.t1_ns = 123');
+isnt($ret, 0, 'ALTER SYSTEM SET fpbtree.t1_ns without the library fails');
+$node->safe_psql('postgres',
+	"LOAD 'fpbtree'; ALTER SYSTEM SET fpbtree.t1_ns = 123");
+$node->restart;
+is($node->safe_psql('postgres', "LOAD 'fpbtree'; SHOW fpbtree.t1_ns"),
+	'123', 'ALTER SYSTEM SET fpbtree.t1_ns works after LOAD');
+
+$node->stop;
+done_testing();
