@@ -180,7 +180,7 @@ fpb_hashjoin_init(void)
 							 NULL, NULL, NULL);
 	DefineCustomBoolVariable("fpbtree.hashjoin_huge_pages",
 							 "Asks for transparent huge pages for PrefetchHashJoin's large hash tables.",
-							 "madvise(MADV_HUGEPAGE) on the bucket array and on arena chunks of 4 MB and more; a hint only.",
+							 "madvise(MADV_HUGEPAGE) on the bucket array and on arena chunks of 1 MB and more; a hint only.",
 							 &fpb_hj_huge_pages,
 							 false,
 							 PGC_USERSET,
@@ -188,7 +188,7 @@ fpb_hashjoin_init(void)
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.hashjoin_radix_bits",
 							"Radix bits of PrefetchHashJoin's clustered probing; -1 chooses them, 0 turns it off.",
-							"A hash table far larger than the TLB covers is clustered into 2^bits partitions and the outer side is probed in chunks, partition by partition.",
+							"A hash table far larger than the cache is clustered into 2^bits partitions of about the cache size and the outer side is probed in chunks, partition by partition.",
 							&fpb_hj_radix_bits_setting,
 							-1, -1, 12,
 							PGC_USERSET,
