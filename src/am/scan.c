@@ -21,6 +21,7 @@
 #include "fpbtree.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
+#include "pgstat.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -467,6 +468,13 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		FpbMetaPageData *meta;
 
 		so->started = true;
+
+		/*
+		 * One scan per (re)scan, as nbtree counts in _bt_first, even when
+		 * the keys can match nothing.  Tuples are counted by the caller
+		 * (index_getnext_tid, index_getbitmap).
+		 */
+		pgstat_count_index_scan(scan->indexRelation);
 		if (so->empty)
 		{
 			so->nitems = 0;
