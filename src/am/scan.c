@@ -6,9 +6,9 @@
  * The scan keys are turned into one closed interval [lo, hi] of compound
  * keys (see fpb_scan_bounds), so no per-entry qual evaluation is needed.
  * Each leaf page is read under a share lock: the matching entries are
- * copied into the scan state, the lock is released and the pin kept while
- * they are returned (the interlock with VACUUM's cleanup lock), then the
- * scan steps to the sibling remembered at read time.
+ * copied into the scan state and the lock is released, then the scan steps
+ * to the sibling remembered at read time.  Only scans that must hold VACUUM
+ * off the TIDs they return keep the pin meanwhile (see fpb_scan_keeps_pin).
  *
  *-------------------------------------------------------------------------
  */
@@ -21,6 +21,7 @@
 #include "fpbtree.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
+#include "pgstat.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -36,6 +37,7 @@ typedef struct FpbScanOpaqueData
 
 	bool		started;
 	BlockNumber curblk;			/* page the batch came from */
+	bool		keep_pin;		/* hold a pin on curblk while returning it */
 	Buffer		pinbuf;			/* pin on curblk, or InvalidBuffer */
 	BlockNumber leftblk;		/* its links when it was read */
 	BlockNumber rightblk;
@@ -403,6 +405,30 @@ fpb_walk_left(IndexScanDesc scan)
 	}
 }
 
+/*
+ * Must an amgettuple scan keep its pin on the leaf whose TIDs it returns?
+ * The pin makes VACUUM's cleanup lock wait, so no TID in the batch can be
+ * removed and reused by the heap meanwhile.  A plain scan under an MVCC
+ * snapshot does not need that: a heap tuple stored at a reused TID was
+ * created after the scan read the leaf, so the snapshot cannot see it, and
+ * the heap fetch skips it (as nbtree argues).  Dropping the pin lets VACUUM
+ * run past an idle cursor.  Index-only scans trust the visibility map
+ * instead of the heap: they would return the stale entry of a TID VACUUM
+ * removed once its page is all-visible.  Non-MVCC snapshots could see the
+ * new tuple.  Unlogged and temporary
+ * indexes keep it too, as in nbtree, whose LP_DEAD marking without a pin
+ * needs page LSNs that advance; fpbtree marks nothing dead yet.  Dropping
+ * the pin is safe only because pages are never deleted: the scan goes on
+ * from the block numbers it noted (see README).
+ */
+static bool
+fpb_scan_keeps_pin(IndexScanDesc scan)
+{
+	return scan->xs_want_itup ||
+		!IsMVCCSnapshot(scan->xs_snapshot) ||
+		!RelationNeedsWAL(scan->indexRelation);
+}
+
 /* The scan moved to a new leaf: keep the leaf prefetches ahead of it. */
 static void
 fpb_scan_advance_prefetch(IndexScanDesc scan, bool forward)
@@ -427,10 +453,10 @@ fpb_scan_advance_prefetch(IndexScanDesc scan, bool forward)
 
 /*
  * Advance to the next matching entry in direction dir.  Returns false at
- * the end of the range.
+ * the end of the range.  gettuple: called by amgettuple (not amgetbitmap).
  */
 static bool
-fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
+fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	bool		forward = ScanDirectionIsForward(dir);
@@ -442,6 +468,13 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
 		FpbMetaPageData *meta;
 
 		so->started = true;
+
+		/*
+		 * One scan per (re)scan, as nbtree counts in _bt_first, even when
+		 * the keys can match nothing.  Tuples are counted by the caller
+		 * (index_getnext_tid, index_getbitmap).
+		 */
+		pgstat_count_index_scan(scan->indexRelation);
 		if (so->empty)
 		{
 			so->nitems = 0;
@@ -458,14 +491,15 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
 		fpb_pf_init(&so->pf, stack ? stack->blkno : InvalidBlockNumber,
 					forward);
 		fpb_free_stack(stack);
-		fpb_heap_prefetch_init(&so->hp, (keep_pin && !scan->xs_want_itup) ?
+		so->keep_pin = gettuple && fpb_scan_keeps_pin(scan);
+		fpb_heap_prefetch_init(&so->hp, (gettuple && !scan->xs_want_itup) ?
 							   scan->heapRelation : NULL);
 		meta = fpb_cached_meta(scan->indexRelation, false);
 		so->nodedist = fpb_node_prefetch;
 		if (so->nodedist <= 0)
 			so->nodedist = (int) ceil(meta->t1 / (meta->x * meta->tnext));
 		so->nodedist = Max(1, so->nodedist);
-		fpb_scan_readpage(scan, buf, keep_pin);
+		fpb_scan_readpage(scan, buf, so->keep_pin);
 		so->cur = forward ? 0 : so->nitems - 1;
 	}
 	else if (forward)
@@ -495,7 +529,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
 			fpb_scan_release(so);
 			buf = fpb_getbuf(scan->indexRelation, so->rightblk,
 							 BUFFER_LOCK_SHARE);
-			fpb_scan_readpage(scan, buf, keep_pin);
+			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = 0;
 			fpb_scan_advance_prefetch(scan, true);
 		}
@@ -508,7 +542,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool keep_pin)
 			}
 			buf = fpb_walk_left(scan);
 			fpb_scan_release(so);
-			fpb_scan_readpage(scan, buf, keep_pin);
+			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = so->nitems - 1;
 			fpb_scan_advance_prefetch(scan, false);
 		}

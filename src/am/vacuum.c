@@ -4,9 +4,11 @@
  *	  VACUUM: remove dead heap TIDs from leaf pages, report statistics.
  *
  * Leaf pages are visited in physical order under a cleanup lock, which
- * waits until no scan holds a pin on the page: a scan keeps its pin while
- * it returns the page's TIDs, so VACUUM can never remove (and let the heap
- * reuse) a TID a scan is about to return.  Pages are never recycled in this
+ * waits until no scan holds a pin on the page.  Scans that must not see a
+ * TID removed and reused by the heap under them (index-only scans, non-MVCC
+ * snapshots) keep their pin while they return the page's TIDs; plain MVCC
+ * scans drop it, so an idle cursor does not hold VACUUM up (see
+ * fpb_scan_keeps_pin in scan.c).  Pages are never recycled in this
  * version, and a split only moves entries to a newly added block, which is
  * above every block already visited; re-reading the relation size at the end
  * therefore catches every page.  Emptied pages stay in the tree.
