@@ -34,7 +34,12 @@ import time
 ROOT = os.environ.get("BENCH_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH_DIR = os.path.join(ROOT, "bench")
 RESULTS = os.path.join(BENCH_DIR, "results")
-TMP = os.path.join(RESULTS, "tmp")          # raw logs, gitignored
+# Every run writes a directory of its own under RUNS (gitignored), named
+# after its start (UTC) and the commit; committed results are copies of such
+# directories made on purpose (see bench/README.md, "Output").
+RUNS = os.path.join(RESULTS, "runs")
+RUN_DIR = ""                                 # set by main()
+RAW = ""                                     # RUN_DIR/raw: pgbench and valgrind logs, plans, gnuplot input
 
 PGBIN = os.environ.get("BENCH_PGBIN", "/usr/lib/postgresql/15/bin")
 DATADIR = os.environ.get("BENCH_DATADIR", "")
@@ -131,7 +136,7 @@ def pgbench(script, clients=1, duration=None, transactions=None, defines=None,
         cmd += ["-D", "%s=%s" % (k, v)]
     cmd.append(DB)
     p = run(cmd, check=False, env=pg_env(options))
-    with open(os.path.join(TMP, "pgbench.log"), "a") as f:
+    with open(os.path.join(RAW, "pgbench.log"), "a") as f:
         f.write("### %s %s\n%s\n%s\n" % (tag, " ".join(cmd), p.stdout, p.stderr))
     if p.returncode != 0 or "aborted" in p.stderr:
         raise BenchError("pgbench failed (%s, rc %d):\n%s" % (script, p.returncode, p.stderr[-3000:]))
@@ -861,7 +866,7 @@ def wl_hashjoin_spill():
             raise BenchError("hashjoin_spill: A did not spill with work_mem %d kB:\n%s" % (kb, pa))
         notes.append("A: %s batches, B: %s" % (na.group(1), nb.group(1)))
         m.note = "(%s)" % "; ".join(notes)
-        with open(os.path.join(TMP, "plan_hashjoin_spill.txt"), "w") as f:
+        with open(os.path.join(RAW, "plan_hashjoin_spill.txt"), "w") as f:
             f.write("A:\n%s\nB:\n%s\n" % (pa, pb))
         log("  hashjoin_spill: work_mem %d kB, built-in %s batches, PrefetchHashJoin %s batches"
             % (kb, na.group(1), nb.group(1)))
@@ -1049,7 +1054,7 @@ def wl_tpch(q):
         nbuf = pb.count(BUFFER_NODE)
         m.note = "(B plan: %s)" % ("%d Buffer node%s" % (nbuf, "s" if nbuf > 1 else "") if nbuf
                                    else "no Buffer placed, same plan as A")
-        with open(os.path.join(TMP, "plan_tpch_%s.txt" % q), "w") as f:
+        with open(os.path.join(RAW, "plan_tpch_%s.txt" % q), "w") as f:
             f.write("A:\n%s\nB:\n%s\n" % (pa, pb))
         log("  %s: B's plan has %d Buffer node(s)" % (q, nbuf))
 
@@ -1210,17 +1215,44 @@ def machine_info():
         info["PostgreSQL"] = psql_val("SELECT version();", db="postgres")
     except BenchError:
         info["PostgreSQL"] = "unknown"
-    try:
-        rev = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], check=False).stdout.strip()
-        dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--", "src"], check=False).stdout.strip()
-        info["fpbtree commit"] = (rev or "unknown") + (" + uncommitted changes in src/" if dirty else "")
-    except OSError:
-        info["fpbtree commit"] = "unknown"
+    rev, dirty = git_commit()
+    info["fpbtree commit"] = rev + (" + uncommitted changes in src/" if dirty else "")
     info["SCALE"] = str(SCALE)
     info["ROUNDS"] = str(ROUNDS)
     info["HJ_ROWS, TPCH_ROWS"] = "%d, %d" % (HJ_ROWS, TPCH_ROWS)
     info["DURATION"] = "%d s per TPS run, %d s per warm range size" % (DURATION, RANGE_DURATION)
     return info
+
+
+def git_commit():
+    """(short commit of ROOT or "unknown", whether src/ has uncommitted changes)"""
+    try:
+        rev = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], check=False).stdout.strip()
+        dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--", "src"], check=False).stdout.strip()
+        return rev or "unknown", bool(dirty)
+    except OSError:
+        return "unknown", False
+
+
+def make_run_dir():
+    """bench/results/runs/<UTC date-time>_<commit>[-dirty][_cachegrind]/ and
+    its raw/; runs/latest points to it."""
+    global RUN_DIR, RAW
+    rev, dirty = git_commit()
+    name = "%s_%s%s%s" % (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H%M%SZ"), rev,
+                          "-dirty" if dirty else "", "_cachegrind" if CACHEGRIND else "")
+    RUN_DIR = os.path.join(RUNS, name)
+    RAW = os.path.join(RUN_DIR, "raw")
+    os.makedirs(RAW)
+    link = os.path.join(RUNS, "latest")
+    try:
+        if os.path.islink(link):
+            os.remove(link)
+        if not os.path.exists(link):
+            os.symlink(name, link)
+    except OSError:
+        pass
+    log("results go to %s/" % os.path.relpath(RUN_DIR, ROOT))
 
 
 def loadavg():
@@ -1247,7 +1279,7 @@ def gnuplot(script, name):
     if not shutil.which("gnuplot"):
         log("gnuplot not found: no %s" % name)
         return
-    path = os.path.join(TMP, name + ".gp")
+    path = os.path.join(RAW, name + ".gp")
     with open(path, "w") as f:
         f.write(script)
     p = run(["gnuplot", path], check=False)
@@ -1271,7 +1303,7 @@ def plot_ratios(metrics, png, title):
         rows.append((m.short, r, lo, hi))
     if not rows:
         return
-    dat = os.path.join(TMP, os.path.basename(png) + ".dat")
+    dat = os.path.join(RAW, os.path.basename(png) + ".dat")
     with open(dat, "w") as f:
         for i, (lab, r, lo, hi) in enumerate(rows):
             f.write("%d\t%s\t%g\t%g\t%g\n" % (i, gp_quote(lab), r, lo, hi))
@@ -1313,7 +1345,7 @@ def plot_medians(metrics, png, title):
         return
     parts = []
     for k, (unit, ylabel, logy, ms) in enumerate(panels):
-        dat = os.path.join(TMP, "%s.%d.dat" % (os.path.basename(png), k))
+        dat = os.path.join(RAW, "%s.%d.dat" % (os.path.basename(png), k))
         with open(dat, "w") as f:
             for m in ms:
                 f.write("%s\t%g\t%g\n" % (gp_quote(m.short), median(m.values["A"]), median(m.values["B"])))
@@ -1420,12 +1452,12 @@ def main_timed(info, workloads):
     for k, v in list(info.items()) + extra:
         log("%s: %s" % (k, v))
 
-    write_csv(os.path.join(RESULTS, "latest.csv"), metrics)
-    plot_ratios(metrics, os.path.join(RESULTS, "ratios.png"),
+    write_csv(os.path.join(RUN_DIR, "results.csv"), metrics)
+    plot_ratios(metrics, os.path.join(RUN_DIR, "ratios.png"),
                 "B vs A (fpbtree vs btree, feature on vs off), SCALE=%d, median of %d rounds (bars: per-round spread)" % (SCALE, ROUNDS))
-    plot_medians(metrics, os.path.join(RESULTS, "medians.png"),
+    plot_medians(metrics, os.path.join(RUN_DIR, "medians.png"),
                  "medians per side, SCALE=%d, %d rounds" % (SCALE, ROUNDS))
-    md = ["# fpbtree benchmark: latest run", "",
+    md = ["# fpbtree benchmark run %s" % os.path.basename(RUN_DIR), "",
           "Produced by `make bench` (bench/run_bench.sh, bench/bench.py); see bench/README.md.", "",
           info_md(info, extra), "", "## Results", "",
           "A = PostgreSQL's btree, or for the executor workloads (hash joins, TPC-H) the feature off; "
@@ -1439,9 +1471,8 @@ def main_timed(info, workloads):
                                      for t, e in failures] + [""]
     md += ["## Settings (both sides)", "", "```"] + settings() + ["```", "",
            "![ratios](ratios.png)", "", "![medians](medians.png)", ""]
-    with open(os.path.join(RESULTS, "latest.md"), "w") as f:
+    with open(os.path.join(RUN_DIR, "results.md"), "w") as f:
         f.write("\n".join(md))
-    log("\nwrote bench/results/latest.md, latest.csv, ratios.png, medians.png")
     return failures
 
 
@@ -1500,7 +1531,7 @@ def cg_run(side, batches, tag):
         "--cachegrind-out-file=" + out, PGBIN + "/postgres", "--single", "-D", DATADIR, DB]
     t0 = time.time()
     p = run(cmd, stdin=cg_statements(side, batches), check=False)
-    with open(os.path.join(TMP, "cachegrind.%s.%s.log" % (side["s"], tag)), "w") as f:
+    with open(os.path.join(RAW, "cachegrind.%s.%s.log" % (side["s"], tag)), "w") as f:
         f.write(p.stdout[-100000:] + "\n---\n" + p.stderr)
     if p.returncode != 0 or "ERROR:" in p.stdout or "ERROR:" in p.stderr:
         raise BenchError("single-user backend under cachegrind failed (%s %s):\n%s\n%s"
@@ -1607,7 +1638,7 @@ def cg_q1_run(sid, nq, tag, q1, qkey):
         "--I1=" + CG_I1, "--cachegrind-out-file=" + out, PGBIN + "/postgres", "--single", "-D", DATADIR, DB]
     t0 = time.time()
     p = run(cmd, stdin=stmts, check=False)
-    with open(os.path.join(TMP, "cachegrind.%s.%s.%s.log" % (qkey, sid, tag)), "w") as f:
+    with open(os.path.join(RAW, "cachegrind.%s.%s.%s.log" % (qkey, sid, tag)), "w") as f:
         f.write(p.stdout[-100000:] + "\n---\n" + p.stderr)
     if p.returncode != 0 or "ERROR:" in p.stdout or "ERROR:" in p.stderr:
         raise BenchError("single-user backend under cachegrind failed (Q1 %s %s):\n%s\n%s"
@@ -1630,7 +1661,7 @@ def cg_q1(info):
     for qkey, qlabel, q in queries:
         pa = explain(q, [x[4:] for x in CG_Q1_SETS["A"]])
         pb = explain(q, [x[4:] for x in CG_Q1_SETS["B"]])
-        with open(os.path.join(TMP, "plan_cachegrind_%s.txt" % qkey), "w") as f:
+        with open(os.path.join(RAW, "plan_cachegrind_%s.txt" % qkey), "w") as f:
             f.write("A:\n%s\nB:\n%s\n" % (pa, pb))
         if BUFFER_NODE in pa:
             raise BenchError("%s with enable_buffer_operator off has a Buffer:\n%s" % (qlabel, pa))
@@ -1696,24 +1727,28 @@ def main_cachegrind(info):
     log("\n" + text_table(rows, hdr))
     for note in notes:
         log(note)
-    write_csv(os.path.join(RESULTS, "latest_cachegrind.csv"), metrics)
-    plot_ratios(metrics, os.path.join(RESULTS, "cachegrind.png"),
+    write_csv(os.path.join(RUN_DIR, "results.csv"), metrics)
+    plot_ratios(metrics, os.path.join(RUN_DIR, "cachegrind.png"),
                 "cachegrind, SCALE=%d: B vs A (> 1: B fewer)" % SCALE)
     md = ["# fpbtree benchmark: cache simulation (CACHEGRIND=1)", "", info_md(info), ""]
     for note in notes:
         md += [note, ""]
     md += [md_table(rows, hdr), "", "![cachegrind ratios](cachegrind.png)", ""]
-    with open(os.path.join(RESULTS, "latest_cachegrind.md"), "w") as f:
+    with open(os.path.join(RUN_DIR, "results.md"), "w") as f:
         f.write("\n".join(md))
-    log("\nwrote bench/results/latest_cachegrind.md, latest_cachegrind.csv, cachegrind.png")
 
 
 def main():
     if not DATADIR or not SOCKDIR:
         sys.exit("bench.py is run by bench/run_bench.sh (make bench), which sets BENCH_DATADIR etc.")
-    os.makedirs(TMP, exist_ok=True)
-    for f in os.listdir(TMP):
-        os.remove(os.path.join(TMP, f))
+    workloads = make_workloads()
+    if WORKLOADS_ENV and not CACHEGRIND:
+        known = [w.key for w in workloads]
+        bad = [w for w in WORKLOADS_ENV if w not in known]
+        if bad:
+            sys.exit("unknown workload(s) %s; known: %s" % (", ".join(bad), ", ".join(known)))
+        workloads = [w for w in workloads if w.key in WORKLOADS_ENV]
+    make_run_dir()
     psql("CREATE DATABASE %s;" % DB, db="postgres")
     psql("CREATE EXTENSION fpbtree;")
     info = machine_info()
@@ -1723,16 +1758,11 @@ def main():
     if CACHEGRIND:
         main_cachegrind(info)
         log("total %.0f s" % (time.time() - t0))
+        log("\nresults: %s/ (results.md, results.csv, charts; raw/ has the logs)" % os.path.relpath(RUN_DIR, ROOT))
         return 0
-    workloads = make_workloads()
-    if WORKLOADS_ENV:
-        known = [w.key for w in workloads]
-        bad = [w for w in WORKLOADS_ENV if w not in known]
-        if bad:
-            sys.exit("unknown workload(s) %s; known: %s" % (", ".join(bad), ", ".join(known)))
-        workloads = [w for w in workloads if w.key in WORKLOADS_ENV]
     failures = main_timed(info, workloads)
     log("total %.0f s" % (time.time() - t0))
+    log("\nresults: %s/ (results.md, results.csv, charts; raw/ has the logs)" % os.path.relpath(RUN_DIR, ROOT))
     if failures:
         log("\n%d workload(s) FAILED: %s" % (len(failures), ", ".join(t for t, _ in failures)))
         return 1

@@ -9,18 +9,22 @@
 #      on its own port and socket directory, with fpbtree preloaded and the
 #      settings below (the same for both sides), and removes it on exit;
 #   4. runs bench/bench.py, which loads the tables, runs the workloads and
-#      writes bench/results/.
+#      writes a new directory bench/results/runs/<UTC date-time>_<commit>/
+#      (not committed; the path is printed at the end).
 #
-# Environment: SCALE (rows), ROUNDS, WORKLOADS, CACHEGRIND=1, DURATION
+# Environment: SCALE (rows), ROUNDS, WORKLOADS, VIEWS, CACHEGRIND=1, DURATION
 # (seconds per pgbench run), HJ_ROWS, TPCH_ROWS -- see bench/README.md.  BENCH_KEEP=1 leaves the
 # cluster running and its directory in place (for poking at it afterwards).
+# PGBIN (default /usr/lib/postgresql/15/bin) selects another PostgreSQL 15
+# installation, e.g. a private copy: the extension is built and installed
+# with that installation's pg_config, and the cluster runs its binaries.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 PGVER=15
-PGBIN=/usr/lib/postgresql/$PGVER/bin
+PGBIN=${PGBIN:-/usr/lib/postgresql/$PGVER/bin}
 PG_CONFIG=$PGBIN/pg_config
 export DEBIAN_FRONTEND=noninteractive
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
