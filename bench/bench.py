@@ -31,6 +31,8 @@ import subprocess
 import sys
 import time
 
+import plot                                  # bench/plot.py
+
 # --------------------------------------------------------------- settings
 
 ROOT = os.environ.get("BENCH_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -566,9 +568,8 @@ def count_ok(c, n):
 # ------------------------------------------------------------ the workloads
 
 class Metric:
-    def __init__(self, key, label, unit, better, short=None):
+    def __init__(self, key, label, unit, better):
         self.key, self.label, self.unit, self.better = key, label, unit, better
-        self.short = short or label       # for the plots' axes
         self.note = ""
         self.values = {"A": [], "B": []}
         self.plans = {"A": [], "B": []}   # shapes of the plans each side ran (plan_shape)
@@ -597,7 +598,7 @@ class Workload:
 
 def wl_point():
     ms = {c: Metric("point_c%d" % c, "point lookup, %d client%s" % (c, "s" if c > 1 else ""),
-                    "TPS", "higher", "point %dc" % c) for c in (1, 2)}
+                    "TPS", "higher") for c in (1, 2)}
 
     def prepare():
         ensure_base()
@@ -618,7 +619,7 @@ def wl_point():
 
 
 def wl_probe():
-    m = Metric("probe", "index nested-loop join, %d probes" % NPROBES, "ms", "lower", "NL join")
+    m = Metric("probe", "index nested-loop join, %d probes" % NPROBES, "ms", "lower")
 
     def prepare():
         ensure_probes()
@@ -645,8 +646,7 @@ def wl_probe():
 
 def wl_range():
     sizes = range_sizes(SCALE)
-    ms = {n: Metric("range_%d" % n, "range count %s entries, warm" % size_label(n), "ms/query", "lower",
-                 "range %s warm" % size_label(n))
+    ms = {n: Metric("range_%d" % n, "range count %s entries, warm" % size_label(n), "ms/query", "lower")
           for n in sizes}
 
     def prepare():
@@ -709,22 +709,19 @@ def heap_n():
 
 def wl_cold():
     sizes = range_sizes(GROWN_ROWS)
-    ms = {n: Metric("cold_%d" % n, "range count %s entries, cold" % size_label(n), "ms/query", "lower",
-                 "range %s cold" % size_label(n))
+    ms = {n: Metric("cold_%d" % n, "range count %s entries, cold" % size_label(n), "ms/query", "lower")
           for n in sizes}
     hn = heap_n()
     mheap = Metric("cold_heap", "index scan fetching %s heap rows (random heap order), cold" % size_label(hn),
-                   "ms/query", "lower", "heap %s cold" % size_label(hn))
-    msize = Metric("size_grown", "index size after %d random-order inserts" % GROWN_ROWS, "MB", "lower",
-                   "size grown")
+                   "ms/query", "lower")
+    msize = Metric("size_grown", "index size after %d random-order inserts" % GROWN_ROWS, "MB", "lower")
 
     mgrow = Metric("grow_time", "INSERT ... SELECT of %d keys in random order (one run)" % GROWN_ROWS,
-                   "ms", "lower", "grow (1 run)")
+                   "ms", "lower")
     mgrow.note = "(timed once, when the tables are made: the same in every view)"
     nbig = sizes[-1]
     mnarrow = Metric("cold_narrow_%d" % nbig, "range count %s entries, cold, int8-only table (heap in one "
-                     "visibility-map page)" % size_label(nbig), "ms/query", "lower",
-                     "range %s cold narrow" % size_label(nbig))
+                     "visibility-map page)" % size_label(nbig), "ms/query", "lower")
 
     def prepare():
         ensure_grown()
@@ -796,7 +793,7 @@ def wl_cold():
 
 def wl_insert():
     ms = {c: Metric("insert_c%d" % c, "insert random keys, %d client%s" % (c, "s" if c > 1 else ""),
-                    "TPS", "higher", "insert %dc" % c) for c in (1, 2)}
+                    "TPS", "higher") for c in (1, 2)}
 
     def prepare():
         ensure_ins()
@@ -815,8 +812,8 @@ def wl_insert():
 
 
 def wl_createindex():
-    mt = Metric("ci_time", "CREATE INDEX, %d rows" % SCALE, "ms", "lower", "CREATE INDEX")
-    ms = Metric("ci_size", "index size after CREATE INDEX", "MB", "lower", "size built")
+    mt = Metric("ci_time", "CREATE INDEX, %d rows" % SCALE, "ms", "lower")
+    ms = Metric("ci_size", "index size after CREATE INDEX", "MB", "lower")
 
     def prepare():
         ensure_base()
@@ -971,7 +968,7 @@ def hj_count_ok(res, lo):
 
 def wl_hashjoin_large():
     m = Metric("hj_large", "hash join %s x %s int8 (enable_prefetch_hashjoin off/on)"
-               % (rows_label(HJ_ROWS), rows_label(HJ_ROWS)), "ms", "lower", "HJ large")
+               % (rows_label(HJ_ROWS), rows_label(HJ_ROWS)), "ms", "lower")
     got = {}
     extra_b = []
 
@@ -998,9 +995,9 @@ HJ_FORCE = ["fpbtree.hashjoin_cache_size = 0"]   # the cost model then treats ev
 
 def wl_hashjoin_small():
     m = Metric("hj_small", "hash join, %s-row build side x %s probes (enable_prefetch_hashjoin off/on)"
-               % (rows_label(HJ_SMALL_ROWS), rows_label(HJ_ROWS)), "ms", "lower", "HJ small")
+               % (rows_label(HJ_SMALL_ROWS), rows_label(HJ_ROWS)), "ms", "lower")
     mf = Metric("hj_small_forced", "hash join, %s-row build side, B forced (fpbtree.hashjoin_cache_size = 0)"
-                % rows_label(HJ_SMALL_ROWS), "ms", "lower", "HJ small forced")
+                % rows_label(HJ_SMALL_ROWS), "ms", "lower")
     got = {}
 
     def prepare():
@@ -1032,10 +1029,10 @@ def wl_hashjoin_spill():
     extra = ["work_mem = '%dkB'" % kb]
     extra_b = list(extra)
     m = Metric("hj_spill", "hash join %s x %s int8, work_mem %s (multi-batch; off/on)"
-               % (rows_label(HJ_ROWS), rows_label(HJ_ROWS), mem_label(kb)), "ms", "lower", "HJ spill")
+               % (rows_label(HJ_ROWS), rows_label(HJ_ROWS), mem_label(kb)), "ms", "lower")
     mp = Metric("hj_spill_pp", "hash join, work_mem %s, B with partition-phase prefetching "
                 "(fpbtree.hashjoin_partition_prefetch = on)" % mem_label(kb),
-                "ms", "lower", "HJ spill part. prefetch")
+                "ms", "lower")
     got = {}
 
     def prepare():
@@ -1098,8 +1095,8 @@ def wl_hashjoin_schemes():
     """B only: every scheme against the built-in join of the same round (A
     runs the built-in join once per round; B runs every configuration, in
     reverse order on even rounds)."""
-    ms = {k: Metric("hj_scheme_%s" % k, "hash join large, %s (A: built-in)" % lab, "ms", "lower",
-                    "HJ %s" % lab) for k, lab, _ in HJ_SCHEMES}
+    ms = {k: Metric("hj_scheme_%s" % k, "hash join large, %s (A: built-in)" % lab, "ms", "lower")
+          for k, lab, _ in HJ_SCHEMES}
     got = {}
     force = []
 
@@ -1237,7 +1234,7 @@ BUFFER_NODE = "Custom Scan (Buffer)"
 
 def wl_tpch(q):
     m = Metric("tpch_%s" % q, "TPC-H %s-shaped query, lineitem %s rows (buffer operator off/on)"
-               % (q.upper(), rows_label(TPCH_ROWS)), "ms", "lower", "TPC-H %s" % q.upper())
+               % (q.upper(), rows_label(TPCH_ROWS)), "ms", "lower")
     sql = TPCH_Q[q].format(p="")
     got = {}
 
@@ -1480,101 +1477,6 @@ def settings():
     return [l for l in out.splitlines() if l.strip()]
 
 
-def gnuplot(script, name):
-    if not shutil.which("gnuplot"):
-        log("gnuplot not found: no %s" % name)
-        return
-    path = os.path.join(RAW, name + ".gp")
-    with open(path, "w") as f:
-        f.write(script)
-    p = run(["gnuplot", path], check=False)
-    if p.returncode != 0:
-        log("gnuplot failed for %s: %s" % (name, p.stderr[-2000:]))
-
-
-def gp_quote(s):
-    return '"' + s.replace('"', "'") + '"'
-
-
-def plot_ratios(metrics, png, title):
-    rows = []
-    for m in metrics:
-        if m.status:
-            continue
-        a, b, r, sp = summarize(m)
-        if r is None:
-            continue
-        lo, hi = sp if sp else (r, r)
-        rows.append((m.short, r, lo, hi))
-    if not rows:
-        return
-    dat = os.path.join(RAW, os.path.basename(png) + ".dat")
-    with open(dat, "w") as f:
-        for i, (lab, r, lo, hi) in enumerate(rows):
-            f.write("%d\t%s\t%g\t%g\t%g\n" % (i, gp_quote(lab), r, lo, hi))
-    ymax = max(max(h for _, _, _, h in rows), 1.0) * 1.15
-    ymin = min(min(l for _, _, l, _ in rows), 1.0) / 1.3
-    # a log axis when one ratio would dwarf the others
-    yaxis = "set logscale y 2\nset yrange [%g:%g]" % (ymin, ymax) if ymax > 6 else "set yrange [0:%g]" % ymax
-    n = len(rows)
-    gnuplot("""
-set terminal pngcairo size {w},620 font "sans,9" noenhanced
-set output {png}
-set title {title}
-set ylabel "ratio (> 1: B better)"
-{yaxis}
-set xrange [-0.6:{n}-0.4]
-set style fill solid 0.7 border -1
-set boxwidth 0.6
-set grid ytics
-set xtics rotate by -35 nomirror
-set bmargin 7
-set rmargin 6
-unset key
-plot {dat} using 1:3:xtic(2) with boxes lc rgb "#4878a8", \\
-     '' using 1:3:4:5 with yerrorbars lc rgb "black" pt 0, \\
-     1 with lines dt 2 lc rgb "#c03030" lw 2
-""".format(png=gp_quote(png), title=gp_quote(title), yaxis=yaxis, n=n, dat=gp_quote(dat),
-           w=max(700, 90 * n + 200)), os.path.basename(png))
-
-
-def plot_medians(metrics, png, title):
-    groups = [("TPS", "throughput [TPS]", False), ("ms", "time [ms]", True),
-              ("ms/query", "time per query [ms]", True), ("MB", "size [MB]", False)]
-    panels = []
-    for unit, ylabel, logy in groups:
-        ms = [m for m in metrics if m.unit == unit and not m.status and m.values["A"] and m.values["B"]]
-        if ms:
-            panels.append((unit, ylabel, logy, ms))
-    if not panels:
-        return
-    parts = []
-    for k, (unit, ylabel, logy, ms) in enumerate(panels):
-        dat = os.path.join(RAW, "%s.%d.dat" % (os.path.basename(png), k))
-        with open(dat, "w") as f:
-            for m in ms:
-                f.write("%s\t%g\t%g\n" % (gp_quote(m.short), median(m.values["A"]), median(m.values["B"])))
-        parts.append("""
-set ylabel {yl}
-{log}
-set yrange [{ymin}:*]
-plot {dat} using 2:xtic(1) title "A (btree / feature off)" lc rgb "#909090", '' using 3 title "B (fpbtree / feature on)" lc rgb "#4878a8"
-""".format(yl=gp_quote(ylabel), log="set logscale y" if logy else "unset logscale y",
-           ymin="*" if logy else "0", dat=gp_quote(dat)))
-    gnuplot("""
-set terminal pngcairo size 900,{h} font "sans,9" noenhanced
-set output {png}
-set multiplot layout {n},1 title {title}
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set grid ytics
-set key top right
-set xtics nomirror
-""".format(png=gp_quote(png), title=gp_quote(title), n=len(panels), h=300 * len(panels) + 40)
-            + "".join(parts) + "unset multiplot\n", os.path.basename(png))
-
-
 CSV_HEADER = ["view", "comparison", "metric", "label", "unit", "better", "median_A", "median_B",
               "ratio_B_better_if_gt_1", "spread_min", "spread_max", "status", "plan_A", "plan_B",
               "rounds_A", "rounds_B"]
@@ -1596,6 +1498,19 @@ def write_csv(path, views):
                             "; ".join(m.plans["A"]), "; ".join(m.plans["B"]),
                             " ".join("%.6g" % x for x in m.values["A"]),
                             " ".join("%.6g" % x for x in m.values["B"])])
+
+
+def write_md_and_charts(md):
+    """Writes results.md (md, then the charts), drawing the charts from the
+    results.csv and results.md just written (bench/plot.py)."""
+    path = os.path.join(RUN_DIR, "results.md")
+    with open(path, "w") as f:
+        f.write("\n".join(md))
+    pngs = plot.plot_run(RUN_DIR, RAW)
+    if pngs:
+        with open(path, "a") as f:
+            f.write("\n".join(["## Charts", ""] + ["![%s](%s)\n" % (os.path.splitext(p)[0], p) for p in pngs]))
+    log("charts: %s" % (", ".join(pngs) or "none (gnuplot missing or failed)"))
 
 
 def info_md(info, extra=()):
@@ -1693,11 +1608,6 @@ def main_timed(info, selected):
         log("%s: %s" % (k, v))
 
     write_csv(os.path.join(RUN_DIR, "results.csv"), [(v, ms) for v, ms, _ in done])
-    metrics = done[0][1] if done else []
-    plot_ratios(metrics, os.path.join(RUN_DIR, "ratios.png"),
-                "B vs A (fpbtree vs btree, feature on vs off), SCALE=%d, median of %d rounds (bars: per-round spread)" % (SCALE, ROUNDS))
-    plot_medians(metrics, os.path.join(RUN_DIR, "medians.png"),
-                 "medians per side, SCALE=%d, %d rounds" % (SCALE, ROUNDS))
     md = ["# fpbtree benchmark run %s" % os.path.basename(RUN_DIR), "",
           "Produced by `make bench` (bench/run_bench.sh, bench/bench.py); see bench/README.md.", "",
           info_md(info, extra), "", READING, ""]
@@ -1712,9 +1622,7 @@ def main_timed(info, selected):
     md += ["## Settings (both sides)", ""]
     for view, _, sets in done:
         md += ["%s:" % VIEW_DEFS[view][0], "", "```"] + sets + ["```", ""]
-    md += ["![ratios](ratios.png)", "", "![medians](medians.png)", ""]
-    with open(os.path.join(RUN_DIR, "results.md"), "w") as f:
-        f.write("\n".join(md))
+    write_md_and_charts(md)
     return failures
 
 
@@ -1834,12 +1742,12 @@ VACUUM (ANALYZE) cg_probes;
     finally:
         server_start()
     metrics = []
-    for q, qlabel, qshort in (("points", "point lookup (one EXECUTE each)", "point"),
-                              ("join", "lookup in a nested-loop join", "NL"),
-                              ("ranges", "range count %s entries" % size_label(n), "range")):
+    for q, qlabel in (("points", "point lookup (one EXECUTE each)"),
+                      ("join", "lookup in a nested-loop join"),
+                      ("ranges", "range count %s entries" % size_label(n))):
         for e, elabel in CG_EVENTS:
             m = Metric("cg_%s_%s" % (q, e), "%s: %s" % (qlabel, elabel), "per lookup" if q != "ranges"
-                       else "per query", "lower", "%s %s" % (qshort, e))
+                       else "per query", "lower")
             m.values["A"].append(res["A"][q][e])
             m.values["B"].append(res["B"][q][e])
             metrics.append(m)
@@ -1927,7 +1835,7 @@ def cg_q1(info):
     for qkey, qlabel, q in queries:
         for e, elabel in CG_EVENTS[:3]:
             m = Metric("cg_%s_%s" % (qkey, e), "%s, L1i %s B (Buffer off/on): %s"
-                       % (qlabel, CG_I1.split(",")[0], elabel), "per row", "lower", "%s %s" % (qkey, e))
+                       % (qlabel, CG_I1.split(",")[0], elabel), "per row", "lower")
             m.values["A"].append(res[qkey, "A"][0][e])
             m.values["B"].append(res[qkey, "B"][0][e])
             m.comparison = "executor"
@@ -1973,14 +1881,12 @@ def main_cachegrind(info):
     for note in notes:
         log(note)
     write_csv(os.path.join(RUN_DIR, "results.csv"), [("serial", metrics)])
-    plot_ratios(metrics, os.path.join(RUN_DIR, "cachegrind.png"),
-                "cachegrind, SCALE=%d: B vs A (> 1: B fewer)" % SCALE)
-    md = ["# fpbtree benchmark: cache simulation (CACHEGRIND=1)", "", info_md(info), ""]
+    md = ["# fpbtree benchmark: cache simulation (CACHEGRIND=1), run %s" % os.path.basename(RUN_DIR), "",
+          info_md(info), ""]
     for note in notes:
         md += [note, ""]
-    md += [md_table(rows, hdr), "", "![cachegrind ratios](cachegrind.png)", ""]
-    with open(os.path.join(RUN_DIR, "results.md"), "w") as f:
-        f.write("\n".join(md))
+    md += [md_table(rows, hdr), ""]
+    write_md_and_charts(md)
 
 
 def main():
