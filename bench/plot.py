@@ -311,8 +311,8 @@ def plot_run(run_dir, gp_dir=None):
     views = [v for v in VIEWS if any(r["view"] == v for r in rows)]
     views += sorted({r["view"] for r in rows} - set(views))
     sub = ", ".join(x for x in ("SCALE=%s" % info["SCALE"] if "SCALE" in info else "",
-                                "medians of %s rounds" % info["ROUNDS"] if "ROUNDS" in info and mode == "timed"
-                                else "",
+                                ("medians of %s rounds" % info["ROUNDS"] if info["ROUNDS"] != "1" else "1 round")
+                                if "ROUNDS" in info and mode == "timed" else "",
                                 info.get("date", ""),
                                 "fpbtree %s" % info["fpbtree commit"] if "fpbtree commit" in info else "") if x)
     written = []
@@ -337,7 +337,7 @@ def plot_run(run_dir, gp_dir=None):
             vs = [v for v in views if any(v in b for _, b in chart_rows)]
             xlabel = ("ratio of the counts, log scale: > 1 = B fewer, < 1 = A fewer" if mode == "cachegrind"
                       else "ratio of the medians, log scale: > 1 = B better, < 1 = A better")
-            markers = any(marker(r) for _, b in chart_rows for r in b.values())
+            markers = any(marker(r) for _, b in chart_rows for r in b.values() if not r["status"])
             foot = footnote_for(mode, comparison, [l for l, _ in chart_rows], markers)
             if draw(chart_rows, vs, png, title, foot, gp_dir, xlabel, key=mode != "cachegrind"):
                 written.append(os.path.basename(png))
