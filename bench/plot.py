@@ -161,6 +161,8 @@ def marker(r):
         return "not run" if r["status"].startswith("(not run") else "FAILED" if "FAIL" in r["status"] else "—"
     if r["plan_B"] == "same plan as A":
         return "same plan"
+    if r["comparison"] == "executor" and r["plan_A"] and r["plan_A"] == r["plan_B"]:
+        return "same plan shape"    # e.g. from EXPLAIN ANALYZE texts, which never match
     wa, wb = workers(r["plan_A"]), workers(r["plan_B"])
     if wa and not wb:
         return "A: %d worker%s" % (wa, "s" if wa > 1 else "")
@@ -283,7 +285,8 @@ def footnote_for(mode, comparison, labels, markers):
     else:
         lines = [SIDES[(mode, comparison)],
                  "Bars start at 1; whiskers: min–max of the per-round ratios. Right: the ratio of the medians"
-                 + ("; \"same plan\": B ran A's plan; \"A: 2 workers\": only A's plan was parallel." if markers
+                 + ("; \"same plan\": B ran A's plan (\"shape\": the same joins or scans); \"A: 2 workers\": only "
+                      "A's plan was parallel." if markers
                     else ".")]
     line = ""
     for e in ab:
