@@ -6,11 +6,13 @@ Run through bench/run_bench.sh (`make bench`), which installs what is
 missing, builds the extension, starts the cluster and sets the BENCH_*
 variables read below.  Standard library only.
 
-Every workload runs ROUNDS rounds; in each round every test runs on A and
-then on B (A, B, A, B, ...).  The table reports the median of each side,
-the ratio of the medians oriented so that > 1 always means fpbtree is
-better (baseline/fpbtree for times and sizes, fpbtree/baseline for TPS),
-and the spread: min-max of the per-round ratios.
+Every workload runs in each of the VIEWS (parallel settings: PostgreSQL's
+defaults, the headline, and serial), ROUNDS rounds each; in each round
+every test runs on A and then on B (A, B, A, B, ...).  The table of a view
+reports the median of each side, the ratio of the medians oriented so that
+> 1 always means fpbtree is better (baseline/fpbtree for times and sizes,
+fpbtree/baseline for TPS), the spread (min-max of the per-round ratios)
+and the shape of the plan each side ran.
 
 Adding a workload: write a function returning a Workload (tests with a
 measure(side, rnd) callable each) and add it to make_workloads().
@@ -29,12 +31,19 @@ import subprocess
 import sys
 import time
 
+import plot                                  # bench/plot.py
+
 # --------------------------------------------------------------- settings
 
 ROOT = os.environ.get("BENCH_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH_DIR = os.path.join(ROOT, "bench")
 RESULTS = os.path.join(BENCH_DIR, "results")
-TMP = os.path.join(RESULTS, "tmp")          # raw logs, gitignored
+# Every run writes a directory of its own under RUNS (gitignored), named
+# after its start (UTC) and the commit; committed results are copies of such
+# directories made on purpose (see bench/README.md, "Output").
+RUNS = os.path.join(RESULTS, "runs")
+RUN_DIR = ""                                 # set by main()
+RAW = ""                                     # RUN_DIR/raw: pgbench and valgrind logs, plans, gnuplot input
 
 PGBIN = os.environ.get("BENCH_PGBIN", "/usr/lib/postgresql/15/bin")
 DATADIR = os.environ.get("BENCH_DATADIR", "")
@@ -53,6 +62,24 @@ COLD_QUERIES = int(os.environ.get("COLD_QUERIES") or 3)    # per size, side and 
 COLD_HEAP_QUERIES = int(os.environ.get("COLD_HEAP_QUERIES") or 2)   # cold heap-fetch queries per side and round
 CACHEGRIND = os.environ.get("CACHEGRIND", "0") not in ("", "0", "no", "off")
 WORKLOADS_ENV = [w.strip() for w in os.environ.get("WORKLOADS", "").split(",") if w.strip()]
+VIEWS_ENV = [v.strip() for v in (os.environ.get("VIEWS") or "default,serial").split(",") if v.strip()]
+
+# The views: every workload runs once per view, with these parallel settings
+# (ALTER SYSTEM, so every session, pgbench's and the cold queries' restarts
+# included, gets them).  None = PostgreSQL's default (RESET).  "default" is
+# what users run and the headline; "serial" is one process per query and per
+# CREATE INDEX on both sides.
+VIEW_DEFS = {
+    "default": ("default parallel settings (the headline)",
+                {"max_parallel_workers_per_gather": None, "max_parallel_maintenance_workers": None}),
+    "serial": ("serial (max_parallel_workers_per_gather = 0, max_parallel_maintenance_workers = 0)",
+               {"max_parallel_workers_per_gather": "0", "max_parallel_maintenance_workers": "0"}),
+}
+# checked to be at PostgreSQL's built-in defaults unless a view sets them
+PARALLEL_GUCS = ["max_parallel_workers_per_gather", "max_parallel_maintenance_workers", "max_parallel_workers",
+                 "max_worker_processes", "parallel_setup_cost", "parallel_tuple_cost",
+                 "min_parallel_table_scan_size", "min_parallel_index_scan_size", "parallel_leader_participation"]
+VIEW = None                                  # the view being run
 
 NPROBES = max(1, min(1000000, SCALE // 10))
 HJ_ROWS = int(os.environ.get("HJ_ROWS") or SCALE)                    # rows of hj_a and hj_b
@@ -110,6 +137,13 @@ def psql(sql, db=DB, options=None):
     return run(cmd, stdin=sql, env=pg_env(options)).stdout
 
 
+def psql_out_err(sql, db=DB, options=None):
+    """psql, returning (stdout, stderr): notices and DEBUG messages too."""
+    cmd = [PGBIN + "/psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"] + conn_args() + ["-d", db]
+    p = run(cmd, stdin=sql, env=pg_env(options))
+    return p.stdout, p.stderr
+
+
 def psql_val(sql, **kw):
     out = psql(sql, **kw).strip().splitlines()
     return out[-1] if out else ""
@@ -131,7 +165,7 @@ def pgbench(script, clients=1, duration=None, transactions=None, defines=None,
         cmd += ["-D", "%s=%s" % (k, v)]
     cmd.append(DB)
     p = run(cmd, check=False, env=pg_env(options))
-    with open(os.path.join(TMP, "pgbench.log"), "a") as f:
+    with open(os.path.join(RAW, "pgbench.log"), "a") as f:
         f.write("### %s %s\n%s\n%s\n" % (tag, " ".join(cmd), p.stdout, p.stderr))
     if p.returncode != 0 or "aborted" in p.stderr:
         raise BenchError("pgbench failed (%s, rc %d):\n%s" % (script, p.returncode, p.stderr[-3000:]))
@@ -162,6 +196,38 @@ def server_start():
 def server_restart():
     server_stop()
     server_start()
+
+
+def set_view(name):
+    """Switches the cluster to view name's parallel settings (ALTER SYSTEM,
+    reload) and waits until a new session sees them."""
+    global VIEW
+    sets = VIEW_DEFS[name][1]
+    psql("".join("ALTER SYSTEM RESET %s;\n" % k if v is None else "ALTER SYSTEM SET %s = %s;\n" % (k, v)
+                 for k, v in sets.items()) + "SELECT pg_reload_conf();", db="postgres")
+    q = "SELECT name, setting, boot_val FROM pg_settings WHERE name IN (%s);" % ",".join(
+        "'%s'" % g for g in PARALLEL_GUCS)
+    deadline = time.time() + 30
+    while True:
+        got = {}
+        for line in psql(q, db="postgres").splitlines():
+            if line.strip():
+                k, v, boot = line.split("|")
+                got[k] = (v, boot)
+        wrong = [k for k in PARALLEL_GUCS
+                 if got.get(k, (None, None))[0] != (sets.get(k) or got.get(k, (None, None))[1])]
+        if not wrong:
+            break
+        if time.time() > deadline:
+            raise BenchError("view %s: %s not in force (got %s)" % (name, ", ".join(wrong), got))
+        time.sleep(0.2)
+    VIEW = name
+
+
+def serial_view():
+    """One process per query: the strict plan checks apply (PrefetchHashJoin
+    must be chosen, or forced, where the workload is about it)."""
+    return VIEW_DEFS[VIEW][1]["max_parallel_workers_per_gather"] == "0"
 
 
 _drop_caches_ok = None
@@ -202,8 +268,9 @@ _made = set()
 
 # Set-up sessions commit synchronously: VACUUM cannot mark a page all-visible
 # while its inserter's commit record may still be unflushed (async commit), and
-# index-only scans need all-visible pages.
-SETUP = ["synchronous_commit=on"]
+# index-only scans need all-visible pages.  They load serially whatever the
+# view, so the tables are built the same way whichever view runs first.
+SETUP = ["synchronous_commit=on", "max_parallel_workers_per_gather=0", "max_parallel_maintenance_workers=0"]
 
 
 def ensure_base():
@@ -379,9 +446,84 @@ def check_plan(sql, needles, options, analyze=False):
     return plan
 
 
+def plan_shape(plan):
+    """A short description of an EXPLAIN text: its join nodes (or, without
+    joins, its scans), Buffer nodes and the workers planned, e.g. "Parallel
+    Hash Join (2 workers)", "PrefetchHashJoin", "Index Only Scan".  Lines
+    that are not plan nodes (query results, timings) are ignored."""
+    names, workers = [], 0
+    for line in plan.splitlines():
+        t = line.strip()
+        mw = re.match(r"Workers Planned: (\d+)", t)
+        if mw:
+            workers = max(workers, int(mw.group(1)))
+            continue
+        if t.startswith("->"):
+            t = t[2:].strip()
+        elif line[:1] == " " or not t or re.match(r"[A-Za-z][\w ]*:", t):
+            continue                    # a node's property, "Planning Time:", "Time:"
+        mc = re.match(r"Custom Scan \((\w+)\)", t)
+        names.append(mc.group(1) if mc else re.split(r" on | using | \(", t)[0].strip())
+    joins = [n for n in names if n.endswith("Join") or n == "Nested Loop"]
+    keep = joins or [n for n in names if n.endswith("Scan")]
+    parts = []
+    for n in dict.fromkeys(keep):
+        c = keep.count(n)
+        parts.append("%s ×%d" % (n, c) if c > 1 else n)
+    nbuf = names.count("Buffer")
+    if nbuf:
+        parts.append("Buffer ×%d" % nbuf if nbuf > 1 else "Buffer")
+    out = ", ".join(parts) or "?"
+    return out + (" (%d worker%s)" % (workers, "s" if workers > 1 else "") if workers else "")
+
+
+SAME_PLAN = "same plan as A"
+
+
+def note_shape(metrics, sid, shape):
+    """Records that side sid ran a plan of this shape for metrics (a Metric
+    or a list of them)."""
+    for m in metrics if isinstance(metrics, list) else [metrics]:
+        if shape not in m.plans[sid]:
+            m.plans[sid].append(shape)
+
+
+def note_plan(metrics, sid, plan):
+    """Records plan's shape; the whole text goes to raw/plans_<view>.txt."""
+    keys = " ".join(m.key for m in (metrics if isinstance(metrics, list) else [metrics]))
+    with open(os.path.join(RAW, "plans_%s.txt" % (VIEW or "none")), "a") as f:
+        f.write("### %s, side %s\n%s\n" % (keys, sid, plan.strip()))
+    note_shape(metrics, sid, plan_shape(plan))
+
+
+def note_plans(metrics, pa, pb):
+    """A's and B's plans of one query; B's is "same plan as A" when the two
+    EXPLAIN texts are identical."""
+    note_plan(metrics, "A", pa)
+    if pa.strip() == pb.strip():
+        note_shape(metrics, "B", SAME_PLAN)
+    else:
+        note_plan(metrics, "B", pb)
+
+
 def warm(side, suffix=""):
     """Reads the whole index and the visibility map into shared_buffers."""
     psql("SELECT count(*) FROM %s WHERE a >= %s;" % (tbl(side, suffix), lit(-INT8_MAX - 1)), options=FORCE_INDEX)
+
+
+def prepared_range_plan(side, n, rows):
+    """The plan pgbench -M prepared runs for range_count_*.sql: PREPARE,
+    six EXECUTEs over ranges of about n entries (after five the plan cache
+    weighs the generic plan against the custom ones, as in pgbench's
+    session), then EXPLAIN EXECUTE.  Fails unless it scans the side's index."""
+    rs = random_ranges(99 + n, n, rows, 7)
+    sql = "PREPARE rq(int8, int8) AS SELECT count(*) AS c FROM %s WHERE a >= $1 AND a < $2;\n" % tbl(side)
+    sql += "".join("EXECUTE rq(%s, %s);\n" % (lit(lo), lit(hi)) for lo, hi in rs[:6])
+    sql += "\\echo ====\nEXPLAIN (COSTS OFF) EXECUTE rq(%s, %s);\n" % (lit(rs[6][0]), lit(rs[6][1]))
+    plan = psql(sql, options=FORCE_INDEX).split("====", 1)[1]
+    if "Index Only Scan using %s" % idx(side) not in plan:
+        raise BenchError("prepared range count on %s: unexpected plan:\n%s" % (tbl(side), plan))
+    return plan
 
 
 def range_width(n, rows):
@@ -426,12 +568,13 @@ def count_ok(c, n):
 # ------------------------------------------------------------ the workloads
 
 class Metric:
-    def __init__(self, key, label, unit, better, short=None):
+    def __init__(self, key, label, unit, better):
         self.key, self.label, self.unit, self.better = key, label, unit, better
-        self.short = short or label       # for the plots' axes
         self.note = ""
         self.values = {"A": [], "B": []}
+        self.plans = {"A": [], "B": []}   # shapes of the plans each side ran (plan_shape)
         self.status = ""           # "", "FAILED: ...", or a pending note
+        self.comparison = "index"  # "index": btree vs fpbtree; "executor": feature off vs on
 
 
 class Test:
@@ -443,22 +586,26 @@ class Test:
 
 
 class Workload:
-    def __init__(self, key, title, prepare=None, tests=(), metrics=(), pending=None):
+    def __init__(self, key, title, prepare=None, tests=(), metrics=(), pending=None, comparison="index"):
         self.key, self.title, self.prepare = key, title, prepare
         self.tests = list(tests)
         self.metrics = list(metrics)      # every metric the workload reports, in order
         self.pending = pending            # e.g. "issue 12": not implemented yet
+        self.skip = None                  # set by prepare(): why the rounds are not run
+        for m in self.metrics:
+            m.comparison = comparison
 
 
 def wl_point():
     ms = {c: Metric("point_c%d" % c, "point lookup, %d client%s" % (c, "s" if c > 1 else ""),
-                    "TPS", "higher", "point %dc" % c) for c in (1, 2)}
+                    "TPS", "higher") for c in (1, 2)}
 
     def prepare():
         ensure_base()
         for side in SIDES:
-            check_plan("SELECT a FROM %s WHERE a = hashint8extended(12345 %% %d + 1, 0)" % (tbl(side), SCALE),
-                       ["Index Only Scan using %s on %s" % (idx(side), tbl(side))], None)
+            plan = check_plan("SELECT a FROM %s WHERE a = hashint8extended(12345 %% %d + 1, 0)" % (tbl(side), SCALE),
+                              ["Index Only Scan using %s on %s" % (idx(side), tbl(side))], None)
+            note_plan([ms[1], ms[2]], side["id"], plan)
             warm(side)
 
     def test(c):
@@ -472,15 +619,17 @@ def wl_point():
 
 
 def wl_probe():
-    m = Metric("probe", "index nested-loop join, %d probes" % NPROBES, "ms", "lower", "NL join")
+    m = Metric("probe", "index nested-loop join, %d probes" % NPROBES, "ms", "lower")
 
     def prepare():
         ensure_probes()
         for side in SIDES:
-            check_plan("SELECT count(*) FROM probes p JOIN %s t ON t.a = p.k" % tbl(side),
-                       ["Nested Loop", "Seq Scan on probes p",
-                        "Index Only Scan using %s on %s t" % (idx(side), tbl(side))],
-                       FORCE_NESTLOOP, analyze=True)
+            # substrings: a Parallel Seq Scan on probes under a Gather passes too
+            plan = check_plan("SELECT count(*) FROM probes p JOIN %s t ON t.a = p.k" % tbl(side),
+                              ["Nested Loop", "Seq Scan on probes p",
+                               "Index Only Scan using %s on %s t" % (idx(side), tbl(side))],
+                              FORCE_NESTLOOP, analyze=True)
+            note_plan(m, side["id"], plan)
             n = int(psql_val("SELECT count(*) FROM probes p JOIN %s t ON t.a = p.k;" % tbl(side),
                              options=FORCE_NESTLOOP))
             if n != NPROBES:
@@ -497,8 +646,7 @@ def wl_probe():
 
 def wl_range():
     sizes = range_sizes(SCALE)
-    ms = {n: Metric("range_%d" % n, "range count %s entries, warm" % size_label(n), "ms/query", "lower",
-                 "range %s warm" % size_label(n))
+    ms = {n: Metric("range_%d" % n, "range count %s entries, warm" % size_label(n), "ms/query", "lower")
           for n in sizes}
 
     def prepare():
@@ -519,6 +667,8 @@ def wl_range():
                     raise BenchError("range [%d, %d): btree counts %d, fpbtree %d" % (lo, hi, counts[0], counts[1]))
                 if not count_ok(counts[0], n):
                     raise BenchError("range [%d, %d): count %d far from the expected %d" % (lo, hi, counts[0], n))
+            for side in SIDES:
+                note_plan(ms[n], side["id"], prepared_range_plan(side, n, SCALE))
 
     def test(n):
         def measure(side, rnd):
@@ -540,14 +690,15 @@ def cold_query(side, sql, warm_sql, plan_needle):
     dropped, then in one new connection, untimed: EXPLAIN (loads the
     catalogs, checks the plan) and warm_sql (the same query shape on the
     side's tiny warm table, see ensure_warm_tables); then sql, timed.
-    Returns (ms, the last output line)."""
+    Returns (ms, the last output line, the whole output: the plan and the
+    results)."""
     server_restart()
     drop_os_cache()
     out = psql("EXPLAIN (COSTS OFF) %s;\n%s;\n\\timing on\n%s;\n" % (sql, warm_sql, sql), options=FORCE_INDEX)
     if plan_needle not in out:
         raise BenchError("cold query: unexpected plan (wanted %s):\n%s" % (plan_needle, out))
     rows = [ln.strip() for ln in out.splitlines() if re.fullmatch(r"-?\d+(\|-?\d+)*", ln.strip())]
-    return parse_times(out)[-1], rows[-1]
+    return parse_times(out)[-1], rows[-1], out
 
 
 def heap_n():
@@ -558,21 +709,19 @@ def heap_n():
 
 def wl_cold():
     sizes = range_sizes(GROWN_ROWS)
-    ms = {n: Metric("cold_%d" % n, "range count %s entries, cold" % size_label(n), "ms/query", "lower",
-                 "range %s cold" % size_label(n))
+    ms = {n: Metric("cold_%d" % n, "range count %s entries, cold" % size_label(n), "ms/query", "lower")
           for n in sizes}
     hn = heap_n()
     mheap = Metric("cold_heap", "index scan fetching %s heap rows (random heap order), cold" % size_label(hn),
-                   "ms/query", "lower", "heap %s cold" % size_label(hn))
-    msize = Metric("size_grown", "index size after %d random-order inserts" % GROWN_ROWS, "MB", "lower",
-                   "size grown")
+                   "ms/query", "lower")
+    msize = Metric("size_grown", "index size after %d random-order inserts" % GROWN_ROWS, "MB", "lower")
 
     mgrow = Metric("grow_time", "INSERT ... SELECT of %d keys in random order (one run)" % GROWN_ROWS,
-                   "ms", "lower", "grow (1 run)")
+                   "ms", "lower")
+    mgrow.note = "(timed once, when the tables are made: the same in every view)"
     nbig = sizes[-1]
     mnarrow = Metric("cold_narrow_%d" % nbig, "range count %s entries, cold, int8-only table (heap in one "
-                     "visibility-map page)" % size_label(nbig), "ms/query", "lower",
-                     "range %s cold narrow" % size_label(nbig))
+                     "visibility-map page)" % size_label(nbig), "ms/query", "lower")
 
     def prepare():
         ensure_grown()
@@ -601,7 +750,8 @@ def wl_cold():
                 q = "SELECT count(*) FROM %s WHERE a >= %s AND a < %s" % (t, lit(lo), lit(hi))
                 wq = "SELECT count(*) FROM %s WHERE a >= %s AND a < %s" % (warm_tbl(side), lit(WARM_LO),
                                                                          lit(WARM_HI))
-                tm, last = cold_query(side, q, wq, "Index Only Scan using %s" % idx(side, suffix))
+                tm, last, out = cold_query(side, q, wq, "Index Only Scan using %s" % idx(side, suffix))
+                note_plan(metric, side["id"], out)
                 cnt = int(last)
                 if not count_ok(cnt, n):
                     raise BenchError("cold range [%d, %d) on %s: count %d far from the expected %d"
@@ -620,9 +770,10 @@ def wl_cold():
         t = tbl(side, "_grown")
         shape = "SELECT count(*), sum(length(pad)) FROM (SELECT * FROM %s WHERE a >= %s AND a < %s) s"
         for qi, (lo, hi) in enumerate(random_ranges(7000 * rnd + hn, hn, GROWN_ROWS, COLD_HEAP_QUERIES)):
-            tm, last = cold_query(side, shape % (t, lit(lo), lit(hi)),
-                                  shape % (warm_tbl(side), lit(WARM_LO), lit(WARM_HI)),
-                                  "Index Scan using %s" % idx(side, "_grown"))
+            tm, last, out = cold_query(side, shape % (t, lit(lo), lit(hi)),
+                                       shape % (warm_tbl(side), lit(WARM_LO), lit(WARM_HI)),
+                                       "Index Scan using %s" % idx(side, "_grown"))
+            note_plan(mheap, side["id"], out)
             cnt, total = [int(x) for x in last.split("|")]
             if not count_ok(cnt, hn) or total != PAD_LEN * cnt:
                 raise BenchError("cold heap fetch [%d, %d) on %s: %d rows, %d payload bytes (expected about "
@@ -642,10 +793,12 @@ def wl_cold():
 
 def wl_insert():
     ms = {c: Metric("insert_c%d" % c, "insert random keys, %d client%s" % (c, "s" if c > 1 else ""),
-                    "TPS", "higher", "insert %dc" % c) for c in (1, 2)}
+                    "TPS", "higher") for c in (1, 2)}
 
     def prepare():
         ensure_ins()
+        for side in SIDES:
+            warm(side, "_ins")
 
     def test(c):
         def measure(side, rnd):
@@ -659,8 +812,8 @@ def wl_insert():
 
 
 def wl_createindex():
-    mt = Metric("ci_time", "CREATE INDEX, %d rows" % SCALE, "ms", "lower", "CREATE INDEX")
-    ms = Metric("ci_size", "index size after CREATE INDEX", "MB", "lower", "size built")
+    mt = Metric("ci_time", "CREATE INDEX, %d rows" % SCALE, "ms", "lower")
+    ms = Metric("ci_size", "index size after CREATE INDEX", "MB", "lower")
 
     def prepare():
         ensure_base()
@@ -668,7 +821,16 @@ def wl_createindex():
     def measure(side, rnd):
         # always on keys_bt: the same table for both access methods
         psql("DROP INDEX IF EXISTS ci_tmp; CHECKPOINT;")
-        out = psql("\\timing on\nCREATE INDEX ci_tmp ON keys_bt USING %s (a);\n" % side["am"])
+        # index_build() says at DEBUG1 whether it builds serially or asks for
+        # parallel workers (only btree can, and only where the view allows)
+        out, err = psql_out_err("SET client_min_messages = debug1;\n\\timing on\n"
+                                "CREATE INDEX ci_tmp ON keys_bt USING %s (a);\n" % side["am"])
+        mb = re.search(r'building index "ci_tmp" on table "keys_bt" (serially|with request for (\d+) parallel '
+                       r'workers)', err)
+        if not mb:
+            raise BenchError("CREATE INDEX: no build message at DEBUG1:\n" + err[-2000:])
+        note_shape([mt, ms], side["id"], "serial build" if mb.group(1) == "serially"
+                   else "parallel build (%s workers requested)" % mb.group(2))
         size = int(psql_val("SELECT pg_relation_size('ci_tmp');"))
         psql("DROP INDEX ci_tmp;")
         return {mt.key: parse_times(out)[-1], ms.key: size / 1048576.0}
@@ -713,7 +875,7 @@ def check_same(store, key, side, res, what):
 
 
 HJ_SMALL_ROWS = max(1, min(100000, HJ_ROWS))
-HJ_BASE = ["work_mem = '1GB'", "max_parallel_workers_per_gather = 0"]
+HJ_BASE = ["work_mem = '1GB'"]          # parallel settings: the view's
 HJ_LARGE = "SELECT count(*), sum(a.v + b.v) FROM hj_a a JOIN hj_b b ON a.k = b.k"
 HJ_SMALL = "SELECT count(*), sum(s.v + a.v) FROM hj_small s JOIN hj_a a ON s.k = a.k"
 HJ_NODE = "Custom Scan (PrefetchHashJoin)"
@@ -745,25 +907,54 @@ CREATE TABLE hj_small WITH (autovacuum_enabled = off) AS SELECT k, v FROM hj_a W
 VACUUM (ANALYZE) hj_a, hj_b, hj_small;
 CHECKPOINT;
 """.format(n=HJ_ROWS, s=HJ_SMALL_ROWS), options=SETUP)
-    prewarm("hj_a", "hj_b", "hj_small")
     log("  loaded hj_a, hj_b (%d rows each), hj_small (%d rows): %.1f s"
         % (HJ_ROWS, HJ_SMALL_ROWS, time.time() - t0))
     _made.add("hj")
 
 
+def prepare_hj():
+    """the hash-join tables, read into shared_buffers (again after a view
+    change or the cold workload's restarts)"""
+    ensure_hj()
+    prewarm("hj_a", "hj_b", "hj_small")
+
+
 def hj_check_plans(sql, sets_extra=(), require_b=True):
-    """A must use the built-in Hash Join, B PrefetchHashJoin (if require_b);
-    returns whether B's plan has PrefetchHashJoin."""
+    """EXPLAINs sql on A (enable_prefetch_hashjoin off) and B (on) with
+    sets_extra; returns (whether B's plan has PrefetchHashJoin, A's plan,
+    B's plan).  A must not have it.  In the serial view A must be a built-in
+    Hash Join and B PrefetchHashJoin (if require_b) or a Hash Join; at
+    parallel settings whatever the planner chooses is accepted (a Parallel
+    Hash Join, say) and recorded."""
     pa = explain(sql, hj_sets(SIDES[0], sets_extra))
-    if "Hash Join" not in pa or HJ_NODE in pa:
+    if HJ_NODE in pa or (serial_view() and "Hash Join" not in pa):
         raise BenchError("A (enable_prefetch_hashjoin off): expected a Hash Join:\n" + pa)
     pb = explain(sql, hj_sets(SIDES[1], sets_extra))
     chosen = HJ_NODE in pb
     if require_b and not chosen:
         raise BenchError("B (enable_prefetch_hashjoin on): expected %s:\n%s" % (HJ_NODE, pb))
-    if not chosen and "Hash Join" not in pb:
+    if serial_view() and not chosen and "Hash Join" not in pb:
         raise BenchError("B: neither PrefetchHashJoin nor Hash Join:\n" + pb)
-    return chosen
+    return chosen, pa, pb
+
+
+NOT_EVEN_FORCED = "PrefetchHashJoin not chosen, not even with fpbtree.hashjoin_cache_size = 0"
+
+
+def hj_choose(sql, extra, extra_b, what):
+    """The plans of a join workload: B as the planner chooses it; if that is
+    not PrefetchHashJoin, B forced with fpbtree.hashjoin_cache_size = 0
+    (appended to extra_b).  The serial view requires the node then; at
+    parallel settings the planner may still prefer another join.  Returns
+    (A's plan, B's plan, a note for the row or "")."""
+    chosen, pa, pb = hj_check_plans(sql, extra + extra_b, require_b=False)
+    if chosen:
+        return pa, pb, ""
+    extra_b.extend(HJ_FORCE)
+    chosen, pa, pb = hj_check_plans(sql, extra + extra_b, require_b=serial_view())
+    log("  %s: PrefetchHashJoin not chosen by the cost model; %s" % (what, "forced" if chosen else NOT_EVEN_FORCED))
+    return pa, pb, ("not chosen by the cost model here; B forced with fpbtree.hashjoin_cache_size = 0"
+                    if chosen else NOT_EVEN_FORCED)
 
 
 def hj_count_ok(res, lo):
@@ -777,19 +968,17 @@ def hj_count_ok(res, lo):
 
 def wl_hashjoin_large():
     m = Metric("hj_large", "hash join %s x %s int8 (enable_prefetch_hashjoin off/on)"
-               % (rows_label(HJ_ROWS), rows_label(HJ_ROWS)), "ms", "lower", "HJ large")
+               % (rows_label(HJ_ROWS), rows_label(HJ_ROWS)), "ms", "lower")
     got = {}
     extra_b = []
 
     def prepare():
-        ensure_hj()
-        if not hj_check_plans(HJ_LARGE, require_b=False):
-            # below some millions of rows the table fits the cache the cost
-            # model assumes and it keeps the built-in join: force B, say so
-            extra_b.extend(HJ_FORCE)
-            m.note = "(not chosen by the cost model at this size; B forced with fpbtree.hashjoin_cache_size = 0)"
-            log("  hashjoin_large: PrefetchHashJoin not chosen at %d rows; forcing it" % HJ_ROWS)
-            hj_check_plans(HJ_LARGE, extra_b)
+        prepare_hj()
+        # below some millions of rows the table fits the cache the cost model
+        # assumes and it keeps the built-in join: B is forced, the row says so
+        pa, pb, note = hj_choose(HJ_LARGE, [], extra_b, "hashjoin_large")
+        m.note = "(%s)" % note if note else ""
+        note_plans(m, pa, pb)
 
     def measure(side, rnd):
         ms, res = timed_sql(HJ_LARGE, hj_sets(side, extra_b if side["id"] == "B" else ()))
@@ -798,7 +987,7 @@ def wl_hashjoin_large():
         return {m.key: ms}
 
     return Workload("hashjoin_large", "hash join, large (PrefetchHashJoin off/on)", prepare,
-                    [Test(measure, [m])], [m])
+                    [Test(measure, [m])], [m], comparison="executor")
 
 
 HJ_FORCE = ["fpbtree.hashjoin_cache_size = 0"]   # the cost model then treats every table as out of cache
@@ -806,17 +995,22 @@ HJ_FORCE = ["fpbtree.hashjoin_cache_size = 0"]   # the cost model then treats ev
 
 def wl_hashjoin_small():
     m = Metric("hj_small", "hash join, %s-row build side x %s probes (enable_prefetch_hashjoin off/on)"
-               % (rows_label(HJ_SMALL_ROWS), rows_label(HJ_ROWS)), "ms", "lower", "HJ small")
+               % (rows_label(HJ_SMALL_ROWS), rows_label(HJ_ROWS)), "ms", "lower")
     mf = Metric("hj_small_forced", "hash join, %s-row build side, B forced (fpbtree.hashjoin_cache_size = 0)"
-                % rows_label(HJ_SMALL_ROWS), "ms", "lower", "HJ small forced")
+                % rows_label(HJ_SMALL_ROWS), "ms", "lower")
     got = {}
 
     def prepare():
-        ensure_hj()
-        if not hj_check_plans(HJ_SMALL, require_b=False):
-            m.note = "(B: PrefetchHashJoin not chosen, both sides ran the built-in Hash Join)"
+        prepare_hj()
+        chosen, pa, pb = hj_check_plans(HJ_SMALL, require_b=False)
+        if not chosen:
+            m.note = "(B: PrefetchHashJoin not chosen by the planner)"
             log("  hashjoin_small: the planner did not choose PrefetchHashJoin for B")
-        hj_check_plans(HJ_SMALL, HJ_FORCE)
+        note_plans(m, pa, pb)
+        chosen, pa, pb = hj_check_plans(HJ_SMALL, HJ_FORCE, require_b=serial_view())
+        if not chosen:
+            mf.note = "(%s)" % NOT_EVEN_FORCED
+        note_plans(mf, pa, pb)
 
     def test(metric, extra_b):
         def measure(side, rnd):
@@ -827,7 +1021,7 @@ def wl_hashjoin_small():
         return Test(measure, [metric])
 
     return Workload("hashjoin_small", "hash join, 100k-row build side (PrefetchHashJoin off/on)", prepare,
-                    [test(m, ()), test(mf, HJ_FORCE)], [m, mf])
+                    [test(m, ()), test(mf, HJ_FORCE)], [m, mf], comparison="executor")
 
 
 def wl_hashjoin_spill():
@@ -835,36 +1029,35 @@ def wl_hashjoin_spill():
     extra = ["work_mem = '%dkB'" % kb]
     extra_b = list(extra)
     m = Metric("hj_spill", "hash join %s x %s int8, work_mem %s (multi-batch; off/on)"
-               % (rows_label(HJ_ROWS), rows_label(HJ_ROWS), mem_label(kb)), "ms", "lower", "HJ spill")
-    mp = Metric("hj_spill_pp", "same, B with partition-phase prefetching (fpbtree.hashjoin_partition_prefetch = on)",
-                "ms", "lower", "HJ spill part. prefetch")
+               % (rows_label(HJ_ROWS), rows_label(HJ_ROWS), mem_label(kb)), "ms", "lower")
+    mp = Metric("hj_spill_pp", "hash join, work_mem %s, B with partition-phase prefetching "
+                "(fpbtree.hashjoin_partition_prefetch = on)" % mem_label(kb),
+                "ms", "lower")
     got = {}
 
     def prepare():
-        ensure_hj()
-        notes = []
-        if not hj_check_plans(HJ_LARGE, extra, require_b=False):
-            # each batch's table is smaller than the cache the cost model
-            # assumes, so it keeps the built-in join: force it
-            extra_b.extend(HJ_FORCE)
-            notes.append("not chosen by the cost model, forced with fpbtree.hashjoin_cache_size = 0")
-            log("  hashjoin_spill: PrefetchHashJoin not chosen with work_mem %d kB; forcing it" % kb)
-            hj_check_plans(HJ_LARGE, extra_b)
-        # once, untimed: A and B really partition into batch files
+        prepare_hj()
+        # each batch's table is smaller than the cache the cost model
+        # assumes, so it may keep the built-in join: B is forced then
+        pa, pb, note = hj_choose(HJ_LARGE, [], extra_b, "hashjoin_spill")
+        notes = [note] if note else []
+        # once, untimed: A and B really partition into batch files (in the
+        # serial view; at parallel settings the batches are recorded)
         pb = explain(HJ_LARGE, hj_sets(SIDES[1], extra_b), analyze=True)
         nb = re.search(r"\bBatches: (\d+)", pb)
-        if not nb or int(nb.group(1)) <= 1 or "Spilled: true" not in pb:
+        if serial_view() and (not nb or int(nb.group(1)) <= 1 or "Spilled: true" not in pb):
             raise BenchError("hashjoin_spill: B did not spill with work_mem %d kB:\n%s" % (kb, pb))
         pa = explain(HJ_LARGE, hj_sets(SIDES[0], extra), analyze=True)
         na = re.search(r"\bBatches: (\d+)", pa)
-        if not na or int(na.group(1)) <= 1:
+        if serial_view() and (not na or int(na.group(1)) <= 1):
             raise BenchError("hashjoin_spill: A did not spill with work_mem %d kB:\n%s" % (kb, pa))
-        notes.append("A: %s batches, B: %s" % (na.group(1), nb.group(1)))
+        na, nb = na.group(1) if na else "?", nb.group(1) if nb else "?"
+        notes.append("A: %s batches, B: %s" % (na, nb))
         m.note = "(%s)" % "; ".join(notes)
-        with open(os.path.join(TMP, "plan_hashjoin_spill.txt"), "w") as f:
+        note_plans([m, mp], pa, pb)
+        with open(os.path.join(RAW, "plan_hashjoin_spill_%s.txt" % VIEW), "w") as f:
             f.write("A:\n%s\nB:\n%s\n" % (pa, pb))
-        log("  hashjoin_spill: work_mem %d kB, built-in %s batches, PrefetchHashJoin %s batches"
-            % (kb, na.group(1), nb.group(1)))
+        log("  hashjoin_spill: work_mem %d kB, A %s batches, B %s batches" % (kb, na, nb))
 
     def test(metric, more_b):
         def measure(side, rnd):
@@ -876,7 +1069,8 @@ def wl_hashjoin_spill():
         return Test(measure, [metric])
 
     return Workload("hashjoin_spill", "hash join, spilling (PrefetchHashJoin off/on)", prepare,
-                    [test(m, []), test(mp, ["fpbtree.hashjoin_partition_prefetch = on"])], [m, mp])
+                    [test(m, []), test(mp, ["fpbtree.hashjoin_partition_prefetch = on"])], [m, mp],
+                    comparison="executor")
 
 
 HJ_SCHEMES = [
@@ -901,22 +1095,26 @@ def wl_hashjoin_schemes():
     """B only: every scheme against the built-in join of the same round (A
     runs the built-in join once per round; B runs every configuration, in
     reverse order on even rounds)."""
-    ms = {k: Metric("hj_scheme_%s" % k, "hash join large, %s (A: built-in)" % lab, "ms", "lower",
-                    "HJ %s" % lab) for k, lab, _ in HJ_SCHEMES}
+    ms = {k: Metric("hj_scheme_%s" % k, "hash join large, %s (A: built-in)" % lab, "ms", "lower")
+          for k, lab, _ in HJ_SCHEMES}
     got = {}
     force = []
 
     def prepare():
-        ensure_hj()
-        if not all(hj_check_plans(HJ_LARGE, sets, require_b=False) for k, lab, sets in HJ_SCHEMES):
+        prepare_hj()
+        if not all(hj_check_plans(HJ_LARGE, sets, require_b=False)[0] for k, lab, sets in HJ_SCHEMES):
             # a comparison of B's configurations: force the node where the
             # cost model would keep the built-in join (small HJ_ROWS)
             force.extend(HJ_FORCE)
             for mm in ms.values():
-                mm.note = "(B forced with fpbtree.hashjoin_cache_size = 0: not chosen at this size)"
+                mm.note = "(B forced with fpbtree.hashjoin_cache_size = 0: not chosen by the cost model here)"
             log("  hashjoin_schemes: PrefetchHashJoin not chosen at %d rows; forcing it" % HJ_ROWS)
         for k, lab, sets in HJ_SCHEMES:
-            hj_check_plans(HJ_LARGE, list(sets) + force)
+            chosen, pa, pb = hj_check_plans(HJ_LARGE, list(sets) + force, require_b=serial_view())
+            note_plans(ms[k], pa, pb)
+            if not chosen:
+                # (parallel settings only) the rows would time another join
+                wl.skip = "PrefetchHashJoin not chosen, even forced"
 
     def measure(side, rnd):
         if side["id"] == "A":
@@ -932,8 +1130,9 @@ def wl_hashjoin_schemes():
             out[ms[k].key] = t
         return out
 
-    return Workload("hashjoin_schemes", "hash join prefetching schemes (B only)", prepare,
-                    [Test(measure, list(ms.values()))], list(ms.values()))
+    wl = Workload("hashjoin_schemes", "hash join prefetching schemes (B only)", prepare,
+                  [Test(measure, list(ms.values()))], list(ms.values()), comparison="executor")
+    return wl
 
 
 # ---------------------------------------------------------- TPC-H shaped
@@ -1021,7 +1220,6 @@ def ensure_tpch():
         return
     t0 = time.time()
     psql(tpch_sql(TPCH_ROWS) + "CHECKPOINT;\n", options=SETUP)
-    prewarm("customer", "orders", "lineitem")
     log("  loaded lineitem (%d rows), orders, customer: %.1f s" % (TPCH_ROWS, time.time() - t0))
     _made.add("tpch")
 
@@ -1036,22 +1234,22 @@ BUFFER_NODE = "Custom Scan (Buffer)"
 
 def wl_tpch(q):
     m = Metric("tpch_%s" % q, "TPC-H %s-shaped query, lineitem %s rows (buffer operator off/on)"
-               % (q.upper(), rows_label(TPCH_ROWS)), "ms", "lower", "TPC-H %s" % q.upper())
+               % (q.upper(), rows_label(TPCH_ROWS)), "ms", "lower")
     sql = TPCH_Q[q].format(p="")
     got = {}
 
     def prepare():
         ensure_tpch()
+        prewarm("customer", "orders", "lineitem")
         pa = explain(sql, tpch_sets(SIDES[0]))
         if BUFFER_NODE in pa:
             raise BenchError("A (enable_buffer_operator off) has a Buffer:\n" + pa)
         pb = explain(sql, tpch_sets(SIDES[1]))
-        nbuf = pb.count(BUFFER_NODE)
-        m.note = "(B plan: %s)" % ("%d Buffer node%s" % (nbuf, "s" if nbuf > 1 else "") if nbuf
-                                   else "no Buffer placed, same plan as A")
-        with open(os.path.join(TMP, "plan_tpch_%s.txt" % q), "w") as f:
+        # the plan columns show B's Buffer nodes, or "same plan as A"
+        note_plans(m, pa, pb)
+        with open(os.path.join(RAW, "plan_tpch_%s_%s.txt" % (q, VIEW)), "w") as f:
             f.write("A:\n%s\nB:\n%s\n" % (pa, pb))
-        log("  %s: B's plan has %d Buffer node(s)" % (q, nbuf))
+        log("  %s: B's plan has %d Buffer node(s)" % (q, pb.count(BUFFER_NODE)))
 
     def measure(side, rnd):
         ms, res = timed_sql(sql, tpch_sets(side))
@@ -1061,7 +1259,7 @@ def wl_tpch(q):
         return {m.key: ms}
 
     return Workload("tpch_%s" % q, "TPC-H %s-shaped query (buffer operator off/on)" % q.upper(), prepare,
-                    [Test(measure, [m])], [m])
+                    [Test(measure, [m])], [m], comparison="executor")
 
 
 def rows_label(n):
@@ -1140,6 +1338,10 @@ def fmt_val(v, unit):
     return "%.3g" % v
 
 
+def plans_text(m, sid):
+    return "; ".join(m.plans[sid]) or "—"
+
+
 def table_rows(metrics):
     rows = []
     for m in metrics:
@@ -1147,16 +1349,18 @@ def table_rows(metrics):
         label = "%s [%s]" % (m.label, m.unit)
         if m.note:
             label += " " + m.note
+        plans = [plans_text(m, "A"), plans_text(m, "B")]
         if m.status:
-            rows.append([label, "—", "—", "—", m.status])
+            rows.append([label, "—", "—", "—", m.status] + plans)
             continue
         rows.append([label, fmt_val(a, m.unit), fmt_val(b, m.unit),
                      "%.2f" % r if r is not None else "—",
-                     "%.2f–%.2f" % sp if sp else "—"])
+                     "%.2f–%.2f" % sp if sp else "—"] + plans)
     return rows
 
 
-HEADER = ["workload", "A: btree / off", "B: fpbtree / on", "ratio (>1 = B better)", "spread (per-round ratios)"]
+HEADER = ["workload", "A: btree / off", "B: fpbtree / on", "ratio (>1 = B better)", "spread (per-round ratios)",
+          "plan A", "plan B"]
 
 
 def text_table(rows, header=HEADER):
@@ -1169,7 +1373,9 @@ def text_table(rows, header=HEADER):
 
 
 def md_table(rows, header=HEADER):
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    # numbers right-aligned, the label and the plan columns left
+    al = ["---" if i == 0 or h.startswith("plan") else "---:" for i, h in enumerate(header)]
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(al) + "|"]
     for r in rows:
         out.append("| " + " | ".join(str(c) for c in r) + " |")
     return "\n".join(out)
@@ -1210,17 +1416,46 @@ def machine_info():
         info["PostgreSQL"] = psql_val("SELECT version();", db="postgres")
     except BenchError:
         info["PostgreSQL"] = "unknown"
-    try:
-        rev = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], check=False).stdout.strip()
-        dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--", "src"], check=False).stdout.strip()
-        info["fpbtree commit"] = (rev or "unknown") + (" + uncommitted changes in src/" if dirty else "")
-    except OSError:
-        info["fpbtree commit"] = "unknown"
+    rev, dirty = git_commit()
+    info["fpbtree commit"] = rev + (" + uncommitted changes in src/" if dirty else "")
     info["SCALE"] = str(SCALE)
     info["ROUNDS"] = str(ROUNDS)
+    if not CACHEGRIND:
+        info["VIEWS"] = ", ".join(VIEWS_ENV)
     info["HJ_ROWS, TPCH_ROWS"] = "%d, %d" % (HJ_ROWS, TPCH_ROWS)
     info["DURATION"] = "%d s per TPS run, %d s per warm range size" % (DURATION, RANGE_DURATION)
     return info
+
+
+def git_commit():
+    """(short commit of ROOT or "unknown", whether src/ has uncommitted changes)"""
+    try:
+        rev = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], check=False).stdout.strip()
+        dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--", "src"], check=False).stdout.strip()
+        return rev or "unknown", bool(dirty)
+    except OSError:
+        return "unknown", False
+
+
+def make_run_dir():
+    """bench/results/runs/<UTC date-time>_<commit>[-dirty][_cachegrind]/ and
+    its raw/; runs/latest points to it."""
+    global RUN_DIR, RAW
+    rev, dirty = git_commit()
+    name = "%s_%s%s%s" % (datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H%M%SZ"), rev,
+                          "-dirty" if dirty else "", "_cachegrind" if CACHEGRIND else "")
+    RUN_DIR = os.path.join(RUNS, name)
+    RAW = os.path.join(RUN_DIR, "raw")
+    os.makedirs(RAW)
+    link = os.path.join(RUNS, "latest")
+    try:
+        if os.path.islink(link):
+            os.remove(link)
+        if not os.path.exists(link):
+            os.symlink(name, link)
+    except OSError:
+        pass
+    log("results go to %s/" % os.path.relpath(RUN_DIR, ROOT))
 
 
 def loadavg():
@@ -1233,8 +1468,7 @@ def loadavg():
 SETTING_NAMES = ["shared_buffers", "effective_cache_size", "maintenance_work_mem", "work_mem",
                  "effective_io_concurrency",
                  "max_wal_size", "checkpoint_timeout", "synchronous_commit", "autovacuum", "jit",
-                 "max_parallel_workers_per_gather", "max_parallel_maintenance_workers",
-                 "shared_preload_libraries"]
+                 "shared_preload_libraries"] + PARALLEL_GUCS
 
 
 def settings():
@@ -1243,115 +1477,40 @@ def settings():
     return [l for l in out.splitlines() if l.strip()]
 
 
-def gnuplot(script, name):
-    if not shutil.which("gnuplot"):
-        log("gnuplot not found: no %s" % name)
-        return
-    path = os.path.join(TMP, name + ".gp")
-    with open(path, "w") as f:
-        f.write(script)
-    p = run(["gnuplot", path], check=False)
-    if p.returncode != 0:
-        log("gnuplot failed for %s: %s" % (name, p.stderr[-2000:]))
+CSV_HEADER = ["view", "comparison", "metric", "label", "unit", "better", "median_A", "median_B",
+              "ratio_B_better_if_gt_1", "spread_min", "spread_max", "status", "plan_A", "plan_B",
+              "rounds_A", "rounds_B"]
 
 
-def gp_quote(s):
-    return '"' + s.replace('"', "'") + '"'
-
-
-def plot_ratios(metrics, png, title):
-    rows = []
-    for m in metrics:
-        if m.status:
-            continue
-        a, b, r, sp = summarize(m)
-        if r is None:
-            continue
-        lo, hi = sp if sp else (r, r)
-        rows.append((m.short, r, lo, hi))
-    if not rows:
-        return
-    dat = os.path.join(TMP, os.path.basename(png) + ".dat")
-    with open(dat, "w") as f:
-        for i, (lab, r, lo, hi) in enumerate(rows):
-            f.write("%d\t%s\t%g\t%g\t%g\n" % (i, gp_quote(lab), r, lo, hi))
-    ymax = max(max(h for _, _, _, h in rows), 1.0) * 1.15
-    ymin = min(min(l for _, _, l, _ in rows), 1.0) / 1.3
-    # a log axis when one ratio would dwarf the others
-    yaxis = "set logscale y 2\nset yrange [%g:%g]" % (ymin, ymax) if ymax > 6 else "set yrange [0:%g]" % ymax
-    n = len(rows)
-    gnuplot("""
-set terminal pngcairo size {w},620 font "sans,9" noenhanced
-set output {png}
-set title {title}
-set ylabel "ratio (> 1: B better)"
-{yaxis}
-set xrange [-0.6:{n}-0.4]
-set style fill solid 0.7 border -1
-set boxwidth 0.6
-set grid ytics
-set xtics rotate by -35 nomirror
-set bmargin 7
-set rmargin 6
-unset key
-plot {dat} using 1:3:xtic(2) with boxes lc rgb "#4878a8", \\
-     '' using 1:3:4:5 with yerrorbars lc rgb "black" pt 0, \\
-     1 with lines dt 2 lc rgb "#c03030" lw 2
-""".format(png=gp_quote(png), title=gp_quote(title), yaxis=yaxis, n=n, dat=gp_quote(dat),
-           w=max(700, 90 * n + 200)), os.path.basename(png))
-
-
-def plot_medians(metrics, png, title):
-    groups = [("TPS", "throughput [TPS]", False), ("ms", "time [ms]", True),
-              ("ms/query", "time per query [ms]", True), ("MB", "size [MB]", False)]
-    panels = []
-    for unit, ylabel, logy in groups:
-        ms = [m for m in metrics if m.unit == unit and not m.status and m.values["A"] and m.values["B"]]
-        if ms:
-            panels.append((unit, ylabel, logy, ms))
-    if not panels:
-        return
-    parts = []
-    for k, (unit, ylabel, logy, ms) in enumerate(panels):
-        dat = os.path.join(TMP, "%s.%d.dat" % (os.path.basename(png), k))
-        with open(dat, "w") as f:
-            for m in ms:
-                f.write("%s\t%g\t%g\n" % (gp_quote(m.short), median(m.values["A"]), median(m.values["B"])))
-        parts.append("""
-set ylabel {yl}
-{log}
-set yrange [{ymin}:*]
-plot {dat} using 2:xtic(1) title "A (btree / feature off)" lc rgb "#909090", '' using 3 title "B (fpbtree / feature on)" lc rgb "#4878a8"
-""".format(yl=gp_quote(ylabel), log="set logscale y" if logy else "unset logscale y",
-           ymin="*" if logy else "0", dat=gp_quote(dat)))
-    gnuplot("""
-set terminal pngcairo size 900,{h} font "sans,9" noenhanced
-set output {png}
-set multiplot layout {n},1 title {title}
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set grid ytics
-set key top right
-set xtics nomirror
-""".format(png=gp_quote(png), title=gp_quote(title), n=len(panels), h=300 * len(panels) + 40)
-            + "".join(parts) + "unset multiplot\n", os.path.basename(png))
-
-
-def write_csv(path, metrics):
+def write_csv(path, views):
+    """views: [(view name, metrics)].  comparison: "index" (A = btree, B =
+    fpbtree) or "executor" (A = feature off, B = on)."""
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["metric", "label", "unit", "better", "median_btree", "median_fpbtree",
-                    "ratio_fpbtree_better_if_gt_1", "spread_min", "spread_max", "status",
-                    "rounds_btree", "rounds_fpbtree"])
-        for m in metrics:
-            a, b, r, sp = summarize(m)
-            w.writerow([m.key, m.label, m.unit, m.better,
-                        "" if a is None else "%.6g" % a, "" if b is None else "%.6g" % b,
-                        "" if r is None else "%.4f" % r,
-                        "%.4f" % sp[0] if sp else "", "%.4f" % sp[1] if sp else "", m.status,
-                        " ".join("%.6g" % x for x in m.values["A"]),
-                        " ".join("%.6g" % x for x in m.values["B"])])
+        w.writerow(CSV_HEADER)
+        for view, metrics in views:
+            for m in metrics:
+                a, b, r, sp = summarize(m)
+                w.writerow([view, m.comparison, m.key, m.label + (" " + m.note if m.note else ""), m.unit, m.better,
+                            "" if a is None else "%.6g" % a, "" if b is None else "%.6g" % b,
+                            "" if r is None else "%.4f" % r,
+                            "%.4f" % sp[0] if sp else "", "%.4f" % sp[1] if sp else "", m.status,
+                            "; ".join(m.plans["A"]), "; ".join(m.plans["B"]),
+                            " ".join("%.6g" % x for x in m.values["A"]),
+                            " ".join("%.6g" % x for x in m.values["B"])])
+
+
+def write_md_and_charts(md):
+    """Writes results.md (md, then the charts), drawing the charts from the
+    results.csv and results.md just written (bench/plot.py)."""
+    path = os.path.join(RUN_DIR, "results.md")
+    with open(path, "w") as f:
+        f.write("\n".join(md))
+    pngs = plot.plot_run(RUN_DIR, RAW)
+    if pngs:
+        with open(path, "a") as f:
+            f.write("\n".join(["## Charts", ""] + ["![%s](%s)\n" % (os.path.splitext(p)[0], p) for p in pngs]))
+    log("charts: %s" % (", ".join(pngs) or "none (gnuplot missing or failed)"))
 
 
 def info_md(info, extra=()):
@@ -1373,6 +1532,11 @@ def run_workloads(workloads):
         try:
             if wl.prepare:
                 wl.prepare()
+            if wl.skip:
+                log("  not run: %s" % wl.skip)
+                for m in wl.metrics:
+                    m.status = "(not run: %s)" % wl.skip
+                continue
             for rnd in range(1, ROUNDS + 1):
                 for test in wl.tests:
                     for side in SIDES:
@@ -1388,60 +1552,77 @@ def run_workloads(workloads):
             first = msg.strip().splitlines()[0] if msg.strip() else "error"
             for m in wl.metrics:
                 m.status = "FAILED: " + first[:80].replace("|", "/")
-        log("  (%s: %.0f s)" % (wl.key, time.time() - t0))
+        finally:
+            log("  (%s: %.0f s)" % (wl.key, time.time() - t0))
     return failures
 
 
-def main_timed(info, workloads):
+READING = ("A = PostgreSQL's btree, or for the executor workloads (hash joins, TPC-H) the feature off; "
+           "B = fpbtree, or the feature on. Ratio > 1 means B is better: A/B for times and sizes, B/A "
+           "for TPS. Medians of %d rounds, A and B alternating; spread = min–max of the per-round "
+           "ratios. Plan A / plan B: the shape of the plan each side ran (its joins, or its scans; "
+           "Buffer nodes; the workers its Gather planned), from EXPLAIN; \"same plan as A\" when B's "
+           "plan is A's." % ROUNDS)
+VIEW_NOTES = {
+    "default": "PostgreSQL's default parallel settings (`max_parallel_workers_per_gather = 2`, "
+               "`max_parallel_maintenance_workers = 2`, default parallel costs): what users run. btree "
+               "scans and builds can use parallel workers, the built-in hash join can be a Parallel Hash "
+               "Join; fpbtree's scans and builds and PrefetchHashJoin are serial.",
+    "serial": "Every query and every CREATE INDEX in one process on both sides: the access methods and "
+              "the join algorithms compared per core.",
+}
+
+
+def main_timed(info, selected):
+    """Runs the selected workload keys in every view of VIEWS_ENV, then writes
+    the tables, CSV and charts; returns the failures."""
     load0 = loadavg()
     t0 = time.time()
-    failures = run_workloads(workloads)
+    failures, done = [], []
+    for view in VIEWS_ENV:
+        set_view(view)
+        log("\n##### view: %s" % VIEW_DEFS[view][0])
+        workloads = [w for w in make_workloads() if w.key in selected]
+        failures += [("%s view: %s" % (view, t), e) for t, e in run_workloads(workloads)]
+        done.append((view, [m for wl in workloads for m in wl.metrics], settings()))
     elapsed = time.time() - t0
-    metrics = [m for wl in workloads for m in wl.metrics]
     cold_note = None
-    if any(wl.key == "cold" and not wl.pending for wl in workloads):
+    if any(m.key.startswith("cold_") for _, metrics, _ in done for m in metrics):
         if _drop_caches_ok is False:
             cold_note = "cold: OS cache NOT dropped (no permission to write /proc/sys/vm/drop_caches); " \
                         "each cold query ran after a server restart, so only shared_buffers was cold"
         elif _drop_caches_ok:
             cold_note = "cold: server restarted and OS page cache dropped before each cold query"
-        for m in metrics:
-            if m.key.startswith("cold_") and _drop_caches_ok is False:
-                m.note = "(OS cache NOT dropped)"
-    rows = table_rows(metrics)
+        for _, metrics, _ in done:
+            for m in metrics:
+                if m.key.startswith("cold_") and _drop_caches_ok is False:
+                    m.note = "(OS cache NOT dropped)"
     extra = [("load average (1 min) at start / end", "%s / %s" % (load0, loadavg())),
              ("workloads run for", "%.0f s" % elapsed)]
-    log("\n" + text_table(rows))
+    for view, metrics, _ in done:
+        log("\n=== %s\n" % VIEW_DEFS[view][0] + text_table(table_rows(metrics)))
     if cold_note:
         log(cold_note)
-    log("(A = btree, or the executor feature off; B = fpbtree, or the feature on. ratio = A/B for times and "
-        "sizes, B/A for TPS: > 1 means B better; medians of %d rounds; spread = min–max of the per-round ratios)"
-        % ROUNDS)
+    log("(" + READING.replace("`", "") + ")")
     for k, v in list(info.items()) + extra:
         log("%s: %s" % (k, v))
 
-    write_csv(os.path.join(RESULTS, "latest.csv"), metrics)
-    plot_ratios(metrics, os.path.join(RESULTS, "ratios.png"),
-                "B vs A (fpbtree vs btree, feature on vs off), SCALE=%d, median of %d rounds (bars: per-round spread)" % (SCALE, ROUNDS))
-    plot_medians(metrics, os.path.join(RESULTS, "medians.png"),
-                 "medians per side, SCALE=%d, %d rounds" % (SCALE, ROUNDS))
-    md = ["# fpbtree benchmark: latest run", "",
+    write_csv(os.path.join(RUN_DIR, "results.csv"), [(v, ms) for v, ms, _ in done])
+    md = ["# fpbtree benchmark run %s" % os.path.basename(RUN_DIR), "",
           "Produced by `make bench` (bench/run_bench.sh, bench/bench.py); see bench/README.md.", "",
-          info_md(info, extra), "", "## Results", "",
-          "A = PostgreSQL's btree, or for the executor workloads (hash joins, TPC-H) the feature off; "
-          "B = fpbtree, or the feature on. Ratio > 1 means B is better: A/B for times and sizes, B/A "
-          "for TPS. Medians of %d rounds, A and B alternating; spread = min–max of the per-round "
-          "ratios." % ROUNDS, "", md_table(rows), ""]
+          info_md(info, extra), "", READING, ""]
+    for view, metrics, _ in done:
+        md += ["## %s" % VIEW_DEFS[view][0][0].upper() + VIEW_DEFS[view][0][1:], "",
+               VIEW_NOTES[view], "", md_table(table_rows(metrics)), ""]
     if cold_note:
         md += [cold_note, ""]
     if failures:
         md += ["## Failures", ""] + ["- **%s**: `%s`" % (t, e.strip().splitlines()[0] if e.strip() else "")
                                      for t, e in failures] + [""]
-    md += ["## Settings (both sides)", "", "```"] + settings() + ["```", "",
-           "![ratios](ratios.png)", "", "![medians](medians.png)", ""]
-    with open(os.path.join(RESULTS, "latest.md"), "w") as f:
-        f.write("\n".join(md))
-    log("\nwrote bench/results/latest.md, latest.csv, ratios.png, medians.png")
+    md += ["## Settings (both sides)", ""]
+    for view, _, sets in done:
+        md += ["%s:" % VIEW_DEFS[view][0], "", "```"] + sets + ["```", ""]
+    write_md_and_charts(md)
     return failures
 
 
@@ -1500,7 +1681,7 @@ def cg_run(side, batches, tag):
         "--cachegrind-out-file=" + out, PGBIN + "/postgres", "--single", "-D", DATADIR, DB]
     t0 = time.time()
     p = run(cmd, stdin=cg_statements(side, batches), check=False)
-    with open(os.path.join(TMP, "cachegrind.%s.%s.log" % (side["s"], tag)), "w") as f:
+    with open(os.path.join(RAW, "cachegrind.%s.%s.log" % (side["s"], tag)), "w") as f:
         f.write(p.stdout[-100000:] + "\n---\n" + p.stderr)
     if p.returncode != 0 or "ERROR:" in p.stdout or "ERROR:" in p.stderr:
         raise BenchError("single-user backend under cachegrind failed (%s %s):\n%s\n%s"
@@ -1561,12 +1742,12 @@ VACUUM (ANALYZE) cg_probes;
     finally:
         server_start()
     metrics = []
-    for q, qlabel, qshort in (("points", "point lookup (one EXECUTE each)", "point"),
-                              ("join", "lookup in a nested-loop join", "NL"),
-                              ("ranges", "range count %s entries" % size_label(n), "range")):
+    for q, qlabel in (("points", "point lookup (one EXECUTE each)"),
+                      ("join", "lookup in a nested-loop join"),
+                      ("ranges", "range count %s entries" % size_label(n))):
         for e, elabel in CG_EVENTS:
             m = Metric("cg_%s_%s" % (q, e), "%s: %s" % (qlabel, elabel), "per lookup" if q != "ranges"
-                       else "per query", "lower", "%s %s" % (qshort, e))
+                       else "per query", "lower")
             m.values["A"].append(res["A"][q][e])
             m.values["B"].append(res["B"][q][e])
             metrics.append(m)
@@ -1607,7 +1788,7 @@ def cg_q1_run(sid, nq, tag, q1, qkey):
         "--I1=" + CG_I1, "--cachegrind-out-file=" + out, PGBIN + "/postgres", "--single", "-D", DATADIR, DB]
     t0 = time.time()
     p = run(cmd, stdin=stmts, check=False)
-    with open(os.path.join(TMP, "cachegrind.%s.%s.%s.log" % (qkey, sid, tag)), "w") as f:
+    with open(os.path.join(RAW, "cachegrind.%s.%s.%s.log" % (qkey, sid, tag)), "w") as f:
         f.write(p.stdout[-100000:] + "\n---\n" + p.stderr)
     if p.returncode != 0 or "ERROR:" in p.stdout or "ERROR:" in p.stderr:
         raise BenchError("single-user backend under cachegrind failed (Q1 %s %s):\n%s\n%s"
@@ -1630,7 +1811,7 @@ def cg_q1(info):
     for qkey, qlabel, q in queries:
         pa = explain(q, [x[4:] for x in CG_Q1_SETS["A"]])
         pb = explain(q, [x[4:] for x in CG_Q1_SETS["B"]])
-        with open(os.path.join(TMP, "plan_cachegrind_%s.txt" % qkey), "w") as f:
+        with open(os.path.join(RAW, "plan_cachegrind_%s.txt" % qkey), "w") as f:
             f.write("A:\n%s\nB:\n%s\n" % (pa, pb))
         if BUFFER_NODE in pa:
             raise BenchError("%s with enable_buffer_operator off has a Buffer:\n%s" % (qlabel, pa))
@@ -1654,9 +1835,10 @@ def cg_q1(info):
     for qkey, qlabel, q in queries:
         for e, elabel in CG_EVENTS[:3]:
             m = Metric("cg_%s_%s" % (qkey, e), "%s, L1i %s B (Buffer off/on): %s"
-                       % (qlabel, CG_I1.split(",")[0], elabel), "per row", "lower", "%s %s" % (qkey, e))
+                       % (qlabel, CG_I1.split(",")[0], elabel), "per row", "lower")
             m.values["A"].append(res[qkey, "A"][0][e])
             m.values["B"].append(res[qkey, "B"][0][e])
+            m.comparison = "executor"
             metrics.append(m)
     note = ("Q1 part (A = `enable_buffer_operator = off`, B = on with `fpbtree.l1i_cache_size` = %s "
             "bytes; B's plan has %s Buffer node(s) in TPC-H Q1 and %s in the 3-aggregate shape, "
@@ -1678,6 +1860,8 @@ def main_cachegrind(info):
     workload key selects the index part, tpch_q1 the Q1 part."""
     if not shutil.which("valgrind"):
         raise BenchError("valgrind not installed")
+    # a single-user backend launches no parallel workers: plan as it runs
+    set_view("serial")
     do_index = not WORKLOADS_ENV or any(w in CG_INDEX_KEYS for w in WORKLOADS_ENV)
     do_q1 = not WORKLOADS_ENV or "tpch_q1" in WORKLOADS_ENV
     metrics, notes = [], []
@@ -1696,43 +1880,43 @@ def main_cachegrind(info):
     log("\n" + text_table(rows, hdr))
     for note in notes:
         log(note)
-    write_csv(os.path.join(RESULTS, "latest_cachegrind.csv"), metrics)
-    plot_ratios(metrics, os.path.join(RESULTS, "cachegrind.png"),
-                "cachegrind, SCALE=%d: B vs A (> 1: B fewer)" % SCALE)
-    md = ["# fpbtree benchmark: cache simulation (CACHEGRIND=1)", "", info_md(info), ""]
+    write_csv(os.path.join(RUN_DIR, "results.csv"), [("serial", metrics)])
+    md = ["# fpbtree benchmark: cache simulation (CACHEGRIND=1), run %s" % os.path.basename(RUN_DIR), "",
+          info_md(info), ""]
     for note in notes:
         md += [note, ""]
-    md += [md_table(rows, hdr), "", "![cachegrind ratios](cachegrind.png)", ""]
-    with open(os.path.join(RESULTS, "latest_cachegrind.md"), "w") as f:
-        f.write("\n".join(md))
-    log("\nwrote bench/results/latest_cachegrind.md, latest_cachegrind.csv, cachegrind.png")
+    md += [md_table(rows, hdr), ""]
+    write_md_and_charts(md)
 
 
 def main():
     if not DATADIR or not SOCKDIR:
         sys.exit("bench.py is run by bench/run_bench.sh (make bench), which sets BENCH_DATADIR etc.")
-    os.makedirs(TMP, exist_ok=True)
-    for f in os.listdir(TMP):
-        os.remove(os.path.join(TMP, f))
+    known = [w.key for w in make_workloads()]
+    if WORKLOADS_ENV and not CACHEGRIND:
+        bad = [w for w in WORKLOADS_ENV if w not in known]
+        if bad:
+            sys.exit("unknown workload(s) %s; known: %s" % (", ".join(bad), ", ".join(known)))
+    selected = [k for k in known if not WORKLOADS_ENV or k in WORKLOADS_ENV]
+    bad = [v for v in VIEWS_ENV if v not in VIEW_DEFS]
+    if bad or not VIEWS_ENV or len(set(VIEWS_ENV)) != len(VIEWS_ENV):
+        sys.exit("VIEWS=%s: a comma list of distinct views out of %s"
+                 % (",".join(VIEWS_ENV), ", ".join(VIEW_DEFS)))
+    make_run_dir()
     psql("CREATE DATABASE %s;" % DB, db="postgres")
     psql("CREATE EXTENSION fpbtree;")
     info = machine_info()
-    log("SCALE=%d ROUNDS=%d DURATION=%d%s, load average %s"
-        % (SCALE, ROUNDS, DURATION, " CACHEGRIND=1" if CACHEGRIND else "", loadavg()))
+    log("SCALE=%d ROUNDS=%d DURATION=%d %s, load average %s"
+        % (SCALE, ROUNDS, DURATION, "CACHEGRIND=1" if CACHEGRIND else "VIEWS=" + ",".join(VIEWS_ENV), loadavg()))
     t0 = time.time()
     if CACHEGRIND:
         main_cachegrind(info)
         log("total %.0f s" % (time.time() - t0))
+        log("\nresults: %s/ (results.md, results.csv, charts; raw/ has the logs)" % os.path.relpath(RUN_DIR, ROOT))
         return 0
-    workloads = make_workloads()
-    if WORKLOADS_ENV:
-        known = [w.key for w in workloads]
-        bad = [w for w in WORKLOADS_ENV if w not in known]
-        if bad:
-            sys.exit("unknown workload(s) %s; known: %s" % (", ".join(bad), ", ".join(known)))
-        workloads = [w for w in workloads if w.key in WORKLOADS_ENV]
-    failures = main_timed(info, workloads)
+    failures = main_timed(info, selected)
     log("total %.0f s" % (time.time() - t0))
+    log("\nresults: %s/ (results.md, results.csv, charts; raw/ has the logs)" % os.path.relpath(RUN_DIR, ROOT))
     if failures:
         log("\n%d workload(s) FAILED: %s" % (len(failures), ", ".join(t for t, _ in failures)))
         return 1

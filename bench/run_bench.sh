@@ -9,18 +9,22 @@
 #      on its own port and socket directory, with fpbtree preloaded and the
 #      settings below (the same for both sides), and removes it on exit;
 #   4. runs bench/bench.py, which loads the tables, runs the workloads and
-#      writes bench/results/.
+#      writes a new directory bench/results/runs/<UTC date-time>_<commit>/
+#      (not committed; the path is printed at the end).
 #
-# Environment: SCALE (rows), ROUNDS, WORKLOADS, CACHEGRIND=1, DURATION
+# Environment: SCALE (rows), ROUNDS, WORKLOADS, VIEWS, CACHEGRIND=1, DURATION
 # (seconds per pgbench run), HJ_ROWS, TPCH_ROWS -- see bench/README.md.  BENCH_KEEP=1 leaves the
 # cluster running and its directory in place (for poking at it afterwards).
+# PGBIN (default /usr/lib/postgresql/15/bin) selects another PostgreSQL 15
+# installation, e.g. a private copy: the extension is built and installed
+# with that installation's pg_config, and the cluster runs its binaries.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 PGVER=15
-PGBIN=/usr/lib/postgresql/$PGVER/bin
+PGBIN=${PGBIN:-/usr/lib/postgresql/$PGVER/bin}
 PG_CONFIG=$PGBIN/pg_config
 export DEBIAN_FRONTEND=noninteractive
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
@@ -93,6 +97,8 @@ say "scratch cluster in $WORKDIR, port $PORT"
 "${RUNAS[@]}" "$PGBIN/initdb" -D "$DATADIR" -U postgres -A trust -E UTF8 --locale=C >/dev/null
 
 # Settings, the same for both sides.  Memory-dependent ones follow the machine.
+# The parallel settings stay at PostgreSQL's defaults here: bench.py switches
+# them per view (VIEWS: default, serial) with ALTER SYSTEM.
 ram_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
 sb_mb=$((ram_mb / 4))
 [ "$sb_mb" -gt 4096 ] && sb_mb=4096
@@ -118,8 +124,6 @@ checkpoint_timeout = 1h
 synchronous_commit = off
 autovacuum = off
 jit = off
-max_parallel_workers_per_gather = 0
-max_parallel_maintenance_workers = 0
 logging_collector = off
 lc_messages = 'C'
 EOF
