@@ -126,6 +126,7 @@ typedef struct FpbHjState
 
 	PlanState  *outer_ps;
 	PlanState  *inner_ps;
+	Bitmapset  *inner_key_params;	/* PARAM_EXECs the inner keys read */
 	TupleTableSlot *probe_slot;
 	TupleTableSlot *outer_file_slot;
 	TupleTableSlot *build_slot;
@@ -176,6 +177,7 @@ typedef struct FpbHjState
 	int			max_radix_parts;	/* EXPLAIN */
 
 	/* EXPLAIN ANALYZE */
+	int64		nbuilds;		/* tables built, over batches and rescans */
 	Size		peak_space;
 	uint32		max_buckets;
 	bool		spilled;
@@ -291,6 +293,56 @@ fpb_hj_key_column(Expr *expr, int varno)
 	return 0;
 }
 
+/*
+ * PARAM_EXEC parameters an expression depends on, counted as finalize_plan
+ * counts them: its Params, and what its SubPlans read from outside (their
+ * extParam less the parameters passed down to them).
+ */
+typedef struct FpbParamContext
+{
+	PlannedStmt *stmt;
+	Bitmapset  *ids;
+} FpbParamContext;
+
+static bool
+fpb_hj_params_walker(Node *node, FpbParamContext *cxt)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+	{
+		Param	   *param = (Param *) node;
+
+		if (param->paramkind == PARAM_EXEC)
+			cxt->ids = bms_add_member(cxt->ids, param->paramid);
+		return false;
+	}
+	if (IsA(node, SubPlan))
+	{
+		SubPlan    *subplan = (SubPlan *) node;
+		Plan	   *plan = list_nth(cxt->stmt->subplans, subplan->plan_id - 1);
+		Bitmapset  *ext = bms_copy(plan->extParam);
+		ListCell   *lc;
+
+		foreach(lc, subplan->parParam)
+			ext = bms_del_member(ext, lfirst_int(lc));
+		cxt->ids = bms_join(cxt->ids, ext);
+		/* on to its arguments and test expression */
+	}
+	return expression_tree_walker(node, fpb_hj_params_walker, (void *) cxt);
+}
+
+static Bitmapset *
+fpb_hj_expr_params(Node *expr, EState *estate)
+{
+	FpbParamContext cxt;
+
+	cxt.stmt = estate->es_plannedstmt;
+	cxt.ids = NULL;
+	(void) fpb_hj_params_walker(expr, &cxt);
+	return cxt.ids;
+}
+
 static void
 fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -346,6 +398,14 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 	outer_keys = fpb_hj_map_list(linitial(cscan->custom_exprs), st->nouter);
 	inner_keys = fpb_hj_map_list(lsecond(cscan->custom_exprs), st->nouter);
 	st->nkeys = list_length(outer_keys);
+
+	/*
+	 * The table holds the inner child's rows and the values of the inner
+	 * keys: a rescan may keep it only if neither changed.  The child's own
+	 * parameters arrive in its chgParam; those of the keys (evaluated by
+	 * this node) only in ours, so remember which they are.
+	 */
+	st->inner_key_params = fpb_hj_expr_params((Node *) inner_keys, estate);
 	st->outer_keys = palloc(sizeof(ExprState *) * st->nkeys);
 	st->inner_keys = palloc(sizeof(ExprState *) * st->nkeys);
 	st->outer_hashfn = palloc(sizeof(FmgrInfo) * st->nkeys);
@@ -837,6 +897,7 @@ fpb_hj_build(FpbHjState *st)
 					   table + st->radix_pool + st->ht.tuple_bytes <=
 					   st->space_allowed);
 	fpb_ht_build(&st->ht, st->group_size, st->prefetch);
+	st->nbuilds++;
 	space = st->ht.tuple_bytes + st->ht.cell_bytes +
 		(Size) st->ht.nbuckets * sizeof(FpbBucket);
 	st->radix_on = st->ht.radix_bits > 0;
@@ -1484,7 +1545,8 @@ fpb_hj_exec(CustomScanState *node)
 				st->phase = FPB_HJ_NEXT_BATCH;
 				break;
 			case FPB_HJ_NEXT_BATCH:
-				if (!fpb_hj_next_batch(st))
+				/* a single batch's table stays for a rescan that keeps it */
+				if (st->nbatch == 1 || !fpb_hj_next_batch(st))
 					st->phase = FPB_HJ_DONE;
 				break;
 			case FPB_HJ_DONE:
@@ -1524,8 +1586,10 @@ fpb_hj_end(CustomScanState *node)
 }
 
 /*
- * Rescan.  A single-batch table is kept when the build side's parameters
- * did not change (right/full joins forget their matches); anything else
+ * Rescan.  A single-batch table is kept when nothing it was built from
+ * changed: the inner child's parameters and those of the inner keys (the
+ * outer keys and the quals are evaluated per probe, so their parameters do
+ * not matter).  Right/full joins forget their matches.  Anything else
  * starts over.  ExecReScan does not pass chgParam to custom_ps, so do it.
  */
 static void
@@ -1542,7 +1606,8 @@ fpb_hj_rescan(CustomScanState *node)
 	}
 
 	if (st->phase != FPB_HJ_BUILD && st->ht.built && st->nbatch == 1 &&
-		st->curbatch == 0 && inner->chgParam == NULL)
+		st->curbatch == 0 && inner->chgParam == NULL &&
+		!bms_overlap(node->ss.ps.chgParam, st->inner_key_params))
 	{
 		if (st->fill_inner)
 			fpb_ht_clear_matched(&st->ht);
@@ -1630,6 +1695,7 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Buckets", NULL, st->max_buckets, es);
 		ExplainPropertyInteger("Batches", NULL, st->nbatch, es);
 		ExplainPropertyInteger("Original Batches", NULL, st->plan_nbatch, es);
+		ExplainPropertyInteger("Builds", NULL, st->nbuilds, es);
 		ExplainPropertyInteger("Peak Memory Usage", "kB",
 							   (int64) ((st->peak_space + 1023) / 1024), es);
 		ExplainPropertyBool("Spilled", st->spilled, es);
