@@ -160,6 +160,9 @@ typedef struct FpbHjState
 	Size		formbufsize;
 
 	FpbHjPhase	phase;
+	TupleTableSlot *first_outer;	/* fetched before the build, not used yet */
+	bool		outer_not_empty;	/* the last scan found an outer tuple */
+	int64		inner_total;	/* build rows kept in this build, all batches */
 	bool		outer_done;
 	FpbProbeEntry *ring;
 	int			ringsize;		/* group size, or a power of two */
@@ -779,6 +782,8 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
 		flags = FPB_HT_NOKEY;
 		hashvalue = from_file ? filehash : murmurhash32(st->nokey_seq++);
 	}
+	if (!from_file)
+		st->inner_total++;
 	if (!st->byval_fast)
 		key = (Datum) 0;
 
@@ -864,6 +869,7 @@ fpb_hj_build(FpbHjState *st)
 
 	if (st->curbatch == 0)
 	{
+		st->inner_total = 0;
 		for (;;)
 		{
 			TupleTableSlot *slot = ExecProcNode(st->inner_ps);
@@ -941,6 +947,38 @@ fpb_hj_reset_ring(FpbHjState *st)
 	st->radix_ramp = 1;
 }
 
+/*
+ * Before the first build, fetch the first outer tuple where the built-in
+ * join does (ExecHashJoin's HJ_BUILD_HASHTABLE): an empty outer side then
+ * ends an inner, left, semi or anti join without loading the build side.
+ * Right and full joins need the build side anyway.  An inner or semi join
+ * tries only while the outer side's first tuple is expected to cost less
+ * than the build side, and not after a scan that found outer tuples (a
+ * rescan probably finds some again).  False when the join ends here.
+ */
+static bool
+fpb_hj_fetch_first_outer(FpbHjState *st)
+{
+	TupleTableSlot *slot;
+
+	st->first_outer = NULL;
+	if (st->fill_inner)
+		return true;
+	if (!st->fill_outer &&
+		(st->outer_ps->plan->startup_cost >= st->inner_ps->plan->total_cost ||
+		 st->outer_not_empty))
+		return true;
+	slot = ExecProcNode(st->outer_ps);
+	if (TupIsNull(slot))
+	{
+		st->outer_not_empty = false;
+		return false;
+	}
+	st->outer_not_empty = true;
+	st->first_outer = slot;
+	return true;
+}
+
 /* Start probing the current batch (or skip it if no row can come out). */
 static void
 fpb_hj_start_probe(FpbHjState *st)
@@ -995,7 +1033,11 @@ fpb_hj_next_outer(FpbHjState *st, uint32 *hashvalue, Datum *key,
 
 		if (st->curbatch == 0)
 		{
-			slot = ExecProcNode(st->outer_ps);
+			slot = st->first_outer;
+			if (slot != NULL)
+				st->first_outer = NULL;
+			else
+				slot = ExecProcNode(st->outer_ps);
 			if (TupIsNull(slot))
 				return NULL;
 		}
@@ -1019,11 +1061,13 @@ fpb_hj_next_outer(FpbHjState *st, uint32 *hashvalue, Datum *key,
 		{
 			if (!st->fill_outer)
 				continue;
+			st->outer_not_empty = true;
 			*hashvalue = 0;
 			*key = (Datum) 0;
 			*nullkey = true;
 			return slot;
 		}
+		st->outer_not_empty = true;
 
 		batchno = fpb_hj_batchno(st, *hashvalue);
 		if (batchno != st->curbatch)
@@ -1520,7 +1564,29 @@ fpb_hj_exec(CustomScanState *node)
 		switch (st->phase)
 		{
 			case FPB_HJ_BUILD:
+				if (!fpb_hj_fetch_first_outer(st))
+				{
+					st->phase = FPB_HJ_DONE;
+					break;
+				}
 				fpb_hj_build(st);
+				if (st->inner_total == 0)
+				{
+					/*
+					 * Nothing can match: a join without outer fill ends
+					 * without reading the outer side (as the built-in join
+					 * does), and the others need no batches for it.  Nothing
+					 * was spilled and no outer tuple has been hashed yet.
+					 */
+					st->nbatch = 1;
+					if (!st->fill_outer)
+					{
+						st->phase = FPB_HJ_DONE;
+						break;
+					}
+				}
+				/* set again by the outer tuples of this scan */
+				st->outer_not_empty = false;
 				fpb_hj_start_probe(st);
 				break;
 			case FPB_HJ_PROBE:
@@ -1563,7 +1629,9 @@ fpb_hj_release(FpbHjState *st)
 
 	fpb_spill_discard(&st->inner_spill);
 	fpb_spill_discard(&st->outer_spill);
-	for (i = 0; i < st->nbatch; i++)
+	/* the sets may have more files than batches (see FPB_HJ_BUILD) */
+	Assert(st->inner_spill.nfiles == st->outer_spill.nfiles);
+	for (i = 0; i < st->inner_spill.nfiles; i++)
 		fpb_hj_close_files(st, i);
 	st->outer_read = NULL;
 	fpb_ht_reset(&st->ht);
@@ -1605,12 +1673,14 @@ fpb_hj_rescan(CustomScanState *node)
 		UpdateChangedParamSet(inner, node->ss.ps.chgParam);
 	}
 
+	st->first_outer = NULL;
 	if (st->phase != FPB_HJ_BUILD && st->ht.built && st->nbatch == 1 &&
 		st->curbatch == 0 && inner->chgParam == NULL &&
 		!bms_overlap(node->ss.ps.chgParam, st->inner_key_params))
 	{
 		if (st->fill_inner)
 			fpb_ht_clear_matched(&st->ht);
+		st->outer_not_empty = false;
 		fpb_hj_start_probe(st);
 	}
 	else
