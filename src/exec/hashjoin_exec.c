@@ -1288,7 +1288,7 @@ fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
 			continue;
 		if (st->joinqual != NULL && !ExecQual(st->joinqual, econtext))
 		{
-			InstrCountFiltered2(&st->css.ss.ps, 1);
+			InstrCountFiltered1(&st->css.ss.ps, 1);
 			continue;
 		}
 
@@ -1304,7 +1304,7 @@ fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
 			e->pos = e->ncells;
 		if (st->otherqual == NULL || ExecQual(st->otherqual, econtext))
 			return ExecProject(st->proj);
-		InstrCountFiltered1(&st->css.ss.ps, 1);
+		InstrCountFiltered2(&st->css.ss.ps, 1);
 	}
 
 	if (!e->matched && st->fill_outer)
@@ -1314,7 +1314,7 @@ fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
 		ResetExprContext(econtext);
 		if (st->otherqual == NULL || ExecQual(st->otherqual, econtext))
 			return ExecProject(st->proj);
-		InstrCountFiltered1(&st->css.ss.ps, 1);
+		InstrCountFiltered2(&st->css.ss.ps, 1);
 	}
 	return NULL;
 }
@@ -1465,7 +1465,7 @@ fpb_hj_fill_inner_next(FpbHjState *st)
 		econtext->ecxt_innertuple = st->build_slot;
 		if (st->otherqual == NULL || ExecQual(st->otherqual, econtext))
 			return ExecProject(st->proj);
-		InstrCountFiltered1(&st->css.ss.ps, 1);
+		InstrCountFiltered2(&st->css.ss.ps, 1);
 	}
 	return NULL;
 }
@@ -1717,6 +1717,29 @@ fpb_hj_jointype_name(JoinType jointype)
 	}
 }
 
+/*
+ * A filter's removed-row count, as EXPLAIN prints it for the built-in joins
+ * (show_instrumentation_count): nfiltered1 for the join filter, nfiltered2
+ * for the filter, per loop, only with ANALYZE, and in text format only when
+ * not zero.
+ */
+static void
+fpb_hj_explain_removed(const char *label, int which, PlanState *ps,
+					   ExplainState *es)
+{
+	double		nfiltered;
+	double		nloops;
+
+	if (!es->analyze || ps->instrument == NULL)
+		return;
+	nfiltered = which == 1 ? ps->instrument->nfiltered1 :
+		ps->instrument->nfiltered2;
+	nloops = ps->instrument->nloops;
+	if (nfiltered > 0 || es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyFloat(label, NULL,
+							 nloops > 0 ? nfiltered / nloops : 0.0, 0, es);
+}
+
 static void
 fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -1738,21 +1761,21 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 										   context, useprefix, false),
 						es);
 	if (joinquals != NIL)
+	{
 		ExplainPropertyText("Join Filter",
 							deparse_expression((Node *) make_ands_explicit(joinquals),
 											   context, useprefix, false),
 							es);
+		fpb_hj_explain_removed("Rows Removed by Join Filter", 1,
+							   &node->ss.ps, es);
+	}
 	if (otherquals != NIL)
 	{
 		ExplainPropertyText("Filter",
 							deparse_expression((Node *) make_ands_explicit(otherquals),
 											   context, useprefix, false),
 							es);
-		if (es->analyze)
-			ExplainPropertyFloat("Rows Removed by Filter", NULL,
-								 node->ss.ps.instrument ?
-								 node->ss.ps.instrument->nfiltered1 : 0,
-								 0, es);
+		fpb_hj_explain_removed("Rows Removed by Filter", 2, &node->ss.ps, es);
 	}
 
 	if (es->analyze)
