@@ -126,6 +126,7 @@ typedef struct FpbHjState
 
 	PlanState  *outer_ps;
 	PlanState  *inner_ps;
+	Bitmapset  *inner_key_params;	/* PARAM_EXECs the inner keys read */
 	TupleTableSlot *probe_slot;
 	TupleTableSlot *outer_file_slot;
 	TupleTableSlot *build_slot;
@@ -159,6 +160,9 @@ typedef struct FpbHjState
 	Size		formbufsize;
 
 	FpbHjPhase	phase;
+	TupleTableSlot *first_outer;	/* fetched before the build, not used yet */
+	bool		outer_not_empty;	/* the last scan found an outer tuple */
+	int64		inner_total;	/* build rows kept in this build, all batches */
 	bool		outer_done;
 	FpbProbeEntry *ring;
 	int			ringsize;		/* group size, or a power of two */
@@ -176,6 +180,7 @@ typedef struct FpbHjState
 	int			max_radix_parts;	/* EXPLAIN */
 
 	/* EXPLAIN ANALYZE */
+	int64		nbuilds;		/* tables built, over batches and rescans */
 	Size		peak_space;
 	uint32		max_buckets;
 	bool		spilled;
@@ -291,6 +296,56 @@ fpb_hj_key_column(Expr *expr, int varno)
 	return 0;
 }
 
+/*
+ * PARAM_EXEC parameters an expression depends on, counted as finalize_plan
+ * counts them: its Params, and what its SubPlans read from outside (their
+ * extParam less the parameters passed down to them).
+ */
+typedef struct FpbParamContext
+{
+	PlannedStmt *stmt;
+	Bitmapset  *ids;
+} FpbParamContext;
+
+static bool
+fpb_hj_params_walker(Node *node, FpbParamContext *cxt)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+	{
+		Param	   *param = (Param *) node;
+
+		if (param->paramkind == PARAM_EXEC)
+			cxt->ids = bms_add_member(cxt->ids, param->paramid);
+		return false;
+	}
+	if (IsA(node, SubPlan))
+	{
+		SubPlan    *subplan = (SubPlan *) node;
+		Plan	   *plan = list_nth(cxt->stmt->subplans, subplan->plan_id - 1);
+		Bitmapset  *ext = bms_copy(plan->extParam);
+		ListCell   *lc;
+
+		foreach(lc, subplan->parParam)
+			ext = bms_del_member(ext, lfirst_int(lc));
+		cxt->ids = bms_join(cxt->ids, ext);
+		/* on to its arguments and test expression */
+	}
+	return expression_tree_walker(node, fpb_hj_params_walker, (void *) cxt);
+}
+
+static Bitmapset *
+fpb_hj_expr_params(Node *expr, EState *estate)
+{
+	FpbParamContext cxt;
+
+	cxt.stmt = estate->es_plannedstmt;
+	cxt.ids = NULL;
+	(void) fpb_hj_params_walker(expr, &cxt);
+	return cxt.ids;
+}
+
 static void
 fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -346,6 +401,14 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 	outer_keys = fpb_hj_map_list(linitial(cscan->custom_exprs), st->nouter);
 	inner_keys = fpb_hj_map_list(lsecond(cscan->custom_exprs), st->nouter);
 	st->nkeys = list_length(outer_keys);
+
+	/*
+	 * The table holds the inner child's rows and the values of the inner
+	 * keys: a rescan may keep it only if neither changed.  The child's own
+	 * parameters arrive in its chgParam; those of the keys (evaluated by
+	 * this node) only in ours, so remember which they are.
+	 */
+	st->inner_key_params = fpb_hj_expr_params((Node *) inner_keys, estate);
 	st->outer_keys = palloc(sizeof(ExprState *) * st->nkeys);
 	st->inner_keys = palloc(sizeof(ExprState *) * st->nkeys);
 	st->outer_hashfn = palloc(sizeof(FmgrInfo) * st->nkeys);
@@ -719,6 +782,8 @@ fpb_hj_add_inner(FpbHjState *st, TupleTableSlot *slot, bool from_file,
 		flags = FPB_HT_NOKEY;
 		hashvalue = from_file ? filehash : murmurhash32(st->nokey_seq++);
 	}
+	if (!from_file)
+		st->inner_total++;
 	if (!st->byval_fast)
 		key = (Datum) 0;
 
@@ -804,6 +869,7 @@ fpb_hj_build(FpbHjState *st)
 
 	if (st->curbatch == 0)
 	{
+		st->inner_total = 0;
 		for (;;)
 		{
 			TupleTableSlot *slot = ExecProcNode(st->inner_ps);
@@ -837,6 +903,7 @@ fpb_hj_build(FpbHjState *st)
 					   table + st->radix_pool + st->ht.tuple_bytes <=
 					   st->space_allowed);
 	fpb_ht_build(&st->ht, st->group_size, st->prefetch);
+	st->nbuilds++;
 	space = st->ht.tuple_bytes + st->ht.cell_bytes +
 		(Size) st->ht.nbuckets * sizeof(FpbBucket);
 	st->radix_on = st->ht.radix_bits > 0;
@@ -878,6 +945,38 @@ fpb_hj_reset_ring(FpbHjState *st)
 	fpb_radix_reset(&st->radix);
 	st->source_done = false;
 	st->radix_ramp = 1;
+}
+
+/*
+ * Before the first build, fetch the first outer tuple where the built-in
+ * join does (ExecHashJoin's HJ_BUILD_HASHTABLE): an empty outer side then
+ * ends an inner, left, semi or anti join without loading the build side.
+ * Right and full joins need the build side anyway.  An inner or semi join
+ * tries only while the outer side's first tuple is expected to cost less
+ * than the build side, and not after a scan that found outer tuples (a
+ * rescan probably finds some again).  False when the join ends here.
+ */
+static bool
+fpb_hj_fetch_first_outer(FpbHjState *st)
+{
+	TupleTableSlot *slot;
+
+	st->first_outer = NULL;
+	if (st->fill_inner)
+		return true;
+	if (!st->fill_outer &&
+		(st->outer_ps->plan->startup_cost >= st->inner_ps->plan->total_cost ||
+		 st->outer_not_empty))
+		return true;
+	slot = ExecProcNode(st->outer_ps);
+	if (TupIsNull(slot))
+	{
+		st->outer_not_empty = false;
+		return false;
+	}
+	st->outer_not_empty = true;
+	st->first_outer = slot;
+	return true;
 }
 
 /* Start probing the current batch (or skip it if no row can come out). */
@@ -934,7 +1033,11 @@ fpb_hj_next_outer(FpbHjState *st, uint32 *hashvalue, Datum *key,
 
 		if (st->curbatch == 0)
 		{
-			slot = ExecProcNode(st->outer_ps);
+			slot = st->first_outer;
+			if (slot != NULL)
+				st->first_outer = NULL;
+			else
+				slot = ExecProcNode(st->outer_ps);
 			if (TupIsNull(slot))
 				return NULL;
 		}
@@ -958,11 +1061,13 @@ fpb_hj_next_outer(FpbHjState *st, uint32 *hashvalue, Datum *key,
 		{
 			if (!st->fill_outer)
 				continue;
+			st->outer_not_empty = true;
 			*hashvalue = 0;
 			*key = (Datum) 0;
 			*nullkey = true;
 			return slot;
 		}
+		st->outer_not_empty = true;
 
 		batchno = fpb_hj_batchno(st, *hashvalue);
 		if (batchno != st->curbatch)
@@ -1183,7 +1288,7 @@ fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
 			continue;
 		if (st->joinqual != NULL && !ExecQual(st->joinqual, econtext))
 		{
-			InstrCountFiltered2(&st->css.ss.ps, 1);
+			InstrCountFiltered1(&st->css.ss.ps, 1);
 			continue;
 		}
 
@@ -1199,7 +1304,7 @@ fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
 			e->pos = e->ncells;
 		if (st->otherqual == NULL || ExecQual(st->otherqual, econtext))
 			return ExecProject(st->proj);
-		InstrCountFiltered1(&st->css.ss.ps, 1);
+		InstrCountFiltered2(&st->css.ss.ps, 1);
 	}
 
 	if (!e->matched && st->fill_outer)
@@ -1209,7 +1314,7 @@ fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
 		ResetExprContext(econtext);
 		if (st->otherqual == NULL || ExecQual(st->otherqual, econtext))
 			return ExecProject(st->proj);
-		InstrCountFiltered1(&st->css.ss.ps, 1);
+		InstrCountFiltered2(&st->css.ss.ps, 1);
 	}
 	return NULL;
 }
@@ -1360,7 +1465,7 @@ fpb_hj_fill_inner_next(FpbHjState *st)
 		econtext->ecxt_innertuple = st->build_slot;
 		if (st->otherqual == NULL || ExecQual(st->otherqual, econtext))
 			return ExecProject(st->proj);
-		InstrCountFiltered1(&st->css.ss.ps, 1);
+		InstrCountFiltered2(&st->css.ss.ps, 1);
 	}
 	return NULL;
 }
@@ -1459,7 +1564,29 @@ fpb_hj_exec(CustomScanState *node)
 		switch (st->phase)
 		{
 			case FPB_HJ_BUILD:
+				if (!fpb_hj_fetch_first_outer(st))
+				{
+					st->phase = FPB_HJ_DONE;
+					break;
+				}
 				fpb_hj_build(st);
+				if (st->inner_total == 0)
+				{
+					/*
+					 * Nothing can match: a join without outer fill ends
+					 * without reading the outer side (as the built-in join
+					 * does), and the others need no batches for it.  Nothing
+					 * was spilled and no outer tuple has been hashed yet.
+					 */
+					st->nbatch = 1;
+					if (!st->fill_outer)
+					{
+						st->phase = FPB_HJ_DONE;
+						break;
+					}
+				}
+				/* set again by the outer tuples of this scan */
+				st->outer_not_empty = false;
 				fpb_hj_start_probe(st);
 				break;
 			case FPB_HJ_PROBE:
@@ -1484,7 +1611,8 @@ fpb_hj_exec(CustomScanState *node)
 				st->phase = FPB_HJ_NEXT_BATCH;
 				break;
 			case FPB_HJ_NEXT_BATCH:
-				if (!fpb_hj_next_batch(st))
+				/* a single batch's table stays for a rescan that keeps it */
+				if (st->nbatch == 1 || !fpb_hj_next_batch(st))
 					st->phase = FPB_HJ_DONE;
 				break;
 			case FPB_HJ_DONE:
@@ -1501,7 +1629,9 @@ fpb_hj_release(FpbHjState *st)
 
 	fpb_spill_discard(&st->inner_spill);
 	fpb_spill_discard(&st->outer_spill);
-	for (i = 0; i < st->nbatch; i++)
+	/* the sets may have more files than batches (see FPB_HJ_BUILD) */
+	Assert(st->inner_spill.nfiles == st->outer_spill.nfiles);
+	for (i = 0; i < st->inner_spill.nfiles; i++)
 		fpb_hj_close_files(st, i);
 	st->outer_read = NULL;
 	fpb_ht_reset(&st->ht);
@@ -1524,8 +1654,10 @@ fpb_hj_end(CustomScanState *node)
 }
 
 /*
- * Rescan.  A single-batch table is kept when the build side's parameters
- * did not change (right/full joins forget their matches); anything else
+ * Rescan.  A single-batch table is kept when nothing it was built from
+ * changed: the inner child's parameters and those of the inner keys (the
+ * outer keys and the quals are evaluated per probe, so their parameters do
+ * not matter).  Right/full joins forget their matches.  Anything else
  * starts over.  ExecReScan does not pass chgParam to custom_ps, so do it.
  */
 static void
@@ -1541,11 +1673,14 @@ fpb_hj_rescan(CustomScanState *node)
 		UpdateChangedParamSet(inner, node->ss.ps.chgParam);
 	}
 
+	st->first_outer = NULL;
 	if (st->phase != FPB_HJ_BUILD && st->ht.built && st->nbatch == 1 &&
-		st->curbatch == 0 && inner->chgParam == NULL)
+		st->curbatch == 0 && inner->chgParam == NULL &&
+		!bms_overlap(node->ss.ps.chgParam, st->inner_key_params))
 	{
 		if (st->fill_inner)
 			fpb_ht_clear_matched(&st->ht);
+		st->outer_not_empty = false;
 		fpb_hj_start_probe(st);
 	}
 	else
@@ -1582,6 +1717,29 @@ fpb_hj_jointype_name(JoinType jointype)
 	}
 }
 
+/*
+ * A filter's removed-row count, as EXPLAIN prints it for the built-in joins
+ * (show_instrumentation_count): nfiltered1 for the join filter, nfiltered2
+ * for the filter, per loop, only with ANALYZE, and in text format only when
+ * not zero.
+ */
+static void
+fpb_hj_explain_removed(const char *label, int which, PlanState *ps,
+					   ExplainState *es)
+{
+	double		nfiltered;
+	double		nloops;
+
+	if (!es->analyze || ps->instrument == NULL)
+		return;
+	nfiltered = which == 1 ? ps->instrument->nfiltered1 :
+		ps->instrument->nfiltered2;
+	nloops = ps->instrument->nloops;
+	if (nfiltered > 0 || es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyFloat(label, NULL,
+							 nloops > 0 ? nfiltered / nloops : 0.0, 0, es);
+}
+
 static void
 fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -1603,21 +1761,21 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 										   context, useprefix, false),
 						es);
 	if (joinquals != NIL)
+	{
 		ExplainPropertyText("Join Filter",
 							deparse_expression((Node *) make_ands_explicit(joinquals),
 											   context, useprefix, false),
 							es);
+		fpb_hj_explain_removed("Rows Removed by Join Filter", 1,
+							   &node->ss.ps, es);
+	}
 	if (otherquals != NIL)
 	{
 		ExplainPropertyText("Filter",
 							deparse_expression((Node *) make_ands_explicit(otherquals),
 											   context, useprefix, false),
 							es);
-		if (es->analyze)
-			ExplainPropertyFloat("Rows Removed by Filter", NULL,
-								 node->ss.ps.instrument ?
-								 node->ss.ps.instrument->nfiltered1 : 0,
-								 0, es);
+		fpb_hj_explain_removed("Rows Removed by Filter", 2, &node->ss.ps, es);
 	}
 
 	if (es->analyze)
@@ -1630,6 +1788,7 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Buckets", NULL, st->max_buckets, es);
 		ExplainPropertyInteger("Batches", NULL, st->nbatch, es);
 		ExplainPropertyInteger("Original Batches", NULL, st->plan_nbatch, es);
+		ExplainPropertyInteger("Builds", NULL, st->nbuilds, es);
 		ExplainPropertyInteger("Peak Memory Usage", "kB",
 							   (int64) ((st->peak_space + 1023) / 1024), es);
 		ExplainPropertyBool("Spilled", st->spilled, es);

@@ -80,7 +80,9 @@ void
 fpb_spill_grow(FpbSpillSet *set, int nfiles)
 {
 	Assert(set->head == set->done);
-	Assert(nfiles >= set->nfiles);
+	/* a join whose batches were dropped (empty build side) may regrow */
+	if (nfiles <= set->nfiles)
+		return;
 	set->files = repalloc(set->files, sizeof(FpbSpillFile) * nfiles);
 	MemSet(set->files + set->nfiles, 0,
 		   sizeof(FpbSpillFile) * (nfiles - set->nfiles));
