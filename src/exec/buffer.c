@@ -14,7 +14,10 @@
  * tuples; in PostgreSQL a child's slot is only valid until the child is
  * called again, so tuples are copied as minimal tuples into an arena of
  * memory blocks that is reused from one refill to the next (no palloc per
- * tuple), together with the values the child has already deformed.
+ * tuple), together with the values the child has already deformed.  A
+ * refill stops once the arena holds work_mem, and tuples too wide for a
+ * block get memory of their own that the next refill frees, so a Buffer
+ * holds about work_mem plus its widest tuple, whatever the rows' widths.
  *
  * The node is transparent: its output columns are the child's, one for
  * one, so the parent's references to its child stay valid when a Buffer is
@@ -52,12 +55,23 @@ int			fpb_l1i_cache_size = 32 * 1024;
 /* arena blocks: big enough that a refill of narrow tuples needs a few */
 #define BUFFER_BLOCK_SIZE	(64 * 1024)
 
+/*
+ * A tuple (with its values) larger than this that does not fit in the rest
+ * of the current block gets an allocation of its own, freed at the next
+ * refill: blocks are reused for every refill, so one sized for a wide tuple
+ * would be kept for good, and moving on to the next block leaves less than
+ * this unused at the end of the current one.
+ */
+#define BUFFER_LARGE_TUPLE	(BUFFER_BLOCK_SIZE / 4)
+
 typedef struct BufferBlock
 {
 	struct BufferBlock *next;
 	Size		size;			/* usable bytes in data[] */
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } BufferBlock;
+
+#define BUFFER_BLOCK_BYTES(size)	(offsetof(BufferBlock, data) + (size))
 
 /*
  * One buffered tuple: the minimal tuple and, when the child had already
@@ -87,12 +101,19 @@ typedef struct BufferState
 	int			next;			/* next tuple to hand out */
 	bool		child_done;		/* child returned end of data */
 
-	/* arena: a chain of blocks, refilled from the first block each time */
+	/*
+	 * The arena: a chain of BUFFER_BLOCK_SIZE blocks, refilled from the first
+	 * block each time, and the large tuples' own allocations of the current
+	 * refill.
+	 */
 	BufferBlock *blocks;
 	BufferBlock *curblock;
 	Size		curoff;
-	Size		arena_used;		/* bytes handed out since the last reset */
+	BufferBlock *large;			/* this refill's large tuples */
+	Size		arena_used;		/* bytes this refill took or skipped */
 	Size		arena_limit;	/* stop filling beyond this (work_mem) */
+	Size		mem_held;		/* bytes of the ring and all blocks */
+	Size		mem_peak;		/* highest mem_held, for EXPLAIN ANALYZE */
 
 	/* for EXPLAIN ANALYZE (summed over rescans) */
 	int64		refills;
@@ -107,6 +128,7 @@ static void buffer_end(CustomScanState *node);
 static void buffer_rescan(CustomScanState *node);
 static void buffer_explain(CustomScanState *node, List *ancestors,
 						   ExplainState *es);
+static void buffer_count_memory(BufferState *bs, ssize_t bytes);
 
 static const CustomScanMethods buffer_scan_methods = {
 	.CustomName = FPB_BUFFER_NAME,
@@ -268,12 +290,40 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 	bs->ring = palloc(sizeof(BufferEntry) * bs->nslots);
 	bs->arena_limit = (Size) work_mem * 1024;
 	bs->fill_target = 1;
+	buffer_count_memory(bs, sizeof(BufferEntry) * bs->nslots);
 }
 
-/* forget the ring's tuples; their memory is reused by the next refill */
+/* account for bytes allocated (or, negative, freed) for this node */
+static void
+buffer_count_memory(BufferState *bs, ssize_t bytes)
+{
+	bs->mem_held += bytes;
+	bs->mem_peak = Max(bs->mem_peak, bs->mem_held);
+}
+
+/* free a chain of blocks */
+static void
+buffer_free_blocks(BufferState *bs, BufferBlock *blk)
+{
+	while (blk != NULL)
+	{
+		BufferBlock *next = blk->next;
+
+		buffer_count_memory(bs, -(ssize_t) BUFFER_BLOCK_BYTES(blk->size));
+		pfree(blk);
+		blk = next;
+	}
+}
+
+/*
+ * Forget the ring's tuples: the blocks are reused by the next refill, the
+ * large tuples' memory is freed.
+ */
 static void
 buffer_reset_arena(BufferState *bs)
 {
+	buffer_free_blocks(bs, bs->large);
+	bs->large = NULL;
 	bs->curblock = bs->blocks;
 	bs->curoff = 0;
 	bs->arena_used = 0;
@@ -282,35 +332,66 @@ buffer_reset_arena(BufferState *bs)
 }
 
 /*
- * Make the arena's current block one with room for len bytes: the next
- * block of the chain, or a new one at its end.  Out of line: it runs once
- * per block, and the per-tuple path of the fill stays short (it shares the
+ * len bytes for a tuple that does not fit in the rest of the current block
+ * (buffer_alloc).  Out of line: it runs once per block or per large tuple,
+ * and the per-tuple path of the fill stays short (it shares the
  * instruction cache with the child's code).
  */
-static pg_noinline void
-buffer_next_block(BufferState *bs, Size len)
+static pg_noinline char *
+buffer_alloc_slow(BufferState *bs, Size len)
 {
-	while (bs->curblock != NULL && bs->curoff + len > bs->curblock->size)
-	{
-		bs->curblock = bs->curblock->next;
-		bs->curoff = 0;
-	}
-	if (bs->curblock == NULL)
-	{
-		Size		size = Max(BUFFER_BLOCK_SIZE, len);
-		BufferBlock *blk;
-		BufferBlock **tail;
+	MemoryContext cxt = bs->css.ss.ps.state->es_query_cxt;
+	BufferBlock *blk;
 
-		blk = MemoryContextAlloc(bs->css.ss.ps.state->es_query_cxt,
-								 offsetof(BufferBlock, data) + size);
-		blk->next = NULL;
-		blk->size = size;
-		for (tail = &bs->blocks; *tail != NULL; tail = &(*tail)->next)
-			;
-		*tail = blk;
-		bs->curblock = blk;
-		bs->curoff = 0;
+	if (len > BUFFER_LARGE_TUPLE)
+	{
+		/*
+		 * The blocks this refill has not reached are only kept for reuse:
+		 * give them back rather than hold them and the large tuples (a run
+		 * of narrow rows followed by wide ones would hold both).
+		 */
+		if (bs->curblock != NULL &&
+			bs->mem_held + BUFFER_BLOCK_BYTES(len) > bs->arena_limit)
+		{
+			buffer_free_blocks(bs, bs->curblock->next);
+			bs->curblock->next = NULL;
+		}
+		blk = MemoryContextAlloc(cxt, BUFFER_BLOCK_BYTES(len));
+		blk->size = len;
+		blk->next = bs->large;
+		bs->large = blk;
+		buffer_count_memory(bs, BUFFER_BLOCK_BYTES(len));
+		bs->arena_used += len;
+		return blk->data;
 	}
+
+	/* the next block of the chain, or a new one at its end */
+	if (bs->curblock != NULL)
+	{
+		bs->arena_used += bs->curblock->size - bs->curoff;
+		if (bs->curblock->next == NULL)
+		{
+			blk = MemoryContextAlloc(cxt, BUFFER_BLOCK_BYTES(BUFFER_BLOCK_SIZE));
+			blk->next = NULL;
+			blk->size = BUFFER_BLOCK_SIZE;
+			bs->curblock->next = blk;
+			buffer_count_memory(bs, BUFFER_BLOCK_BYTES(BUFFER_BLOCK_SIZE));
+		}
+		bs->curblock = bs->curblock->next;
+	}
+	else
+	{
+		/* the first block of the node */
+		Assert(bs->blocks == NULL);
+		blk = MemoryContextAlloc(cxt, BUFFER_BLOCK_BYTES(BUFFER_BLOCK_SIZE));
+		blk->next = NULL;
+		blk->size = BUFFER_BLOCK_SIZE;
+		bs->blocks = bs->curblock = blk;
+		buffer_count_memory(bs, BUFFER_BLOCK_BYTES(BUFFER_BLOCK_SIZE));
+	}
+	bs->curoff = len;
+	bs->arena_used += len;
+	return bs->curblock->data;
 }
 
 /* len bytes (MAXALIGNed) from the arena, reusing blocks before adding any */
@@ -322,7 +403,7 @@ buffer_alloc(BufferState *bs, Size len)
 	len = MAXALIGN(len);
 	if (unlikely(bs->curblock == NULL ||
 				 bs->curoff + len > bs->curblock->size))
-		buffer_next_block(bs, len);
+		return buffer_alloc_slow(bs, len);
 	p = bs->curblock->data + bs->curoff;
 	bs->curoff += len;
 	bs->arena_used += len;
@@ -452,7 +533,7 @@ buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot, BufferEntry *e)
 
 /*
  * Call the child until the ring holds fill_target tuples, the arena limit
- * is hit or the child ends.
+ * is hit or the child ends.  Once the child has ended, only empty the ring.
  *
  * The fill ramps up: after each (re)start the first refill takes one tuple,
  * and each later one twice as many as the one before, up to the ring size.
@@ -481,7 +562,11 @@ buffer_refill(BufferState *bs)
 	 */
 	CHECK_FOR_INTERRUPTS();
 
+	/* the parent is done with the last tuple, which may be freed now */
+	ExecClearTuple(bs->outslot);
 	buffer_reset_arena(bs);
+	if (bs->child_done)
+		return;
 	bs->refills++;
 	if (bs->fill_target < bs->nslots)
 		bs->fill_target = Min(bs->fill_target * 2, bs->nslots);
@@ -515,11 +600,9 @@ buffer_next(BufferState *bs)
 
 	if (unlikely(bs->next >= bs->ntuples))
 	{
-		if (bs->child_done)
-			return ExecClearTuple(bs->outslot);
 		buffer_refill(bs);
 		if (bs->ntuples == 0)
-			return ExecClearTuple(bs->outslot);
+			return bs->outslot; /* cleared by buffer_refill */
 	}
 
 	/* the arena keeps the tuple until the next refill: no copy, no pfree */
@@ -569,16 +652,10 @@ static void
 buffer_end(CustomScanState *node)
 {
 	BufferState *bs = (BufferState *) node;
-	BufferBlock *blk = bs->blocks;
 
 	ExecClearTuple(bs->outslot);
-	while (blk != NULL)
-	{
-		BufferBlock *next = blk->next;
-
-		pfree(blk);
-		blk = next;
-	}
+	buffer_reset_arena(bs);
+	buffer_free_blocks(bs, bs->blocks);
 	bs->blocks = bs->curblock = NULL;
 	ExecEndNode(bs->child);
 }
@@ -615,7 +692,12 @@ buffer_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->verbose && es->costs)
 		ExplainPropertyInteger("Group Footprint", "bytes", bs->group_bytes, es);
 	if (es->analyze)
+	{
 		ExplainPropertyInteger("Refills", NULL, bs->refills, es);
+		/* the ring and the arena at their largest, rounded up */
+		ExplainPropertyInteger("Peak Memory", "kB",
+							   (bs->mem_peak + 1023) / 1024, es);
+	}
 }
 
 /*
