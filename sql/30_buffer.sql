@@ -104,6 +104,7 @@ INSERT INTO buf_queries VALUES
 ('nulls_wide', '', $$SELECT l_comment, l_extra, l_orderkey % 5 FROM buf_li WHERE l_extra IS NULL OR l_comment IS NULL$$, false),
 ('parallel_hashjoin', 'max_parallel_workers_per_gather=2,parallel_setup_cost=0,parallel_tuple_cost=0,min_parallel_table_scan_size=0,enable_nestloop=off,enable_mergejoin=off', $$SELECT l_linenumber, count(*), sum(o_totalprice) FROM buf_li JOIN buf_orders ON o_orderkey = l_orderkey WHERE l_quantity > 5 GROUP BY 1$$, false),
 ('big_values', '', $$SELECT i, repeat(md5(i::text), 200) FROM generate_series(1, 2000) i$$, false),
+('parallel_join_chain', 'max_parallel_workers_per_gather=2,parallel_setup_cost=0,parallel_tuple_cost=0,min_parallel_table_scan_size=0,enable_nestloop=off,enable_mergejoin=off,join_collapse_limit=1', $$SELECT count(*), sum(o1.o_custkey), max(o5.o_totalprice) FROM buf_orders o1 JOIN buf_orders o2 USING (o_orderkey) JOIN buf_orders o3 USING (o_orderkey) JOIN buf_orders o4 USING (o_orderkey) JOIN buf_orders o5 USING (o_orderkey) WHERE o1.o_custkey < 900$$, false),
 ('wide_growing', '', $$SELECT i, md5(r), length(r) FROM (SELECT i, repeat(chr(65 + i % 26), 65536 + i * 1500) r FROM generate_series(1, 120) i OFFSET 0) s$$, false);
 
 -- run q with settings, buffered or not; returns md5 of its rows and the
@@ -202,6 +203,57 @@ RESET enable_buffer_operator;
 -- EXPLAIN VERBOSE resolves the Buffer's columns through its child
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT l_returnflag, sum(l_quantity * 2) FROM buf_li WHERE l_quantity > 25 GROUP BY 1;
+
+-- a Buffer holds its child once: a plan node reachable twice would be
+-- copied twice by copyObject (the plan cache copies a generic plan) and
+-- written twice by nodeToString (the plan sent to a Gather's workers), so
+-- the plan would double with every nested Buffer.  A chain of nine hash
+-- joins gets 19 Buffers, ten of them nested; its cached generic plan must
+-- stay within a small multiple of the unbuffered plan's (without the fix
+-- it is over a hundred times larger).
+CREATE TABLE buf_chain AS SELECT g AS k FROM generate_series(1, 2000) g;
+ANALYZE buf_chain;
+SET enable_nestloop = off;
+SET enable_mergejoin = off;
+SET join_collapse_limit = 1;
+SET plan_cache_mode = force_generic_plan;
+PREPARE buf_chain_on AS SELECT /* chain with Buffers */ count(*)
+FROM buf_chain a1 JOIN buf_chain a2 USING (k) JOIN buf_chain a3 USING (k)
+	 JOIN buf_chain a4 USING (k) JOIN buf_chain a5 USING (k) JOIN buf_chain a6 USING (k)
+	 JOIN buf_chain a7 USING (k) JOIN buf_chain a8 USING (k) JOIN buf_chain a9 USING (k)
+	 JOIN buf_chain a10 USING (k);
+EXECUTE buf_chain_on;
+SET enable_buffer_operator = off;
+PREPARE buf_chain_off AS SELECT /* chain without Buffers */ count(*)
+FROM buf_chain a1 JOIN buf_chain a2 USING (k) JOIN buf_chain a3 USING (k)
+	 JOIN buf_chain a4 USING (k) JOIN buf_chain a5 USING (k) JOIN buf_chain a6 USING (k)
+	 JOIN buf_chain a7 USING (k) JOIN buf_chain a8 USING (k) JOIN buf_chain a9 USING (k)
+	 JOIN buf_chain a10 USING (k);
+EXECUTE buf_chain_off;
+RESET enable_buffer_operator;
+DO $$
+DECLARE
+	line text;
+	n int := 0;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) EXECUTE buf_chain_on' LOOP
+		IF line LIKE '%Custom Scan (Buffer)%' THEN
+			n := n + 1;
+		END IF;
+	END LOOP;
+	RAISE NOTICE 'Buffers in the cached plan: %', n;
+END $$;
+SELECT b.used_bytes <= 3 * u.used_bytes AS cached_plan_small
+FROM pg_backend_memory_contexts b, pg_backend_memory_contexts u
+WHERE b.name = 'CachedPlan' AND b.ident LIKE '%chain with Buffers%'
+  AND u.name = 'CachedPlan' AND u.ident LIKE '%chain without Buffers%';
+DEALLOCATE buf_chain_on;
+DEALLOCATE buf_chain_off;
+RESET plan_cache_mode;
+RESET join_collapse_limit;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+DROP TABLE buf_chain;
 
 -- cursors: a SCROLL cursor fetched both ways; the refinement keeps Buffers
 -- out of the backward path (here below the Sort, which scrolls by itself)

@@ -4,11 +4,12 @@
  *	  The buffer operator (Zhou & Ross, SIGMOD 2004) as a CustomScan node,
  *	  and the settings of the buffer operator and of the plan refinement.
  *
- * A Buffer has one child (in custom_plans).  When its ring is empty it
- * calls the child until the ring holds fpbtree.buffer_size tuples (or the
- * child is exhausted; after a start or rescan the fills ramp up from one
- * tuple, see buffer_refill), then hands the tuples to its parent one by
- * one, so the child's code runs many times in a row and then the parent's,
+ * A Buffer has one child (in lefttree, see fpb_make_buffer_plan).  When
+ * its ring is empty it calls the child until the ring holds
+ * fpbtree.buffer_size tuples (or the child is exhausted; after a start or
+ * rescan the fills ramp up from one tuple, see buffer_refill), then hands
+ * the tuples to its parent one by one, so the child's code runs many times
+ * in a row and then the parent's,
  * instead of alternating per tuple: each group's code stays in the L1
  * instruction cache.  The paper's prototype kept pointers to the child's
  * tuples; in PostgreSQL a child's slot is only valid until the child is
@@ -150,10 +151,20 @@ static const CustomExecMethods buffer_exec_methods = {
  * The scan tuple is the child's output row: custom_scan_tlist holds one
  * OUTER_VAR reference per child column, and the targetlist one INDEX_VAR
  * reference per scan column, so the executor sees a tlist that matches the
- * scan tuple and does not project.  The child goes into custom_plans (which
- * the executor initialises) and also into lefttree, which the executor
- * ignores for a CustomScan but EXPLAIN's deparser uses to resolve those
- * OUTER_VARs (ruleutils takes a node's outer plan from lefttree).
+ * scan tuple and does not project.
+ *
+ * The child is the node's lefttree, and only that: EXPLAIN's deparser
+ * resolves those OUTER_VARs in the outer plan, which it takes from
+ * lefttree.  It must not be in custom_plans as well: a node reachable
+ * twice is copied twice by copyObject (a cached plan) and written twice by
+ * nodeToString (the plan sent to a Gather's workers), which doubles the
+ * plan with every nested Buffer.  The executor initialises neither for a
+ * CustomScan; buffer_begin does, and lists the child's state in custom_ps,
+ * where EXPLAIN and the executor's tree walkers find a CustomScan's
+ * children.  (custom_plans would need custom_scan_tlist rewritten into
+ * base-relation expressions for the deparser, which then names the
+ * columns of an Append's children differently from PostgreSQL's own
+ * nodes.)
  */
 Plan *
 fpb_make_buffer_plan(Plan *child, int nslots, int group_bytes,
@@ -195,7 +206,7 @@ fpb_make_buffer_plan(Plan *child, int nslots, int group_bytes,
 	plan->plan_node_id = plan_node_id;
 	plan->targetlist = tlist;
 	plan->qual = NIL;
-	plan->lefttree = child;		/* for EXPLAIN only, see above */
+	plan->lefttree = child;
 	plan->righttree = NULL;
 	plan->initPlan = NIL;
 
@@ -209,7 +220,7 @@ fpb_make_buffer_plan(Plan *child, int nslots, int group_bytes,
 
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;			/* no backward scan, no mark/restore */
-	cscan->custom_plans = list_make1(child);
+	cscan->custom_plans = NIL;	/* the child is in lefttree only */
 	cscan->custom_exprs = NIL;
 	cscan->custom_private = list_make2(makeInteger(nslots),
 									   makeInteger(group_bytes));
@@ -255,7 +266,7 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the Buffer operator supports neither backward scans nor mark/restore")));
 
-	bs->child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	bs->child = ExecInitNode(outerPlan(cscan), estate, eflags);
 	node->custom_ps = list_make1(bs->child);
 
 	/* the tlist matches the scan tuple, so ExecInitCustomScan set no projection */
@@ -672,9 +683,9 @@ buffer_rescan(CustomScanState *node)
 	bs->fill_target = 1;		/* ramp up again: the parent may stop early */
 
 	/*
-	 * ExecReScan passes changed parameters to lefttree/righttree only; our
-	 * child is in custom_ps.  If parameters changed, the child rescans itself
-	 * on its next ExecProcNode; otherwise rescan it now.
+	 * ExecReScan passes changed parameters to the lefttree/righttree states
+	 * only; our child's state is in custom_ps.  If parameters changed, the
+	 * child rescans itself on its next ExecProcNode; otherwise rescan it now.
 	 */
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(child, node->ss.ps.chgParam);
