@@ -103,7 +103,9 @@ INSERT INTO buf_queries VALUES
 ('any_array', '', $$SELECT l_orderkey FROM buf_li WHERE l_linenumber = ANY (ARRAY[1, 3, 5]) AND l_comment LIKE 'xx%'$$, false),
 ('nulls_wide', '', $$SELECT l_comment, l_extra, l_orderkey % 5 FROM buf_li WHERE l_extra IS NULL OR l_comment IS NULL$$, false),
 ('parallel_hashjoin', 'max_parallel_workers_per_gather=2,parallel_setup_cost=0,parallel_tuple_cost=0,min_parallel_table_scan_size=0,enable_nestloop=off,enable_mergejoin=off', $$SELECT l_linenumber, count(*), sum(o_totalprice) FROM buf_li JOIN buf_orders ON o_orderkey = l_orderkey WHERE l_quantity > 5 GROUP BY 1$$, false),
-('big_values', '', $$SELECT i, repeat(md5(i::text), 200) FROM generate_series(1, 2000) i$$, false);
+('big_values', '', $$SELECT i, repeat(md5(i::text), 200) FROM generate_series(1, 2000) i$$, false),
+('parallel_join_chain', 'max_parallel_workers_per_gather=2,parallel_setup_cost=0,parallel_tuple_cost=0,min_parallel_table_scan_size=0,enable_nestloop=off,enable_mergejoin=off,join_collapse_limit=1', $$SELECT count(*), sum(o1.o_custkey), max(o5.o_totalprice) FROM buf_orders o1 JOIN buf_orders o2 USING (o_orderkey) JOIN buf_orders o3 USING (o_orderkey) JOIN buf_orders o4 USING (o_orderkey) JOIN buf_orders o5 USING (o_orderkey) WHERE o1.o_custkey < 900$$, false),
+('wide_growing', '', $$SELECT i, md5(r), length(r) FROM (SELECT i, repeat(chr(65 + i % 26), 65536 + i * 1500) r FROM generate_series(1, 120) i OFFSET 0) s$$, false);
 
 -- run q with settings, buffered or not; returns md5 of its rows and the
 -- number of Buffers in the plan that computed it
@@ -156,6 +158,37 @@ FROM buf_queries,
 	 LATERAL buf_run(q, settings, ordered, true, 1000) b1000
 ORDER BY name;
 
+-- memory: what a Buffer holds at its peak (EXPLAIN ANALYZE's Peak Memory,
+-- in kB: ring and arena) stays within work_mem plus the widest row and a
+-- block or so.  Rows wider than the 64 kB arena blocks that keep growing
+-- (65 kB to 245 kB) must not leave a block per row behind; narrow rows
+-- (which fill work_mem with blocks) followed by wide ones must not make it
+-- hold both.  The results of the first query are compared with the
+-- unbuffered plan's above ('wide_growing').
+CREATE FUNCTION buf_peak_memory(q text, OUT buffers int, OUT peak_kb int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+	SELECT count(*), max(v::int) INTO buffers, peak_kb
+	FROM jsonb_path_query(plan, 'strict $.** ? (@."Custom Plan Provider" == "Buffer")') b
+		 LEFT JOIN LATERAL jsonb_path_query(b, '$."Peak Memory"') v ON true;
+END $$;
+SET fpbtree.l1i_cache_size = '1kB';
+SET fpbtree.buffer_min_rows = 0;
+SET fpbtree.buffer_size = 1000;
+SET work_mem = '1MB';
+SELECT buffers, peak_kb IS NOT NULL AND peak_kb <= 1024 + 245 + 128 AS within_work_mem
+FROM buf_peak_memory($$SELECT sum(length(r)), count(DISTINCT md5(r)) FROM (SELECT repeat(chr(65 + i % 26), 65536 + i * 1500) r FROM generate_series(1, 120) i OFFSET 0) s$$);
+SELECT buffers, peak_kb IS NOT NULL AND peak_kb <= 1024 + 170 + 128 AS within_work_mem
+FROM buf_peak_memory($$SELECT sum(length(r)), count(DISTINCT md5(r)) FROM (SELECT repeat(chr(65 + i % 26), CASE WHEN i <= 600 THEN 8000 ELSE 100000 + i * 100 END) r FROM generate_series(1, 700) i OFFSET 0) s$$);
+RESET work_mem;
+RESET fpbtree.buffer_size;
+RESET fpbtree.buffer_min_rows;
+RESET fpbtree.l1i_cache_size;
+DROP FUNCTION buf_peak_memory;
+
 -- a query planned as a plain statement (not inside a subquery) as well
 SET fpbtree.l1i_cache_size = '1kB';
 SET fpbtree.buffer_min_rows = 0;
@@ -170,6 +203,57 @@ RESET enable_buffer_operator;
 -- EXPLAIN VERBOSE resolves the Buffer's columns through its child
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT l_returnflag, sum(l_quantity * 2) FROM buf_li WHERE l_quantity > 25 GROUP BY 1;
+
+-- a Buffer holds its child once: a plan node reachable twice would be
+-- copied twice by copyObject (the plan cache copies a generic plan) and
+-- written twice by nodeToString (the plan sent to a Gather's workers), so
+-- the plan would double with every nested Buffer.  A chain of nine hash
+-- joins gets 19 Buffers, ten of them nested; its cached generic plan must
+-- stay within a small multiple of the unbuffered plan's (without the fix
+-- it is over a hundred times larger).
+CREATE TABLE buf_chain AS SELECT g AS k FROM generate_series(1, 2000) g;
+ANALYZE buf_chain;
+SET enable_nestloop = off;
+SET enable_mergejoin = off;
+SET join_collapse_limit = 1;
+SET plan_cache_mode = force_generic_plan;
+PREPARE buf_chain_on AS SELECT /* chain with Buffers */ count(*)
+FROM buf_chain a1 JOIN buf_chain a2 USING (k) JOIN buf_chain a3 USING (k)
+	 JOIN buf_chain a4 USING (k) JOIN buf_chain a5 USING (k) JOIN buf_chain a6 USING (k)
+	 JOIN buf_chain a7 USING (k) JOIN buf_chain a8 USING (k) JOIN buf_chain a9 USING (k)
+	 JOIN buf_chain a10 USING (k);
+EXECUTE buf_chain_on;
+SET enable_buffer_operator = off;
+PREPARE buf_chain_off AS SELECT /* chain without Buffers */ count(*)
+FROM buf_chain a1 JOIN buf_chain a2 USING (k) JOIN buf_chain a3 USING (k)
+	 JOIN buf_chain a4 USING (k) JOIN buf_chain a5 USING (k) JOIN buf_chain a6 USING (k)
+	 JOIN buf_chain a7 USING (k) JOIN buf_chain a8 USING (k) JOIN buf_chain a9 USING (k)
+	 JOIN buf_chain a10 USING (k);
+EXECUTE buf_chain_off;
+RESET enable_buffer_operator;
+DO $$
+DECLARE
+	line text;
+	n int := 0;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) EXECUTE buf_chain_on' LOOP
+		IF line LIKE '%Custom Scan (Buffer)%' THEN
+			n := n + 1;
+		END IF;
+	END LOOP;
+	RAISE NOTICE 'Buffers in the cached plan: %', n;
+END $$;
+SELECT b.used_bytes <= 3 * u.used_bytes AS cached_plan_small
+FROM pg_backend_memory_contexts b, pg_backend_memory_contexts u
+WHERE b.name = 'CachedPlan' AND b.ident LIKE '%chain with Buffers%'
+  AND u.name = 'CachedPlan' AND u.ident LIKE '%chain without Buffers%';
+DEALLOCATE buf_chain_on;
+DEALLOCATE buf_chain_off;
+RESET plan_cache_mode;
+RESET join_collapse_limit;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+DROP TABLE buf_chain;
 
 -- cursors: a SCROLL cursor fetched both ways; the refinement keeps Buffers
 -- out of the backward path (here below the Sort, which scrolls by itself)
@@ -229,6 +313,16 @@ RESET ALL;
 -- unbuffered plan never reaches.  The Buffer's fill ramps up from one tuple
 -- (1, 2, 4, 8, ...), so it has read at most 15 rows when the join stops:
 -- no error, and the outer scan's row counts show how far it read.
+-- (EXPLAIN ANALYZE with the Buffer's Peak Memory figure masked)
+CREATE FUNCTION buf_explain_analyze(q text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		RETURN NEXT regexp_replace(line, 'Peak Memory: \d+ kB', 'Peak Memory: N kB');
+	END LOOP;
+END $$;
 CREATE TABLE buf_ra_outer AS SELECT a, a * 10 AS b FROM generate_series(1, 2000) a;
 CREATE INDEX buf_ra_outer_a ON buf_ra_outer (a);
 CREATE TABLE buf_ra_inner AS SELECT a FROM generate_series(1, 10) a;
@@ -243,9 +337,9 @@ SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 -- (no index-only scan: its heap-fetch count depends on the visibility map)
 SET enable_indexonlyscan = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT buf_explain_analyze($$
 SELECT o.a, o.b FROM buf_ra_outer o JOIN buf_ra_inner i ON o.a = i.a
-WHERE 100 / (o.a - 50) <> 1000;
+WHERE 100 / (o.a - 50) <> 1000$$);
 SELECT o.a, o.b FROM buf_ra_outer o JOIN buf_ra_inner i ON o.a = i.a
 WHERE 100 / (o.a - 50) <> 1000 ORDER BY 1;
 -- a hash join whose hash table turns out empty reads at most one outer
@@ -256,13 +350,14 @@ SET enable_mergejoin = off;
 SET enable_seqscan = on;
 SET enable_indexscan = off;
 DELETE FROM buf_ra_inner;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT buf_explain_analyze($$
 SELECT o.a, o.b FROM buf_ra_outer o JOIN buf_ra_inner i ON o.a = i.a
-WHERE 100 / (o.a - 2) <> 1000;
+WHERE 100 / (o.a - 2) <> 1000$$);
 RESET ALL;
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
 DROP TABLE buf_ra_outer, buf_ra_inner;
+DROP FUNCTION buf_explain_analyze;
 
 DROP FUNCTION buf_run;
 DROP TABLE buf_queries, buf_li, buf_orders, buf_part;

@@ -4,17 +4,21 @@
  *	  The buffer operator (Zhou & Ross, SIGMOD 2004) as a CustomScan node,
  *	  and the settings of the buffer operator and of the plan refinement.
  *
- * A Buffer has one child (in custom_plans).  When its ring is empty it
- * calls the child until the ring holds fpbtree.buffer_size tuples (or the
- * child is exhausted; after a start or rescan the fills ramp up from one
- * tuple, see buffer_refill), then hands the tuples to its parent one by
- * one, so the child's code runs many times in a row and then the parent's,
+ * A Buffer has one child (in lefttree, see fpb_make_buffer_plan).  When
+ * its ring is empty it calls the child until the ring holds
+ * fpbtree.buffer_size tuples (or the child is exhausted; after a start or
+ * rescan the fills ramp up from one tuple, see buffer_refill), then hands
+ * the tuples to its parent one by one, so the child's code runs many times
+ * in a row and then the parent's,
  * instead of alternating per tuple: each group's code stays in the L1
  * instruction cache.  The paper's prototype kept pointers to the child's
  * tuples; in PostgreSQL a child's slot is only valid until the child is
  * called again, so tuples are copied as minimal tuples into an arena of
  * memory blocks that is reused from one refill to the next (no palloc per
- * tuple), together with the values the child has already deformed.
+ * tuple), together with the values the child has already deformed.  A
+ * refill stops once the arena holds work_mem, and tuples too wide for a
+ * block get memory of their own that the next refill frees, so a Buffer
+ * holds about work_mem plus its widest tuple, whatever the rows' widths.
  *
  * The node is transparent: its output columns are the child's, one for
  * one, so the parent's references to its child stay valid when a Buffer is
@@ -54,12 +58,23 @@ int			fpb_l1i_cache_size = 32 * 1024;
 /* arena blocks: big enough that a refill of narrow tuples needs a few */
 #define BUFFER_BLOCK_SIZE	(64 * 1024)
 
+/*
+ * A tuple (with its values) larger than this that does not fit in the rest
+ * of the current block gets an allocation of its own, freed at the next
+ * refill: blocks are reused for every refill, so one sized for a wide tuple
+ * would be kept for good, and moving on to the next block leaves less than
+ * this unused at the end of the current one.
+ */
+#define BUFFER_LARGE_TUPLE	(BUFFER_BLOCK_SIZE / 4)
+
 typedef struct BufferBlock
 {
 	struct BufferBlock *next;
 	Size		size;			/* usable bytes in data[] */
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } BufferBlock;
+
+#define BUFFER_BLOCK_BYTES(size)	(offsetof(BufferBlock, data) + (size))
 
 /*
  * One buffered tuple: the minimal tuple and, when the child had already
@@ -89,12 +104,19 @@ typedef struct BufferState
 	int			next;			/* next tuple to hand out */
 	bool		child_done;		/* child returned end of data */
 
-	/* arena: a chain of blocks, refilled from the first block each time */
+	/*
+	 * The arena: a chain of BUFFER_BLOCK_SIZE blocks, refilled from the first
+	 * block each time, and the large tuples' own allocations of the current
+	 * refill.
+	 */
 	BufferBlock *blocks;
 	BufferBlock *curblock;
 	Size		curoff;
-	Size		arena_used;		/* bytes handed out since the last reset */
+	BufferBlock *large;			/* this refill's large tuples */
+	Size		arena_used;		/* bytes this refill took or skipped */
 	Size		arena_limit;	/* stop filling beyond this (work_mem) */
+	Size		mem_held;		/* bytes of the ring and all blocks */
+	Size		mem_peak;		/* highest mem_held, for EXPLAIN ANALYZE */
 
 	/* for EXPLAIN ANALYZE (summed over rescans) */
 	int64		refills;
@@ -109,6 +131,7 @@ static void buffer_end(CustomScanState *node);
 static void buffer_rescan(CustomScanState *node);
 static void buffer_explain(CustomScanState *node, List *ancestors,
 						   ExplainState *es);
+static void buffer_count_memory(BufferState *bs, ssize_t bytes);
 
 static const CustomScanMethods buffer_scan_methods = {
 	.CustomName = FPB_BUFFER_NAME,
@@ -130,10 +153,20 @@ static const CustomExecMethods buffer_exec_methods = {
  * The scan tuple is the child's output row: custom_scan_tlist holds one
  * OUTER_VAR reference per child column, and the targetlist one INDEX_VAR
  * reference per scan column, so the executor sees a tlist that matches the
- * scan tuple and does not project.  The child goes into custom_plans (which
- * the executor initialises) and also into lefttree, which the executor
- * ignores for a CustomScan but EXPLAIN's deparser uses to resolve those
- * OUTER_VARs (ruleutils takes a node's outer plan from lefttree).
+ * scan tuple and does not project.
+ *
+ * The child is the node's lefttree, and only that: EXPLAIN's deparser
+ * resolves those OUTER_VARs in the outer plan, which it takes from
+ * lefttree.  It must not be in custom_plans as well: a node reachable
+ * twice is copied twice by copyObject (a cached plan) and written twice by
+ * nodeToString (the plan sent to a Gather's workers), which doubles the
+ * plan with every nested Buffer.  The executor initialises neither for a
+ * CustomScan; buffer_begin does, and lists the child's state in custom_ps,
+ * where EXPLAIN and the executor's tree walkers find a CustomScan's
+ * children.  (custom_plans would need custom_scan_tlist rewritten into
+ * base-relation expressions for the deparser, which then names the
+ * columns of an Append's children differently from PostgreSQL's own
+ * nodes.)
  */
 Plan *
 fpb_make_buffer_plan(Plan *child, int nslots, int group_bytes,
@@ -175,7 +208,7 @@ fpb_make_buffer_plan(Plan *child, int nslots, int group_bytes,
 	plan->plan_node_id = plan_node_id;
 	plan->targetlist = tlist;
 	plan->qual = NIL;
-	plan->lefttree = child;		/* for EXPLAIN only, see above */
+	plan->lefttree = child;
 	plan->righttree = NULL;
 	plan->initPlan = NIL;
 
@@ -189,7 +222,7 @@ fpb_make_buffer_plan(Plan *child, int nslots, int group_bytes,
 
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;			/* no backward scan, no mark/restore */
-	cscan->custom_plans = list_make1(child);
+	cscan->custom_plans = NIL;	/* the child is in lefttree only */
 	cscan->custom_exprs = NIL;
 	cscan->custom_private = list_make2(makeInteger(nslots),
 									   makeInteger(group_bytes));
@@ -235,7 +268,7 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the Buffer operator supports neither backward scans nor mark/restore")));
 
-	bs->child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	bs->child = ExecInitNode(outerPlan(cscan), estate, eflags);
 	node->custom_ps = list_make1(bs->child);
 
 	/* the tlist matches the scan tuple, so ExecInitCustomScan set no projection */
@@ -270,12 +303,40 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 	bs->ring = palloc(sizeof(BufferEntry) * bs->nslots);
 	bs->arena_limit = (Size) work_mem * 1024;
 	bs->fill_target = 1;
+	buffer_count_memory(bs, sizeof(BufferEntry) * bs->nslots);
 }
 
-/* forget the ring's tuples; their memory is reused by the next refill */
+/* account for bytes allocated (or, negative, freed) for this node */
+static void
+buffer_count_memory(BufferState *bs, ssize_t bytes)
+{
+	bs->mem_held += bytes;
+	bs->mem_peak = Max(bs->mem_peak, bs->mem_held);
+}
+
+/* free a chain of blocks */
+static void
+buffer_free_blocks(BufferState *bs, BufferBlock *blk)
+{
+	while (blk != NULL)
+	{
+		BufferBlock *next = blk->next;
+
+		buffer_count_memory(bs, -(ssize_t) BUFFER_BLOCK_BYTES(blk->size));
+		pfree(blk);
+		blk = next;
+	}
+}
+
+/*
+ * Forget the ring's tuples: the blocks are reused by the next refill, the
+ * large tuples' memory is freed.
+ */
 static void
 buffer_reset_arena(BufferState *bs)
 {
+	buffer_free_blocks(bs, bs->large);
+	bs->large = NULL;
 	bs->curblock = bs->blocks;
 	bs->curoff = 0;
 	bs->arena_used = 0;
@@ -284,35 +345,66 @@ buffer_reset_arena(BufferState *bs)
 }
 
 /*
- * Make the arena's current block one with room for len bytes: the next
- * block of the chain, or a new one at its end.  Out of line: it runs once
- * per block, and the per-tuple path of the fill stays short (it shares the
+ * len bytes for a tuple that does not fit in the rest of the current block
+ * (buffer_alloc).  Out of line: it runs once per block or per large tuple,
+ * and the per-tuple path of the fill stays short (it shares the
  * instruction cache with the child's code).
  */
-static pg_noinline void
-buffer_next_block(BufferState *bs, Size len)
+static pg_noinline char *
+buffer_alloc_slow(BufferState *bs, Size len)
 {
-	while (bs->curblock != NULL && bs->curoff + len > bs->curblock->size)
-	{
-		bs->curblock = bs->curblock->next;
-		bs->curoff = 0;
-	}
-	if (bs->curblock == NULL)
-	{
-		Size		size = Max(BUFFER_BLOCK_SIZE, len);
-		BufferBlock *blk;
-		BufferBlock **tail;
+	MemoryContext cxt = bs->css.ss.ps.state->es_query_cxt;
+	BufferBlock *blk;
 
-		blk = MemoryContextAlloc(bs->css.ss.ps.state->es_query_cxt,
-								 offsetof(BufferBlock, data) + size);
-		blk->next = NULL;
-		blk->size = size;
-		for (tail = &bs->blocks; *tail != NULL; tail = &(*tail)->next)
-			;
-		*tail = blk;
-		bs->curblock = blk;
-		bs->curoff = 0;
+	if (len > BUFFER_LARGE_TUPLE)
+	{
+		/*
+		 * The blocks this refill has not reached are only kept for reuse:
+		 * give them back rather than hold them and the large tuples (a run
+		 * of narrow rows followed by wide ones would hold both).
+		 */
+		if (bs->curblock != NULL &&
+			bs->mem_held + BUFFER_BLOCK_BYTES(len) > bs->arena_limit)
+		{
+			buffer_free_blocks(bs, bs->curblock->next);
+			bs->curblock->next = NULL;
+		}
+		blk = MemoryContextAlloc(cxt, BUFFER_BLOCK_BYTES(len));
+		blk->size = len;
+		blk->next = bs->large;
+		bs->large = blk;
+		buffer_count_memory(bs, BUFFER_BLOCK_BYTES(len));
+		bs->arena_used += len;
+		return blk->data;
 	}
+
+	/* the next block of the chain, or a new one at its end */
+	if (bs->curblock != NULL)
+	{
+		bs->arena_used += bs->curblock->size - bs->curoff;
+		if (bs->curblock->next == NULL)
+		{
+			blk = MemoryContextAlloc(cxt, BUFFER_BLOCK_BYTES(BUFFER_BLOCK_SIZE));
+			blk->next = NULL;
+			blk->size = BUFFER_BLOCK_SIZE;
+			bs->curblock->next = blk;
+			buffer_count_memory(bs, BUFFER_BLOCK_BYTES(BUFFER_BLOCK_SIZE));
+		}
+		bs->curblock = bs->curblock->next;
+	}
+	else
+	{
+		/* the first block of the node */
+		Assert(bs->blocks == NULL);
+		blk = MemoryContextAlloc(cxt, BUFFER_BLOCK_BYTES(BUFFER_BLOCK_SIZE));
+		blk->next = NULL;
+		blk->size = BUFFER_BLOCK_SIZE;
+		bs->blocks = bs->curblock = blk;
+		buffer_count_memory(bs, BUFFER_BLOCK_BYTES(BUFFER_BLOCK_SIZE));
+	}
+	bs->curoff = len;
+	bs->arena_used += len;
+	return bs->curblock->data;
 }
 
 /* len bytes (MAXALIGNed) from the arena, reusing blocks before adding any */
@@ -324,7 +416,7 @@ buffer_alloc(BufferState *bs, Size len)
 	len = MAXALIGN(len);
 	if (unlikely(bs->curblock == NULL ||
 				 bs->curoff + len > bs->curblock->size))
-		buffer_next_block(bs, len);
+		return buffer_alloc_slow(bs, len);
 	p = bs->curblock->data + bs->curoff;
 	bs->curoff += len;
 	bs->arena_used += len;
@@ -454,7 +546,7 @@ buffer_copy_tuple(BufferState *bs, TupleTableSlot *slot, BufferEntry *e)
 
 /*
  * Call the child until the ring holds fill_target tuples, the arena limit
- * is hit or the child ends.
+ * is hit or the child ends.  Once the child has ended, only empty the ring.
  *
  * The fill ramps up: after each (re)start the first refill takes one tuple,
  * and each later one twice as many as the one before, up to the ring size.
@@ -483,7 +575,11 @@ buffer_refill(BufferState *bs)
 	 */
 	CHECK_FOR_INTERRUPTS();
 
+	/* the parent is done with the last tuple, which may be freed now */
+	ExecClearTuple(bs->outslot);
 	buffer_reset_arena(bs);
+	if (bs->child_done)
+		return;
 	bs->refills++;
 	if (bs->fill_target < bs->nslots)
 		bs->fill_target = Min(bs->fill_target * 2, bs->nslots);
@@ -517,11 +613,9 @@ buffer_next(BufferState *bs)
 
 	if (unlikely(bs->next >= bs->ntuples))
 	{
-		if (bs->child_done)
-			return ExecClearTuple(bs->outslot);
 		buffer_refill(bs);
 		if (bs->ntuples == 0)
-			return ExecClearTuple(bs->outslot);
+			return bs->outslot; /* cleared by buffer_refill */
 	}
 
 	/* the arena keeps the tuple until the next refill: no copy, no pfree */
@@ -571,16 +665,10 @@ static void
 buffer_end(CustomScanState *node)
 {
 	BufferState *bs = (BufferState *) node;
-	BufferBlock *blk = bs->blocks;
 
 	ExecClearTuple(bs->outslot);
-	while (blk != NULL)
-	{
-		BufferBlock *next = blk->next;
-
-		pfree(blk);
-		blk = next;
-	}
+	buffer_reset_arena(bs);
+	buffer_free_blocks(bs, bs->blocks);
 	bs->blocks = bs->curblock = NULL;
 	ExecEndNode(bs->child);
 }
@@ -597,9 +685,9 @@ buffer_rescan(CustomScanState *node)
 	bs->fill_target = 1;		/* ramp up again: the parent may stop early */
 
 	/*
-	 * ExecReScan passes changed parameters to lefttree/righttree only; our
-	 * child is in custom_ps.  If parameters changed, the child rescans itself
-	 * on its next ExecProcNode; otherwise rescan it now.
+	 * ExecReScan passes changed parameters to the lefttree/righttree states
+	 * only; our child's state is in custom_ps.  If parameters changed, the
+	 * child rescans itself on its next ExecProcNode; otherwise rescan it now.
 	 */
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(child, node->ss.ps.chgParam);
@@ -617,7 +705,12 @@ buffer_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->verbose && es->costs)
 		ExplainPropertyInteger("Group Footprint", "bytes", bs->group_bytes, es);
 	if (es->analyze)
+	{
 		ExplainPropertyInteger("Refills", NULL, bs->refills, es);
+		/* the ring and the arena at their largest, rounded up */
+		ExplainPropertyInteger("Peak Memory", "kB",
+							   (bs->mem_peak + 1023) / 1024, es);
+	}
 }
 
 /*
