@@ -285,8 +285,7 @@ fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk, uint64 sept,
 
 	if (FpbPageIsLeftmost(lopq))
 	{
-		Buffer		metabuf = fpb_getbuf(index, FPB_METAPAGE_BLKNO,
-										 BUFFER_LOCK_EXCLUSIVE);
+		Buffer		metabuf = fpb_getmetabuf(index, BUFFER_LOCK_EXCLUSIVE);
 		FpbMetaPageData *meta = FpbPageGetMeta(BufferGetPage(metabuf));
 
 		if (meta->root == lblk)

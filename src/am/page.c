@@ -118,6 +118,15 @@ fpb_page_check_sane(Relation index, Page page, BlockNumber blkno)
 						RelationGetRelationName(index), blkno),
 				 errdetail("Page id is 0x%04x, expected 0x%04x.",
 						   opq->pageid, FPB_PAGE_ID)));
+	/* the metapage is block 0 and no other block */
+	if ((blkno == FPB_METAPAGE_BLKNO) != ((opq->flags & FPB_F_META) != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(index), blkno),
+				 errdetail(blkno == FPB_METAPAGE_BLKNO ?
+						   "The metapage is not flagged as one." :
+						   "A page other than block 0 is flagged as the metapage.")));
 	if (opq->flags & FPB_F_META)
 		return;
 	if (opq->hwm > FPB_NLINES || opq->w < 1 || opq->w > FPB_MAX_WIDTH ||
