@@ -379,6 +379,10 @@ extern Buffer fpb_search(Relation index, uint64 k, uint64 t, int leaflock,
 extern Buffer fpb_moveright(Relation index, Buffer buf, uint64 k, uint64 t,
 							int lockmode, bool forupdate, FpbStack stack,
 							Relation heap);
+extern Buffer fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
+							   uint64 hik, uint64 hit, BlockNumber to,
+							   int lockmode);
+extern Buffer fpb_step_right(Relation index, Buffer buf, int lockmode);
 extern Buffer fpb_descend_to(Relation index, uint64 k, uint64 t,
 							 uint32 level, int lockmode, bool forupdate,
 							 FpbStack *stackp, Relation heap);
