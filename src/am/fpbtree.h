@@ -237,6 +237,9 @@ fpb_node_children(char *node, int cap)
 /* Metapage, block 0 */
 #define FPB_METAPAGE_BLKNO	0
 
+/* levels we are prepared to believe in (a 2^32-block tree has far fewer) */
+#define FPB_MAX_LEVELS		64
+
 typedef struct FpbMetaPageData
 {
 	uint32		magic;
@@ -339,6 +342,18 @@ extern void fpb_page_get_hikey(Page page, uint64 *k, uint64 *t);
 extern void fpb_page_check_sane(Relation index, Page page, BlockNumber blkno);
 extern void fpb_prefetch_node(char *node, int lines);
 
+/*
+ * Report damage found at block blkno of an index; the detail (a sentence
+ * with arguments) says what is wrong.  Paths that follow links use it, so
+ * the error names the index and the block.
+ */
+#define fpb_index_corrupt(index, blkno, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INDEX_CORRUPTED), \
+			 errmsg("fpbtree index \"%s\" is corrupted at block %u", \
+					RelationGetRelationName(index), (blkno)), \
+			 errdetail(__VA_ARGS__)))
+
 /* ---- meta.c ---- */
 extern void fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel,
 							  int w, int x, int fillfactor, double t1,
@@ -346,6 +361,7 @@ extern void fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel,
 extern void fpb_read_meta(Relation index, FpbMetaPageData *meta);
 extern FpbMetaPageData *fpb_cached_meta(Relation index, bool refresh);
 extern Buffer fpb_getbuf(Relation index, BlockNumber blkno, int lockmode);
+extern Buffer fpb_getmetabuf(Relation index, int lockmode);
 extern Buffer fpb_newbuf(Relation index);
 extern void fpb_relbuf(Buffer buf);
 
@@ -363,6 +379,10 @@ extern Buffer fpb_search(Relation index, uint64 k, uint64 t, int leaflock,
 extern Buffer fpb_moveright(Relation index, Buffer buf, uint64 k, uint64 t,
 							int lockmode, bool forupdate, FpbStack stack,
 							Relation heap);
+extern Buffer fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
+							   uint64 hik, uint64 hit, BlockNumber to,
+							   int lockmode);
+extern Buffer fpb_step_right(Relation index, Buffer buf, int lockmode);
 extern Buffer fpb_descend_to(Relation index, uint64 k, uint64 t,
 							 uint32 level, int lockmode, bool forupdate,
 							 FpbStack *stackp, Relation heap);

@@ -231,39 +231,39 @@ fpb_get_parent(Relation index, FpbStack stack, Buffer cbuf, uint32 clevel,
 		stack = stack->parent;
 	}
 
+	/*
+	 * Move right along the parent level.  The child stays locked, so this
+	 * cannot be interrupted; fpb_step_right's checks (each step leads to a
+	 * page of the same level with a higher high key) make it end.
+	 */
+	pbuf = fpb_getbuf(index, blkno, BUFFER_LOCK_EXCLUSIVE);
 	for (;;)
 	{
-		Page		page;
-		FpbPageOpaque opq;
+		Page		page = BufferGetPage(pbuf);
+		FpbPageOpaque opq = FpbPageGetOpaque(page);
 
-		CHECK_FOR_INTERRUPTS();
-		pbuf = fpb_getbuf(index, blkno, BUFFER_LOCK_EXCLUSIVE);
-		page = BufferGetPage(pbuf);
-		opq = FpbPageGetOpaque(page);
+		blkno = BufferGetBlockNumber(pbuf);
 		if (opq->flags & FPB_F_INCOMPLETE_SPLIT)
 		{
 			/* finish the parent's own split first, then look again */
 			fpb_finish_split(index, pbuf, stack, heap);
+			pbuf = fpb_getbuf(index, blkno, BUFFER_LOCK_EXCLUSIVE);
 			continue;
 		}
 		if (opq->level != clevel + 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("fpbtree \"%s\": block %u has level %u, expected %u",
-							RelationGetRelationName(index), blkno, opq->level,
-							clevel + 1)));
+			fpb_index_corrupt(index, blkno,
+							  "Page has level %u, but the parent of block %u must have level %u.",
+							  opq->level, child, clevel + 1);
 		if (fpb_page_find_child(page, child, blkno))
 		{
 			*pstack = stack;
 			return pbuf;
 		}
 		if (FpbPageIsRightmost(opq))
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("fpbtree \"%s\": failed to re-find the parent of block %u",
-							RelationGetRelationName(index), child)));
-		blkno = opq->right;
-		UnlockReleaseBuffer(pbuf);
+			fpb_index_corrupt(index, blkno,
+							  "Level %u ends at this page without a downlink to block %u.",
+							  clevel + 1, child);
+		pbuf = fpb_step_right(index, pbuf, BUFFER_LOCK_EXCLUSIVE);
 	}
 }
 
@@ -285,8 +285,7 @@ fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk, uint64 sept,
 
 	if (FpbPageIsLeftmost(lopq))
 	{
-		Buffer		metabuf = fpb_getbuf(index, FPB_METAPAGE_BLKNO,
-										 BUFFER_LOCK_EXCLUSIVE);
+		Buffer		metabuf = fpb_getmetabuf(index, BUFFER_LOCK_EXCLUSIVE);
 		FpbMetaPageData *meta = FpbPageGetMeta(BufferGetPage(metabuf));
 
 		if (meta->root == lblk)

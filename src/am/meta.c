@@ -10,6 +10,7 @@
 #include "compat.h"
 #include "fpbtree.h"
 #include "miscadmin.h"
+#include "storage/buf_internals.h"
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -47,10 +48,17 @@ fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
 		((char *) meta + sizeof(FpbMetaPageData)) - (char *) page;
 }
 
+/*
+ * Every field of the metapage that is used to find pages is checked when the
+ * metapage is read: a root of 0 would make the metapage itself a tree page
+ * (inserts would write into it, and a split of it would wait for its own
+ * lock), and zero node widths would divide by zero.
+ */
 static void
 fpb_check_meta(Relation index, Page page)
 {
 	FpbMetaPageData *meta = FpbPageGetMeta(page);
+	BlockNumber nblocks;
 
 	if (!(FpbPageGetOpaque(page)->flags & FPB_F_META) ||
 		meta->magic != FPB_META_MAGIC)
@@ -59,11 +67,23 @@ fpb_check_meta(Relation index, Page page)
 				 errmsg("index \"%s\" is not an fpbtree: bad metapage at block %u",
 						RelationGetRelationName(index), FPB_METAPAGE_BLKNO)));
 	if (meta->version != FPB_VERSION)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" has fpbtree version %u, expected %u",
-						RelationGetRelationName(index), meta->version,
-						FPB_VERSION)));
+		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
+						  "Metapage version is %u, expected %u.",
+						  meta->version, FPB_VERSION);
+	if (meta->w < 1 || meta->w > FPB_MAX_WIDTH ||
+		meta->x < 1 || meta->x > FPB_MAX_WIDTH)
+		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
+						  "Metapage node widths %u/%u are out of range.",
+						  meta->w, meta->x);
+	if (meta->rootlevel >= FPB_MAX_LEVELS)
+		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
+						  "Metapage root level %u is impossible.",
+						  meta->rootlevel);
+	nblocks = RelationGetNumberOfBlocks(index);
+	if (meta->root == FPB_METAPAGE_BLKNO || meta->root >= nblocks)
+		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
+						  "Metapage root block %u is outside the tree (%u blocks).",
+						  meta->root, nblocks);
 }
 
 /*
@@ -73,7 +93,7 @@ fpb_check_meta(Relation index, Page page)
 void
 fpb_read_meta(Relation index, FpbMetaPageData *out)
 {
-	Buffer		buf = fpb_getbuf(index, FPB_METAPAGE_BLKNO, BUFFER_LOCK_SHARE);
+	Buffer		buf = fpb_getmetabuf(index, BUFFER_LOCK_SHARE);
 
 	fpb_check_meta(index, BufferGetPage(buf));
 	memcpy(out, FpbPageGetMeta(BufferGetPage(buf)), sizeof(FpbMetaPageData));
@@ -95,17 +115,10 @@ fpb_cached_meta(Relation index, bool refresh)
 }
 
 /* Pin, lock (unless lockmode is BUFFER_LOCK_UNLOCK) and sanity-check. */
-Buffer
-fpb_getbuf(Relation index, BlockNumber blkno, int lockmode)
+static Buffer
+fpb_getbuf_internal(Relation index, BlockNumber blkno, int lockmode)
 {
-	Buffer		buf;
-
-	if (blkno == InvalidBlockNumber)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" follows an invalid block link",
-						RelationGetRelationName(index))));
-	buf = ReadBuffer(index, blkno);
+	Buffer		buf = ReadBuffer(index, blkno);
 
 	/*
 	 * Every visit reads the page header, the special space and (after a
@@ -122,10 +135,54 @@ fpb_getbuf(Relation index, BlockNumber blkno, int lockmode)
 	}
 	if (lockmode != BUFFER_LOCK_UNLOCK)
 	{
+		/*
+		 * A damaged link can lead back to a page this backend has locked
+		 * (a split locks the page, its new sibling, the old sibling and a
+		 * child).  Waiting for our own lock would never end and could not
+		 * be cancelled, since buffer lock waits hold off interrupts.
+		 */
+		if (!BufferIsLocal(buf))
+		{
+			BufferDesc *desc = GetBufferDescriptor(buf - 1);
+
+			if (LWLockHeldByMe(BufferDescriptorGetContentLock(desc)))
+			{
+				ReleaseBuffer(buf);
+				fpb_index_corrupt(index, blkno,
+								  "A link leads back to block %u, which this backend has locked already.",
+								  blkno);
+			}
+		}
 		LockBuffer(buf, lockmode);
 		fpb_page_check_sane(index, BufferGetPage(buf), blkno);
 	}
 	return buf;
+}
+
+/*
+ * A tree page.  The metapage is never one: a link to block 0 is damage
+ * (following it would let an insert write entries into the metapage).
+ */
+Buffer
+fpb_getbuf(Relation index, BlockNumber blkno, int lockmode)
+{
+	if (blkno == InvalidBlockNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" follows an invalid block link",
+						RelationGetRelationName(index))));
+	if (blkno == FPB_METAPAGE_BLKNO)
+		fpb_index_corrupt(index, blkno,
+						  "A link to a tree page leads to the metapage.");
+	return fpb_getbuf_internal(index, blkno, lockmode);
+}
+
+/* The metapage, locked in lockmode. */
+Buffer
+fpb_getmetabuf(Relation index, int lockmode)
+{
+	Assert(lockmode != BUFFER_LOCK_UNLOCK);
+	return fpb_getbuf_internal(index, FPB_METAPAGE_BLKNO, lockmode);
 }
 
 /*

@@ -118,8 +118,30 @@ fpb_page_check_sane(Relation index, Page page, BlockNumber blkno)
 						RelationGetRelationName(index), blkno),
 				 errdetail("Page id is 0x%04x, expected 0x%04x.",
 						   opq->pageid, FPB_PAGE_ID)));
+	/* the metapage is block 0 and no other block */
+	if ((blkno == FPB_METAPAGE_BLKNO) != ((opq->flags & FPB_F_META) != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(index), blkno),
+				 errdetail(blkno == FPB_METAPAGE_BLKNO ?
+						   "The metapage is not flagged as one." :
+						   "A page other than block 0 is flagged as the metapage.")));
 	if (opq->flags & FPB_F_META)
 		return;
+
+	/*
+	 * Generic WAL and full-page images leave out the hole from pd_lower on,
+	 * and the in-place insert changes node lines without copying the page:
+	 * a node above pd_lower would be written into the hole and lost.
+	 */
+	if (((PageHeader) page)->pd_lower < FPB_DATA_START + opq->hwm * FPB_LINE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(index), blkno),
+				 errdetail("pd_lower %u does not cover the %u node lines in use.",
+						   ((PageHeader) page)->pd_lower, opq->hwm)));
 	if (opq->hwm > FPB_NLINES || opq->w < 1 || opq->w > FPB_MAX_WIDTH ||
 		opq->x < 1 || opq->x > FPB_MAX_WIDTH ||
 		opq->ipheight > FPB_MAX_IPHEIGHT ||
@@ -593,6 +615,15 @@ fpb_page_insert_slot(Page page, const FpbEntry *e, BlockNumber blkno, int *pos)
 	lhdr = (FpbNodeHeader *) leaf;
 	if (lhdr->n >= lcap)
 		return -1;
+
+	/*
+	 * fpb_page_insert_at changes the node on the shared page and logs only
+	 * the bytes it names, so it must stay below pd_lower: the hole above is
+	 * neither logged nor kept.  Checked here, before the critical section.
+	 */
+	if ((leaf - (char *) page) + opq->x * FPB_LINE >
+		((PageHeader) page)->pd_lower)
+		fpb_page_corrupt(blkno, "in-page leaf node lies above pd_lower");
 	*pos = fpb_node_lower(fpb_node_keys(leaf), fpb_node_tids(leaf, lcap),
 						  lhdr->n, e->k, e->t);
 	return (int) (leaf - (char *) page);
@@ -615,7 +646,7 @@ fpb_page_insert_at(Page page, int nodeoff, int pos, const FpbEntry *e,
 	int			moved = lhdr->n - pos + 1;	/* entries pos..n, after */
 	int			nr = 0;
 
-	/* a node in use lies below pd_lower: the change stays out of the hole */
+	/* checked by fpb_page_insert_slot: the change stays out of the hole */
 	Assert(nodeoff + opq->x * FPB_LINE <= ((PageHeader) page)->pd_lower);
 	fpb_leafnode_insert(leaf, lcap, internal, pos, e);
 	opq->nentries++;
@@ -728,6 +759,11 @@ fpb_page_insert(Page page, const FpbEntry *e, BlockNumber blkno)
 		opq->nentries++;
 		return true;
 	}
+
+	/* the node split below rewrites the next node's back link */
+	if (lhdr->next != FPB_NONE)
+		(void) fpb_get_node(page, opq, lhdr->next, opq->x, lcap,
+							FPB_NODE_LEAF, blkno);
 
 	/*
 	 * Split the leaf node inside the page, if there are free lines for the

@@ -88,9 +88,12 @@ fpb_pf_stop(FpbPrefetcher *pf)
 
 /*
  * Read one level-1 page's downlinks into the jump array, in scan order.
- * Returns false if the page is unusable as a hint.
+ * The pages come from the scan's descent and from level-1 sibling links, so
+ * a page that is not a level-1 page with downlinks, or is its own sibling,
+ * is damage.  Every load yields at least one downlink to prefetch, which is
+ * what bounds the loop in fpb_pf_advance.
  */
-static bool
+static void
 fpb_pf_load(Relation index, FpbPrefetcher *pf, BlockNumber l1blk)
 {
 	Buffer		buf;
@@ -99,17 +102,21 @@ fpb_pf_load(Relation index, FpbPrefetcher *pf, BlockNumber l1blk)
 	FpbEntry   *ents;
 	int			n;
 
+	CHECK_FOR_INTERRUPTS();
 	buf = fpb_getbuf(index, l1blk, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	opq = FpbPageGetOpaque(page);
-	if (opq->level != 1 || (opq->flags & FPB_F_META))
-	{
-		UnlockReleaseBuffer(buf);
-		return false;
-	}
+	if (opq->level != 1)
+		fpb_index_corrupt(index, l1blk,
+						  "Page has level %u, but the scan reached it as a level-1 page.",
+						  opq->level);
 	ents = palloc(sizeof(FpbEntry) * (opq->nentries + 1));
 	n = fpb_page_collect(page, ents, l1blk);
+	if (n == 0)
+		fpb_index_corrupt(index, l1blk, "Internal page has no downlinks.");
 	pf->nextl1 = pf->forward ? opq->right : opq->left;
+	if (pf->nextl1 == l1blk)
+		fpb_index_corrupt(index, l1blk, "Sibling link points to the page itself.");
 	UnlockReleaseBuffer(buf);
 
 	if (pf->maxjump < n)
@@ -124,7 +131,6 @@ fpb_pf_load(Relation index, FpbPrefetcher *pf, BlockNumber l1blk)
 	pf->base += pf->njump;
 	pf->njump = n;
 	pf->l1blk = l1blk;
-	return true;
 }
 
 /*
@@ -154,11 +160,7 @@ fpb_pf_begin(Relation index, FpbPrefetcher *pf, BlockNumber curleaf,
 		fpb_pf_stop(pf);		/* nothing beyond the current leaf */
 		return;
 	}
-	if (!fpb_pf_load(index, pf, pf->l1blk))
-	{
-		fpb_pf_stop(pf);
-		return;
-	}
+	fpb_pf_load(index, pf, pf->l1blk);
 	pf->dist = 1;
 	pf->pos = -1;
 	pf->pfpos = -1;
@@ -216,12 +218,12 @@ fpb_pf_advance(Relation index, FpbPrefetcher *pf, BlockNumber curleaf,
 		if (next >= pf->njump)
 		{
 			/* on to the next level-1 page, if the range goes on */
-			if (pf->nextl1 == InvalidBlockNumber ||
-				!fpb_pf_load(index, pf, pf->nextl1))
+			if (pf->nextl1 == InvalidBlockNumber)
 			{
 				fpb_pf_stop(pf);
 				return;
 			}
+			fpb_pf_load(index, pf, pf->nextl1);
 			continue;
 		}
 		blk = pf->jump[next];

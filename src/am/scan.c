@@ -41,6 +41,8 @@ typedef struct FpbScanOpaqueData
 	Buffer		pinbuf;			/* pin on curblk, or InvalidBuffer */
 	BlockNumber leftblk;		/* its links when it was read */
 	BlockNumber rightblk;
+	uint64		curhik;			/* and its high key, unless rightmost */
+	uint64		curhit;
 	bool		more_left;		/* may pages to the left hold matches? */
 	bool		more_right;
 	FpbScanItem *items;
@@ -363,6 +365,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	so->curblk = blkno;
 	so->leftblk = opq->left;
 	so->rightblk = opq->right;
+	fpb_page_get_hikey(page, &so->curhik, &so->curhit);
 	so->more_right = !FpbPageIsRightmost(opq) &&
 		fpb_key_cmp(opq->hikey, fpb_tid_to_t(&opq->hitid),
 					so->hik, so->hit) <= 0;
@@ -375,33 +378,48 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		ReleaseBuffer(buf);
 }
 
-/* Read the page left of the batch's page (Lehman-Yao walk left). */
+/*
+ * Read the page left of the batch's page (Lehman-Yao walk left): lock the
+ * left sibling remembered at read time and move right until the page whose
+ * right-link is the batch's page.  Every page on the way must be a leaf
+ * whose high key lies below the batch page's (they all lie to its left), and
+ * fpb_getbuf_right checks each step right, so the walk cannot loop.
+ */
 static Buffer
 fpb_walk_left(IndexScanDesc scan)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	Relation	index = scan->indexRelation;
 	BlockNumber target = so->curblk;
+	bool		target_rightmost = (so->rightblk == InvalidBlockNumber);
 	BlockNumber blkno = so->leftblk;
+	Buffer		buf;
 
+	if (blkno == target)
+		fpb_index_corrupt(index, target, "Left-link points to the page itself.");
+	CHECK_FOR_INTERRUPTS();
+	buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
 	for (;;)
 	{
-		Buffer		buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
 		FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
 
-		CHECK_FOR_INTERRUPTS();
+		if (!FpbPageIsLeaf(opq))
+			fpb_index_corrupt(index, blkno,
+							  "Page has level %u, but the scan reached it walking left from leaf %u.",
+							  opq->level, target);
+		if (FpbPageIsRightmost(opq) ||
+			(!target_rightmost &&
+			 fpb_key_cmp(opq->hikey, fpb_tid_to_t(&opq->hitid),
+						 so->curhik, so->curhit) >= 0))
+			fpb_index_corrupt(index, target,
+							  "The page is not reachable from its left sibling %u: the walk right from there passed it at block %u.",
+							  so->leftblk, blkno);
 		if (opq->right == target)
 			return buf;
 
 		/* the left page split since we looked: its new halves lie between */
-		if (FpbPageIsRightmost(opq))
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("fpbtree \"%s\": block %u is unreachable from its left sibling %u",
-							RelationGetRelationName(index), target,
-							so->leftblk)));
-		blkno = opq->right;
-		UnlockReleaseBuffer(buf);
+		buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
+		blkno = BufferGetBlockNumber(buf);
 	}
 }
 
@@ -520,15 +538,10 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 				so->cur = so->nitems;
 				return false;
 			}
-			if (so->rightblk == so->curblk)
-				ereport(ERROR,
-						(errcode(ERRCODE_INDEX_CORRUPTED),
-						 errmsg("fpbtree page %u of index \"%s\" is corrupted: it is its own right sibling",
-								so->curblk,
-								RelationGetRelationName(scan->indexRelation))));
 			fpb_scan_release(so);
-			buf = fpb_getbuf(scan->indexRelation, so->rightblk,
-							 BUFFER_LOCK_SHARE);
+			buf = fpb_getbuf_right(scan->indexRelation, so->curblk, 0,
+								   so->curhik, so->curhit, so->rightblk,
+								   BUFFER_LOCK_SHARE);
 			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = 0;
 			fpb_scan_advance_prefetch(scan, true);

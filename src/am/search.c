@@ -13,6 +13,75 @@
 #include "miscadmin.h"
 
 /*
+ * Lock block `to`, reached by the right-link of block `from` (at `level`,
+ * with high key (hik, hit), as read under from's lock, which the caller has
+ * released), and check that the link really leads right:
+ *
+ *	- not to from itself;
+ *	- to a page of the same level;
+ *	- whose high key, if it has one, is above from's.  A page's high key is
+ *	  its upper bound and the right sibling's lower bound, and splits only
+ *	  lower the high key of the page they split to a key still above that
+ *	  lower bound, so high keys strictly increase along every walk to the
+ *	  right, however the tree changes meanwhile.  A walk that checks this
+ *	  at every step can therefore never revisit a page: it ends;
+ *	- whose left-link is from, or a page created after from's right-link was
+ *	  read (a split of from since), which has a higher block number than
+ *	  `to`, because pages are only ever added at the end of the relation.
+ *
+ * No buffer lock is held on entry unless the caller holds one on another
+ * page (inserters hold the child while they look for its parent), so check
+ * for interrupts here: long walks stay cancellable.
+ */
+Buffer
+fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
+				 uint64 hik, uint64 hit, BlockNumber to, int lockmode)
+{
+	Buffer		buf;
+	FpbPageOpaque opq;
+
+	if (to == from)
+		fpb_index_corrupt(index, from, "Right-link points to the page itself.");
+	CHECK_FOR_INTERRUPTS();
+	buf = fpb_getbuf(index, to, lockmode);
+	opq = FpbPageGetOpaque(BufferGetPage(buf));
+	if (opq->level != level)
+		fpb_index_corrupt(index, to,
+						  "Page has level %u, but it is the right sibling of block %u at level %u.",
+						  opq->level, from, level);
+	if (!FpbPageIsRightmost(opq) &&
+		fpb_key_cmp(opq->hikey, fpb_tid_to_t(&opq->hitid), hik, hit) <= 0)
+		fpb_index_corrupt(index, to,
+						  "High key is not above the high key of block %u, whose right-link leads here.",
+						  from);
+	if (opq->left != from &&
+		(opq->left == InvalidBlockNumber || opq->left < to))
+		fpb_index_corrupt(index, to,
+						  "Left-link is %u, but the page is the right sibling of block %u.",
+						  opq->left, from);
+	return buf;
+}
+
+/*
+ * Release the locked page in buf (which has a right sibling) and lock its
+ * right sibling instead, checked as fpb_getbuf_right does.
+ */
+Buffer
+fpb_step_right(Relation index, Buffer buf, int lockmode)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
+	BlockNumber from = BufferGetBlockNumber(buf);
+	BlockNumber to = opq->right;
+	uint16		level = opq->level;
+	uint64		hik = opq->hikey;
+	uint64		hit = fpb_tid_to_t(&opq->hitid);
+
+	Assert(!FpbPageIsRightmost(opq));
+	UnlockReleaseBuffer(buf);
+	return fpb_getbuf_right(index, from, level, hik, hit, to, lockmode);
+}
+
+/*
  * Step right while (k, t) is at or above the page's high key: a concurrent
  * split may have moved our key range to a right sibling.  With forupdate,
  * an incomplete split on the way is finished first (stack holds the
@@ -26,8 +95,6 @@ fpb_moveright(Relation index, Buffer buf, uint64 k, uint64 t, int lockmode,
 	{
 		Page		page = BufferGetPage(buf);
 		FpbPageOpaque opq = FpbPageGetOpaque(page);
-
-		CHECK_FOR_INTERRUPTS();
 
 		if (forupdate && (opq->flags & FPB_F_INCOMPLETE_SPLIT))
 		{
@@ -44,22 +111,14 @@ fpb_moveright(Relation index, Buffer buf, uint64 k, uint64 t, int lockmode,
 				fpb_finish_split(index, buf, stack, heap);	/* releases buf */
 			else
 				UnlockReleaseBuffer(buf);
+			CHECK_FOR_INTERRUPTS();
 			buf = fpb_getbuf(index, blkno, lockmode);
 			continue;
 		}
 
 		if (fpb_page_above_hikey(page, k, t))
 		{
-			BlockNumber next = opq->right;
-
-			if (next == BufferGetBlockNumber(buf))
-				ereport(ERROR,
-						(errcode(ERRCODE_INDEX_CORRUPTED),
-						 errmsg("fpbtree page %u of index \"%s\" is corrupted: it is its own right sibling",
-								next, RelationGetRelationName(index))));
-
-			UnlockReleaseBuffer(buf);
-			buf = fpb_getbuf(index, next, lockmode);
+			buf = fpb_step_right(index, buf, lockmode);
 			continue;
 		}
 		return buf;
@@ -117,8 +176,9 @@ fpb_descend_to(Relation index, uint64 k, uint64 t, uint32 level,
 				refreshed = true;
 				continue;
 			}
-			elog(ERROR, "fpbtree \"%s\": no level %u below the root",
-				 RelationGetRelationName(index), level);
+			fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
+							  "Metapage root level %u is below level %u, which a page being split needs.",
+							  meta->rootlevel, level);
 		}
 		curlock = (meta->rootlevel == level) ? lockmode : BUFFER_LOCK_SHARE;
 		buf = fpb_getbuf(index, meta->root, curlock);
@@ -128,13 +188,31 @@ fpb_descend_to(Relation index, uint64 k, uint64 t, uint32 level,
 		 * The only page at its level is the root; if the cached root has
 		 * gained a sibling, a new root may exist above it.
 		 */
-		if ((!FpbPageIsLeftmost(opq) || !FpbPageIsRightmost(opq) ||
-			 opq->level != meta->rootlevel) && !refreshed)
+		if (!FpbPageIsLeftmost(opq) || !FpbPageIsRightmost(opq) ||
+			opq->level != meta->rootlevel)
 		{
-			UnlockReleaseBuffer(buf);
-			meta = fpb_cached_meta(index, true);
-			refreshed = true;
-			continue;
+			if (!refreshed)
+			{
+				UnlockReleaseBuffer(buf);
+				meta = fpb_cached_meta(index, true);
+				refreshed = true;
+				continue;
+			}
+
+			/*
+			 * Just read from the metapage, the root may have split since
+			 * (then it has a right sibling), but it keeps its level and
+			 * stays the leftmost page of that level.  Starting from any
+			 * other page would miss everything to its left.
+			 */
+			if (opq->level != meta->rootlevel)
+				fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
+								  "Metapage root is block %u at level %u, but that page has level %u.",
+								  meta->root, meta->rootlevel, opq->level);
+			if (!FpbPageIsLeftmost(opq))
+				fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
+								  "Metapage root is block %u, but that page has a left sibling, block %u.",
+								  meta->root, opq->left);
 		}
 		break;
 	}
@@ -151,9 +229,9 @@ fpb_descend_to(Relation index, uint64 k, uint64 t, uint32 level,
 		if (curlevel <= level)
 		{
 			if (curlevel < level)
-				elog(ERROR, "fpbtree \"%s\": descent passed level %u at block %u",
-					 RelationGetRelationName(index), level,
-					 BufferGetBlockNumber(buf));
+				fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+								  "Descent to level %u reached this page at level %u.",
+								  level, curlevel);
 			break;
 		}
 		child = fpb_page_child(page, k, t, BufferGetBlockNumber(buf));
@@ -163,12 +241,10 @@ fpb_descend_to(Relation index, uint64 k, uint64 t, uint32 level,
 		buf = fpb_getbuf(index, child, curlock);
 		/* a downlink must lead exactly one level down, or we could loop */
 		if (FpbPageGetOpaque(BufferGetPage(buf))->level != curlevel - 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("fpbtree page %u of index \"%s\" is corrupted: level %u below a level-%u page",
-							child, RelationGetRelationName(index),
-							FpbPageGetOpaque(BufferGetPage(buf))->level,
-							curlevel)));
+			fpb_index_corrupt(index, child,
+							  "Page has level %u, but a downlink of block %u at level %u leads here.",
+							  FpbPageGetOpaque(BufferGetPage(buf))->level,
+							  stack->blkno, curlevel);
 	}
 
 	if (stackp)

@@ -80,9 +80,6 @@
 PG_FUNCTION_INFO_V1(fpbtree_check);
 PG_FUNCTION_INFO_V1(fpbtree_stats);
 
-/* levels we are prepared to believe in (a 2^32-block tree has fewer) */
-#define FPB_MAX_LEVELS		64
-
 /* Report a broken invariant of block blkno of the index being checked. */
 #define fpb_corrupt(st, blkno, ...) \
 	ereport(ERROR, \
@@ -1194,15 +1191,10 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 	index = index_open(indrelid, AccessShareLock);
 	fpb_check_relation(index);
 
+	/* checks the widths and root level the computations below rely on */
 	fpb_read_meta(index, &meta);
 	nblocks = RelationGetNumberOfBlocks(index);
 	fanout = fpb_page_capacity(meta.w, meta.x, false, 1.0);
-	if (meta.rootlevel >= FPB_MAX_LEVELS)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("fpbtree index \"%s\" is corrupted at block %u",
-						RelationGetRelationName(index), FPB_METAPAGE_BLKNO),
-				 errdetail("Root level %u is impossible.", meta.rootlevel)));
 	height = meta.rootlevel + 1;
 	perlevel = palloc0(sizeof(int64) * height);
 

@@ -11,6 +11,22 @@
 #      fpbtree_check names the block; a query may fail or not, but must not
 #      take the server down.
 # After each, the server still answers: SELECT 1 works.
+#
+# D. Damaged links and metapage fields.  Each case overwrites a few bytes of
+#    a freshly built small index so that every page still looks sane on its
+#    own but a link or a field lies: the root is the metapage or a leaf, a
+#    leaf is its own right sibling (also a full one that an insert splits),
+#    two leaves point at each other, a right-link skips leaves, high keys
+#    send a descent round two leaves, a left-link leads right, a leaf's
+#    pd_lower leaves its nodes in the hole, a downlink leads to the
+#    metapage, a level-1 page is empty and its own sibling, the node widths
+#    are zero, the version is wrong.  Every statement through the index, and
+#    fpbtree_check, must fail at once with ERRCODE_INDEX_CORRUPTED (XX002)
+#    naming the block.  Without validation, most of these hang (some
+#    uninterruptibly), wait for their own buffer lock, return too few rows
+#    or write into the metapage.  statement_timeout and a wall-clock limit
+#    on each psql call are only safety nets, so that a hang fails the test
+#    instead of stalling it: a statement that times out fails its checks.
 
 use strict;
 use warnings;
@@ -42,8 +58,62 @@ CREATE INDEX ${t}_k ON $t USING fpbtree (k);
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT fpbtree_check('${t}_k', true)");
 	is($ret, 0, "${t}_k is sound before the damage");
 }
+# D: one small index per case.  With fillfactor 10, the 10,000 entries get
+# 223 leaves, 8 level-1 pages and a root, built in key order; d_split's
+# leaves are full, so an insert splits one.
+my @dcases = (
+	[ d_root0 => 10 ],
+	[ d_rootleaf => 10 ],
+	[ d_rootleaf0 => 10 ],
+	[ d_selfright => 10 ],
+	[ d_cycle => 10 ],
+	[ d_skip => 10 ],
+	[ d_moveright => 10 ],
+	[ d_leftlink => 10 ],
+	[ d_pdlower => 10 ],
+	[ d_downlink0 => 10 ],
+	[ d_l1empty => 10 ],
+	[ d_widths0 => 10 ],
+	[ d_version => 10 ],
+	[ d_split => 100 ],);
+for my $c (@dcases)
+{
+	my ($t, $ff) = @$c;
+	$node->safe_psql(
+		'postgres', qq{
+CREATE TABLE $t (id int4, k int8);
+INSERT INTO $t SELECT g, (g * 7919) % 100003 FROM generate_series(1, 10000) g;
+CREATE INDEX ${t}_k ON $t USING fpbtree (k) WITH (fillfactor = $ff);
+VACUUM $t;
+});
+}
+my %dexpect;
+for my $c (@dcases)
+{
+	my $t = $c->[0];
+	$dexpect{$t} = $node->safe_psql('postgres',
+		"SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; "
+		  . "SELECT count(*), sum(k) FROM $t WHERE k >= 0");
+	my ($ret, $out, $err) =
+	  $node->psql('postgres', "SELECT fpbtree_check('${t}_k', true)");
+	is($ret, 0, "${t}_k is sound before the damage") or diag($err);
+}
+# the scans below must run through the index, forward and backward
+like(
+	$node->safe_psql(
+		'postgres', 'SET enable_seqscan = off; SET enable_bitmapscan = off; '
+		  . 'EXPLAIN SELECT count(*), sum(k) FROM d_cycle WHERE k >= 0'),
+	qr/Index Only Scan using d_cycle_k/,
+	'a range count scans the index forward');
+like(
+	$node->safe_psql(
+		'postgres', 'SET enable_seqscan = off; SET enable_bitmapscan = off; '
+		  . 'EXPLAIN SELECT sum(k) FROM (SELECT k FROM d_cycle WHERE k >= 0 ORDER BY k DESC) s'),
+	qr/Index Only Scan Backward using d_cycle_k/,
+	'a descending ORDER BY scans the index backward');
+
 my %path;
-for my $t (qw(ta tb tc))
+for my $t (qw(ta tb tc), map { $_->[0] } @dcases)
 {
 	$path{$t} = $node->data_dir . '/'
 	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('${t}_k')");
@@ -130,6 +200,229 @@ write_block($path{tb}, $blk{tb}, garbage($blcksz));
 		substr($page, 0, 64) . garbage($special - 64) . substr($page, $special));
 }
 
+# D: parse and patch pages.  Special space (FpbPageOpaqueData in fpbtree.h):
+# hikey 0, hitid 8, level 14, left 16, right 20, nentries 24, flags 28,
+# root 30, hwm 32, firstleaf 34, lastleaf 36, ipheight 38, w 39, x 40,
+# pageid 42.  Metapage contents (FpbMetaPageData) from byte 24: magic,
+# version 28, root 32, rootlevel 36, w 40, x 41.  pd_lower is at byte 12.
+my $INVALID = 0xFFFFFFFF;
+my $NONE = 0xFFFF;
+my %opqfield = (
+	hikey => [ 0, 'Q<' ],
+	hitid => [ 8, 'a6' ],
+	level => [ 14, 'v' ],
+	left => [ 16, 'V' ],
+	right => [ 20, 'V' ],
+	nentries => [ 24, 'V' ],
+	root => [ 30, 'v' ],
+	hwm => [ 32, 'v' ],
+	firstleaf => [ 34, 'v' ],
+	lastleaf => [ 36, 'v' ],
+	ipheight => [ 38, 'C' ],);
+my %metafield = (
+	version => [ 28, 'V' ],
+	root => [ 32, 'V' ],
+	rootlevel => [ 36, 'V' ],
+	w => [ 40, 'C' ],
+	x => [ 41, 'C' ],);
+
+sub opaque
+{
+	my ($page) = @_;
+	my $sp = unpack('v', substr($page, 16, 2));
+	my %o;
+	@o{qw(hikey hitid level left right nentries flags root hwm firstleaf lastleaf ipheight w x pad pageid)}
+	  = unpack('Q< a6 v V V V v v v v v C C C C v', substr($page, $sp, 44));
+	$o{special} = $sp;
+	return \%o;
+}
+
+sub put
+{
+	my ($pageref, $off, $fmt, $val) = @_;
+	my $bytes = pack($fmt, $val);
+	substr($$pageref, $off, length($bytes)) = $bytes;
+	return;
+}
+
+# Change fields of one block: special-space fields by name, metapage fields
+# with a "meta_" prefix, pd_lower, or raw => [offset, format, value].
+sub patch
+{
+	my ($file, $blk, %set) = @_;
+	my $page = read_block($file, $blk);
+	my $sp = opaque($page)->{special};
+	for my $f (sort keys %set)
+	{
+		if ($f eq 'pd_lower') { put(\$page, 12, 'v', $set{$f}); }
+		elsif ($f eq 'raw') { put(\$page, @{ $set{$f} }); }
+		elsif ($f =~ /^meta_(.*)/)
+		{
+			my ($off, $fmt) = @{ $metafield{$1} };
+			put(\$page, $off, $fmt, $set{$f});
+		}
+		else
+		{
+			my ($off, $fmt) = @{ $opqfield{$f} };
+			put(\$page, $sp + $off, $fmt, $set{$f});
+		}
+	}
+	write_block($file, $blk, $page);
+	return;
+}
+
+# The blocks of one level, left to right along the right-links.
+sub level_chain
+{
+	my ($file, $level) = @_;
+	my $nblocks = (-s $file) / $blcksz;
+	my @chain;
+	for my $b (1 .. $nblocks - 1)
+	{
+		my $o = opaque(read_block($file, $b));
+		if ($o->{pageid} == 0xFB7E && !($o->{flags} & 2)
+			&& $o->{level} == $level && $o->{left} == $INVALID)
+		{
+			push @chain, $b;
+			last;
+		}
+	}
+	die "no leftmost page at level $level" unless @chain;
+	while ((my $r = opaque(read_block($file, $chain[-1]))->{right}) != $INVALID)
+	{
+		push @chain, $r;
+		die "level $level does not end" if @chain > $nblocks;
+	}
+	return @chain;
+}
+
+# Byte offset of the first downlink (child block) of an internal page: the
+# child array of its first in-page leaf node (see fpb_node_children).
+sub first_downlink_offset
+{
+	my ($page) = @_;
+	my $o = opaque($page);
+	my $cap = int(($o->{x} * 64 - 8 - 2) / 18);
+	my $off = 8 + 14 * $cap;
+	$off = ($off + 3) & ~3;
+	return 64 + $o->{firstleaf} * 64 + $off;
+}
+
+# %dblk: the block(s) each case's errors must name; %dnote: what was done.
+my (%dblk, %dnote);
+{
+	my $f;
+	my @leaves;
+
+	# the metapage names itself as the root
+	$f = $path{d_root0};
+	patch($f, 0, meta_root => 0);
+	$dblk{d_root0} = [0];
+	$dnote{d_root0} = 'metapage root = 0';
+
+	# the root is a leaf from the middle of the leaf level (metapage level
+	# kept at 2, and also set to 0 to match)
+	for my $t (qw(d_rootleaf d_rootleaf0))
+	{
+		$f = $path{$t};
+		@leaves = level_chain($f, 0);
+		my $m = $leaves[ int(@leaves / 2) ];
+		patch($f, 0, meta_root => $m, ($t eq 'd_rootleaf0' ? (meta_rootlevel => 0) : ()));
+		$dblk{$t} = [ 0, $m ];
+		$dnote{$t} = "metapage root = leaf $m" . ($t eq 'd_rootleaf0' ? ', root level 0' : '');
+	}
+
+	# a leaf is its own right sibling
+	$f = $path{d_selfright};
+	@leaves = level_chain($f, 0);
+	patch($f, $leaves[5], right => $leaves[5]);
+	$dblk{d_selfright} = [ $leaves[5] ];
+	$dnote{d_selfright} = "leaf $leaves[5] right-link = itself";
+
+	# two leaves point at each other
+	$f = $path{d_cycle};
+	@leaves = level_chain($f, 0);
+	patch($f, $leaves[6], right => $leaves[5]);
+	$dblk{d_cycle} = [ $leaves[5], $leaves[6] ];
+	$dnote{d_cycle} = "leaf $leaves[6] right-link = its left sibling $leaves[5]";
+
+	# a right-link skips two leaves
+	$f = $path{d_skip};
+	@leaves = level_chain($f, 0);
+	patch($f, $leaves[5], right => $leaves[8]);
+	$dblk{d_skip} = [ $leaves[5], $leaves[8] ];
+	$dnote{d_skip} = "leaf $leaves[5] right-link = leaf $leaves[8]";
+
+	# the two leftmost leaves get high key (0, 0), below every entry, and
+	# the second one's right-link leads back to the first: a descent to the
+	# leftmost leaf moves right for ever
+	$f = $path{d_moveright};
+	@leaves = level_chain($f, 0);
+	patch($f, $leaves[0], hikey => 0, hitid => "\0" x 6);
+	patch($f, $leaves[1], hikey => 0, hitid => "\0" x 6, right => $leaves[0]);
+	$dblk{d_moveright} = [ $leaves[0], $leaves[1] ];
+	$dnote{d_moveright} =
+	  "leaves $leaves[0], $leaves[1] high key (0, 0), leaf $leaves[1] right-link = leaf $leaves[0]";
+
+	# a left-link leads to a leaf further right
+	$f = $path{d_leftlink};
+	@leaves = level_chain($f, 0);
+	patch($f, $leaves[5], left => $leaves[10]);
+	$dblk{d_leftlink} = [ $leaves[5] ];
+	$dnote{d_leftlink} = "leaf $leaves[5] left-link = leaf $leaves[10]";
+
+	# pd_lower no longer covers the leftmost leaf's nodes
+	$f = $path{d_pdlower};
+	@leaves = level_chain($f, 0);
+	patch($f, $leaves[0], pd_lower => 64);
+	$dblk{d_pdlower} = [ $leaves[0] ];
+	$dnote{d_pdlower} = "leftmost leaf $leaves[0] pd_lower = 64";
+
+	# the first downlink of the leftmost level-1 page leads to the metapage
+	$f = $path{d_downlink0};
+	my @l1 = level_chain($f, 1);
+	patch($f, $l1[0],
+		raw => [ first_downlink_offset(read_block($f, $l1[0])), 'V', 0 ]);
+	$dblk{d_downlink0} = [0];
+	$dnote{d_downlink0} = "level-1 page $l1[0] first downlink = 0";
+
+	# a level-1 page in the middle is empty and its own right sibling: the
+	# leaf prefetcher of a long scan reads it through the level-1 chain
+	$f = $path{d_l1empty};
+	@l1 = level_chain($f, 1);
+	patch(
+		$f, $l1[1],
+		right => $l1[1],
+		ipheight => 0,
+		nentries => 0,
+		root => $NONE,
+		firstleaf => $NONE,
+		lastleaf => $NONE,
+		hwm => 0,
+		pd_lower => 64);
+	$dblk{d_l1empty} = [ $l1[1] ];
+	$dnote{d_l1empty} = "level-1 page $l1[1] emptied, right-link = itself";
+
+	$f = $path{d_widths0};
+	patch($f, 0, meta_w => 0, meta_x => 0);
+	$dblk{d_widths0} = [0];
+	$dnote{d_widths0} = 'metapage node widths 0/0';
+
+	$f = $path{d_version};
+	patch($f, 0, meta_version => 99);
+	$dblk{d_version} = [0];
+	$dnote{d_version} = 'metapage version 99';
+
+	# a full leftmost leaf is its own right sibling; inserting below its
+	# first key splits it
+	$f = $path{d_split};
+	@leaves = level_chain($f, 0);
+	patch($f, $leaves[0], right => $leaves[0]);
+	$dblk{d_split} = [ $leaves[0] ];
+	$dnote{d_split} = "full leftmost leaf $leaves[0] right-link = itself";
+}
+note("D: $_: $dnote{$_}") for sort keys %dnote;
+
 $node->start;
 
 my $idx = 'SET enable_seqscan = off; SET enable_bitmapscan = off;';
@@ -172,6 +465,70 @@ for my $t (qw(ta tb))
 	is($node->safe_psql('postgres', 'SELECT 1'), '1', 'tc: the server still answers');
 }
 
+
+# D: every statement fails at once with XX002 naming the block.  A
+# statement that hangs is cut off, first by statement_timeout and, if the
+# backend ignores it, by the wall clock (then the server is stopped with
+# "immediate" at the end, since such a backend cannot be terminated).
+my $stuck = 0;
+
+sub fails_corrupt
+{
+	my ($t, $label, $sql) = @_;
+	my ($timed_out, $out, $err);
+	my $ret = $node->psql(
+		'postgres',
+		"\\set VERBOSITY verbose\nSET statement_timeout = '20s';\n$idx\n$sql",
+		stdout => \$out,
+		stderr => \$err,
+		timeout => 60,
+		timed_out => \$timed_out);
+	my $what = "$t ($dnote{$t}): $label";
+	if ($timed_out)
+	{
+		$stuck = 1;
+		fail("$what: fails with XX002");
+		diag("$what: no answer within 60 s (the backend ignores statement_timeout)");
+		return;
+	}
+	$err //= '';
+	ok($ret != 0 && $err =~ /ERROR:\s+XX002:/, "$what: fails with XX002")
+	  or diag("$what: ret $ret, out '$out' (sound: '$dexpect{$t}'), err '$err'");
+	ok((grep { names_block($err, $_) } @{ $dblk{$t} }),
+		"$what: the message names block " . join(' or ', @{ $dblk{$t} }))
+	  or diag($err);
+	return;
+}
+
+my %dstmts = (
+	ins => 'INSERT INTO %s SELECT 0, -g FROM generate_series(1, 1000) g',
+	fwd => 'SELECT count(*), sum(k) FROM %s WHERE k >= 0',
+	bwd => 'SELECT count(*), sum(k) FROM (SELECT k FROM %s WHERE k >= 0 ORDER BY k DESC) s',
+	stats => "SELECT height FROM fpbtree_stats('%s_k')",
+	check => "SELECT fpbtree_check('%s_k')",);
+my @dplan = (
+	[ d_root0 => qw(ins fwd check) ],
+	[ d_rootleaf => qw(fwd ins check) ],
+	[ d_rootleaf0 => qw(fwd check) ],
+	[ d_selfright => qw(bwd fwd check) ],
+	[ d_cycle => qw(fwd bwd check) ],
+	[ d_skip => qw(fwd check) ],
+	[ d_moveright => qw(ins fwd check) ],
+	[ d_leftlink => qw(bwd check) ],
+	[ d_pdlower => qw(ins check) ],
+	[ d_downlink0 => qw(ins fwd check) ],
+	[ d_l1empty => qw(fwd check) ],
+	[ d_widths0 => qw(stats fwd check) ],
+	[ d_version => qw(fwd check) ],
+	[ d_split => qw(ins check) ],);
+for my $p (@dplan)
+{
+	my ($t, @stmts) = @$p;
+	fails_corrupt($t, $_, sprintf($dstmts{$_}, $t)) for @stmts;
+	is($node->safe_psql('postgres', 'SELECT 1', timeout => 60),
+		'1', "$t: the server still answers");
+}
+
 # the other indexes and the tables themselves are unharmed
 is($node->safe_psql('postgres',
 	'SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; '
@@ -188,5 +545,5 @@ is($node->safe_psql('postgres', "$idx SELECT count(*) FROM ta WHERE k >= 0"),
 ok(!$node->log_contains(qr/TRAP:|terminated by signal|PANIC/),
 	'no crash or assertion failure in the server log');
 
-$node->stop;
+$node->stop($stuck ? 'immediate' : 'fast');
 done_testing();
