@@ -14,8 +14,9 @@
  * might later be read without the library:
  *
  *	- they are GUC_DISALLOW_IN_FILE, so ALTER SYSTEM itself refuses them;
- *	- a ProcessUtility hook rewrites ALTER SYSTEM, ALTER DATABASE ... SET
- *	  and ALTER ROLE ... SET of a short name to the dotted name before
+ *	- a ProcessUtility hook rewrites ALTER SYSTEM, ALTER DATABASE ... SET,
+ *	  ALTER ROLE ... SET and the SET clauses of functions and procedures
+ *	  (stored in pg_proc) of a short name to the dotted name before
  *	  PostgreSQL sees the statement, with a NOTICE saying so.  Rewriting
  *	  keeps the statement's effect: both switches default to on.
  *
@@ -61,22 +62,88 @@ fpb_alias_target(const char *name)
 }
 
 /*
- * The VariableSetStmt of a statement that stores a setting, or NULL.
+ * The SET clauses of a statement that stores settings: ALTER SYSTEM,
+ * ALTER DATABASE/ROLE ... SET, and the SET clauses of CREATE FUNCTION /
+ * PROCEDURE and ALTER FUNCTION / PROCEDURE / ROUTINE (kept in proconfig).
  */
-static VariableSetStmt **
-fpb_stored_setstmt(Node *parsetree)
+static List *
+fpb_stored_setstmts(Node *parsetree)
 {
+	List	   *defs = NIL;
+	List	   *result = NIL;
+	ListCell   *lc;
+
 	switch (nodeTag(parsetree))
 	{
 		case T_AlterSystemStmt:
-			return &((AlterSystemStmt *) parsetree)->setstmt;
+			return list_make1(((AlterSystemStmt *) parsetree)->setstmt);
 		case T_AlterDatabaseSetStmt:
-			return &((AlterDatabaseSetStmt *) parsetree)->setstmt;
+			return list_make1(((AlterDatabaseSetStmt *) parsetree)->setstmt);
 		case T_AlterRoleSetStmt:
-			return &((AlterRoleSetStmt *) parsetree)->setstmt;
+			return list_make1(((AlterRoleSetStmt *) parsetree)->setstmt);
+		case T_CreateFunctionStmt:
+			defs = ((CreateFunctionStmt *) parsetree)->options;
+			break;
+		case T_AlterFunctionStmt:
+			defs = ((AlterFunctionStmt *) parsetree)->actions;
+			break;
 		default:
-			return NULL;
+			return NIL;
 	}
+	foreach(lc, defs)
+	{
+		DefElem    *def = lfirst_node(DefElem, lc);
+
+		if (strcmp(def->defname, "set") == 0 && def->arg != NULL &&
+			IsA(def->arg, VariableSetStmt))
+			result = lappend(result, def->arg);
+	}
+	return result;
+}
+
+static bool
+fpb_names_alias(List *setstmts)
+{
+	ListCell   *lc;
+
+	foreach(lc, setstmts)
+	{
+		VariableSetStmt *set = (VariableSetStmt *) lfirst(lc);
+
+		if (set != NULL && fpb_alias_target(set->name) != NULL)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Store the dotted name instead of the alias.  "FROM CURRENT" would read
+ * the dotted setting's value once renamed, so it takes the alias's current
+ * value as a constant first.
+ */
+static void
+fpb_rewrite_setstmt(VariableSetStmt *set)
+{
+	const char *target = fpb_alias_target(set->name);
+
+	if (target == NULL)
+		return;
+	if (set->kind == VAR_SET_CURRENT)
+	{
+		A_Const    *val = makeNode(A_Const);
+
+		val->val.sval.type = T_String;
+		val->val.sval.sval = pstrdup(GetConfigOptionByName(set->name, NULL,
+															false));
+		val->location = -1;
+		set->kind = VAR_SET_VALUE;
+		set->args = list_make1(val);
+	}
+	ereport(NOTICE,
+			(errmsg("setting \"%s\" is stored as \"%s\"", set->name, target),
+			 errdetail("\"%s\" is a session-only name; configuration files and stored settings use the dotted name.",
+					   set->name)));
+	set->name = pstrdup(target);
 }
 
 static void
@@ -85,27 +152,24 @@ fpb_process_utility(PlannedStmt *pstmt, const char *queryString,
 					ParamListInfo params, QueryEnvironment *queryEnv,
 					DestReceiver *dest, QueryCompletion *qc)
 {
-	VariableSetStmt **setp = fpb_stored_setstmt(pstmt->utilityStmt);
-	const char *target = NULL;
+	List	   *setstmts = fpb_stored_setstmts(pstmt->utilityStmt);
 
-	if (setp != NULL && *setp != NULL)
-		target = fpb_alias_target((*setp)->name);
-	if (target != NULL)
+	if (fpb_names_alias(setstmts))
 	{
-		const char *alias = (*setp)->name;
+		ListCell   *lc;
 
 		/* the tree may be cached (e.g. in a plpgsql function): edit a copy */
 		if (readOnlyTree)
 		{
 			pstmt = copyObject(pstmt);
 			readOnlyTree = false;
-			setp = fpb_stored_setstmt(pstmt->utilityStmt);
+			setstmts = fpb_stored_setstmts(pstmt->utilityStmt);
 		}
-		ereport(NOTICE,
-				(errmsg("setting \"%s\" is stored as \"%s\"", alias, target),
-				 errdetail("\"%s\" is a session-only name; configuration files and stored settings use the dotted name.",
-						   alias)));
-		(*setp)->name = pstrdup(target);
+		foreach(lc, setstmts)
+		{
+			if (lfirst(lc) != NULL)
+				fpb_rewrite_setstmt((VariableSetStmt *) lfirst(lc));
+		}
 	}
 
 	if (prev_process_utility)

@@ -93,6 +93,37 @@ unlike($auto, qr/^\s*enable_/m, 'postgresql.auto.conf has no undotted name');
 $node->safe_psql('postgres', 'ALTER DATABASE postgres RESET ALL');
 $node->safe_psql('postgres', 'ALTER ROLE CURRENT_USER RESET ALL');
 
+# SET clauses of functions and procedures are stored too (pg_proc)
+$node->safe_psql(
+	'postgres', q{
+CREATE FUNCTION sf() RETURNS int LANGUAGE sql
+	SET enable_prefetch_hashjoin = off SET work_mem = '8MB' AS 'SELECT 1';
+CREATE PROCEDURE sp() LANGUAGE sql AS 'SELECT 1';
+ALTER PROCEDURE sp() SET ENABLE_BUFFER_OPERATOR = off;
+});
+is( $node->safe_psql(
+		'postgres', q{
+SELECT string_agg(c, ' ' ORDER BY c)
+FROM pg_proc, unnest(proconfig) c WHERE proname IN ('sf', 'sp')}),
+	'fpbtree.enable_buffer_operator=off fpbtree.enable_prefetch_hashjoin=off work_mem=8MB',
+	'function and procedure SET clauses store the dotted names');
+# FROM CURRENT stores the short switch's value, also from a cached plpgsql
+# statement (a read-only tree)
+$node->safe_psql(
+	'postgres', q{
+SET enable_buffer_operator = off;
+DO $$BEGIN ALTER ROLE CURRENT_USER SET enable_buffer_operator FROM CURRENT; END$$;
+DO $$BEGIN ALTER ROLE CURRENT_USER SET enable_buffer_operator FROM CURRENT; END$$;
+});
+is( $node->safe_psql(
+		'postgres', q{
+SELECT string_agg(c, ' ' ORDER BY c)
+FROM pg_db_role_setting, unnest(setconfig) c WHERE setdatabase = 0}),
+	'fpbtree.enable_buffer_operator=off',
+	'SET ... FROM CURRENT stores the short switch\'s value');
+$node->safe_psql('postgres',
+	'ALTER ROLE CURRENT_USER RESET ALL; DROP FUNCTION sf(); DROP PROCEDURE sp()');
+
 # the session switches still work with SET, and alone turn the feature off
 is( $node->safe_psql(
 		'postgres', q{
