@@ -272,11 +272,12 @@ typedef struct FpbOptions
 #define FPB_DECODE_PROC		2	/* int8 -> type (exact inverse) */
 #define FPB_NPROC			2
 
-/* ---- fpbtree.c / nodewidth.c: settings and the width model ---- */
+/* ---- handler.c / nodewidth.c: settings and the width model ---- */
 extern double fpb_t1_ns;
 extern double fpb_tnext_ns;
 extern relopt_kind fpb_relopt_kind;
-extern void fpb_init_reloptions(void);
+/* the access method's settings and reloptions, called from _PG_init */
+extern void fpb_am_init(void);
 
 typedef struct FpbWidths
 {

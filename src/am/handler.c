@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * handler.c
- *	  The fpbtree access method handler, reloptions and amcanreturn.
+ *	  The fpbtree access method handler, its init (settings, reloptions) and
+ *	  amcanreturn.
  *
  *-------------------------------------------------------------------------
  */
@@ -18,8 +19,51 @@ PG_FUNCTION_INFO_V1(fpbtree_handler);
 relopt_kind fpb_relopt_kind;
 static relopt_parse_elt fpb_relopt_tab[3];
 
-/* Called from _PG_init: the AM's reloptions. */
+/* the paper's example machine (T1 = 150 ns, Tnext = 10 ns) until calibrated */
+double		fpb_t1_ns = 150.0;
+double		fpb_tnext_ns = 10.0;
+
+static void fpb_init_reloptions(void);
+
+/* Called from _PG_init: the access method's settings and reloptions. */
 void
+fpb_am_init(void)
+{
+	DefineCustomRealVariable("fpbtree.t1_ns",
+							 "Full cache-miss latency used by the fpbtree node-width model.",
+							 "Measured by fpbtree_calibrate(); read when an index is created.",
+							 &fpb_t1_ns, 150.0, 1.0, 100000.0,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("fpbtree.tnext_ns",
+							 "Latency of each further pipelined cache miss, for the fpbtree node-width model.",
+							 "Measured by fpbtree_calibrate(); read when an index is created.",
+							 &fpb_tnext_ns, 10.0, 1.0, 100000.0,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("fpbtree.range_prefetch",
+							 "Prefetch the leaf pages of fpbtree range scans through the jump-pointer array.",
+							 "The distance is capped by the tablespace's effective_io_concurrency.",
+							 &fpb_enable_range_prefetch, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("fpbtree.heap_prefetch",
+							 "Prefetch the heap blocks of the TIDs an fpbtree index scan is about to return.",
+							 "The distance is capped by the heap tablespace's effective_io_concurrency.",
+							 &fpb_enable_heap_prefetch, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("fpbtree.prefetch_distance_max",
+							"Upper limit of the leaf and heap prefetch distance (0 = effective_io_concurrency alone).",
+							NULL,
+							&fpb_prefetch_max, 0, 0, 1000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("fpbtree.node_prefetch_distance",
+							"In-page leaf nodes prefetched ahead of a range scan (0 = ceil(T1 / (x * Tnext))).",
+							NULL,
+							&fpb_node_prefetch, 0, 0, 64,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+
+	fpb_init_reloptions();
+}
+
+static void
 fpb_init_reloptions(void)
 {
 	fpb_relopt_kind = add_reloption_kind();

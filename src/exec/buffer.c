@@ -766,5 +766,4 @@ fpb_buffer_init(void)
 							PGC_USERSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
 
 	RegisterCustomScanMethods(&buffer_scan_methods);
-	fpb_refine_init();
 }

@@ -31,9 +31,6 @@ extern Plan *fpb_make_buffer_plan(Plan *child, int nslots, int group_bytes,
 								  int plan_node_id);
 extern bool fpb_is_buffer_plan(Plan *plan);
 
-/* refine.c */
-extern void fpb_refine_init(void);
-
 /*
  * buffer_footprint.c: the footprint of a set of operators.  A footprint is
  * a set of "atoms": pieces of executable code (cache lines grouped by which

@@ -12,7 +12,10 @@
 /* PrefetchHashJoin: settings, set_join_pathlist_hook, custom scan methods */
 extern void fpb_hashjoin_init(void);
 
-/* Buffer operator: settings, planner_hook (plan refinement), methods */
+/* Buffer operator: settings, custom scan methods */
 extern void fpb_buffer_init(void);
+
+/* plan refinement: the planner_hook that places Buffers */
+extern void fpb_refine_init(void);
 
 #endif							/* FPB_EXEC_H */

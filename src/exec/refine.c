@@ -35,6 +35,7 @@
 #include "optimizer/planner.h"
 
 #include "buffer.h"
+#include "exec.h"
 
 typedef struct RefineContext
 {
