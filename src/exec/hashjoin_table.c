@@ -28,7 +28,7 @@
 #define FPB_FIRST_ARRAY_LOG2	2	/* a bucket's first cell array holds 4 */
 #define FPB_MAX_BUILD_GROUP	256
 
-/* the tuple arena's chunks */
+/* the tuple arena's chunks, and the huge page size they align to */
 #define FPB_CHUNK_HDR		MAXALIGN(sizeof(FpbArenaChunk))
 #define FPB_CHUNK_DATA(c)	((char *) (c) + FPB_CHUNK_HDR)
 #define FPB_CHUNK_SIZE		(64 * 1024)	/* first arena chunk */
