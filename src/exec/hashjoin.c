@@ -4,7 +4,7 @@
  *	  PrefetchHashJoin, planning side: the settings, the join path offered
  *	  through set_join_pathlist_hook, its cost model, and the conversion of
  *	  the path into a CustomScan plan.  The executor node is in
- *	  hashjoin_exec.c, the hash table in hashtable.c.
+ *	  hashjoin_exec.c, the hash table in hashjoin_table.c.
  *
  *-------------------------------------------------------------------------
  */

@@ -4,8 +4,10 @@
  *	  PrefetchHashJoin: a CustomScan hash join whose build and probe phases
  *	  use group prefetching or software-pipelined prefetching (Chen's thesis,
  *	  chapter 4).  Shared between the planning code (hashjoin.c), the
- *	  executor node (hashjoin_exec.c), the hash table (hashtable.c) and the
- *	  batch files (hashjoin_spill.c).  See src/exec/README.md.
+ *	  executor node (hashjoin_exec.c, hashjoin_build.c, hashjoin_probe.c;
+ *	  their private declarations are in hashjoin_int.h), the hash table
+ *	  (hashjoin_table.c), the batch files (hashjoin_spill.c) and the radix
+ *	  chunks (hashjoin_radix.c).  See src/exec/README.md.
  *
  *-------------------------------------------------------------------------
  */
@@ -107,14 +109,8 @@ typedef struct FpbArenaChunk
 	struct FpbArenaChunk *next;
 	Size		used;
 	Size		size;
-	bool		mapped;			/* from mmap (hashtable.c), not palloc */
+	bool		mapped;			/* from mmap (hashjoin_table.c), not palloc */
 } FpbArenaChunk;
-
-#define FPB_CHUNK_HDR		MAXALIGN(sizeof(FpbArenaChunk))
-#define FPB_CHUNK_DATA(c)	((char *) (c) + FPB_CHUNK_HDR)
-#define FPB_CHUNK_SIZE		(64 * 1024)	/* first arena chunk */
-#define FPB_CHUNK_MAX		(16 * 1024 * 1024)	/* chunks double up to this */
-#define FPB_HUGE_PAGE		(2 * 1024 * 1024)
 
 typedef struct FpbMapList FpbMapList;
 
@@ -150,7 +146,7 @@ fpb_ht_partition(const FpbHashTable *ht, uint32 hashvalue)
 	return (int) ((hashvalue & ht->mask) >> ht->radix_shift);
 }
 
-/* hashtable.c */
+/* ---- hashjoin_table.c: the hash table and its tuple arena ---- */
 extern void fpb_ht_init(FpbHashTable *ht, MemoryContext parent,
 						Size space_allowed);
 extern void fpb_ht_reset(FpbHashTable *ht);
@@ -183,9 +179,6 @@ extern FpbHashTuple *fpb_arena_iter_next(FpbArenaIter *it);
  * buffer of its own in front of its BufFile, so that the partition phase
  * can prefetch where a record goes (thesis section 4.6).
  */
-#define FPB_SPILL_BUFSIZE	(4 * 1024)	/* output buffer per batch file */
-#define FPB_SPILL_STAGE		1024	/* staging bytes per entry in flight */
-
 typedef struct FpbSpillFile
 {
 	uint32		used;			/* bytes in buf */
@@ -220,7 +213,7 @@ typedef struct FpbSpillSet
 	int64		nspilled;		/* records written (EXPLAIN) */
 } FpbSpillSet;
 
-/* hashjoin_spill.c */
+/* ---- hashjoin_spill.c: batch files ---- */
 extern void fpb_spill_init(FpbSpillSet *set, MemoryContext cxt, int nfiles,
 						   int scheme, int group_size, int distance);
 extern void fpb_spill_grow(FpbSpillSet *set, int nfiles);
@@ -284,7 +277,7 @@ extern void fpb_radix_add(FpbRadix *r, int part, uint32 hashvalue, Datum key,
 						  bool nullkey, const char *data, uint32 len);
 extern FpbRadixRec *fpb_radix_next(FpbRadix *r);
 
-/* hashjoin_exec.c */
+/* ---- hashjoin_exec.c: the executor node ---- */
 extern Node *fpb_hj_create_state(CustomScan *cscan);
 
 #endif							/* FPB_HASHJOIN_H */

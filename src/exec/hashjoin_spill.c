@@ -43,6 +43,9 @@
 /* record header: hash code, then the MinimalTuple (which starts with t_len) */
 #define FPB_SPILL_RECHDR	sizeof(uint32)
 
+#define FPB_SPILL_BUFSIZE	(4 * 1024)	/* output buffer per batch file */
+#define FPB_SPILL_STAGE		1024	/* staging bytes per entry in flight */
+
 static void fpb_spill_stage1(FpbSpillSet *set, FpbSpillEntry *e);
 static void fpb_spill_stage2(FpbSpillSet *set, FpbSpillEntry *e);
 

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * hashtable.c
+ * hashjoin_table.c
  *	  The cache-conscious hash table of PrefetchHashJoin (thesis section
  *	  4.3): an array of bucket headers, each with one inline cell or a
  *	  pointer to a cell array; cells carry the hash code (and, for a single
@@ -27,6 +27,13 @@
 #define FPB_MIN_BUCKETS		64
 #define FPB_FIRST_ARRAY_LOG2	2	/* a bucket's first cell array holds 4 */
 #define FPB_MAX_BUILD_GROUP	256
+
+/* the tuple arena's chunks, and the huge page size they align to */
+#define FPB_CHUNK_HDR		MAXALIGN(sizeof(FpbArenaChunk))
+#define FPB_CHUNK_DATA(c)	((char *) (c) + FPB_CHUNK_HDR)
+#define FPB_CHUNK_SIZE		(64 * 1024)	/* first arena chunk */
+#define FPB_CHUNK_MAX		(16 * 1024 * 1024)	/* chunks double up to this */
+#define FPB_HUGE_PAGE		(2 * 1024 * 1024)
 
 void
 fpb_ht_init(FpbHashTable *ht, MemoryContext parent, Size space_allowed)

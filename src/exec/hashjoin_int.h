@@ -1,0 +1,269 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashjoin_int.h
+ *	  PrefetchHashJoin executor node, private: the node state and the
+ *	  functions shared between the node (hashjoin_exec.c), its build phase
+ *	  (hashjoin_build.c) and its probe phase (hashjoin_probe.c).  The
+ *	  planning code does not include it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FPB_HASHJOIN_INT_H
+#define FPB_HASHJOIN_INT_H
+
+#include "common/hashfn.h"
+
+#include "hashjoin.h"
+#include "mintuple.h"
+
+#define FPB_MAX_BATCHES		(1 << 20)
+
+typedef enum FpbHjPhase
+{
+	FPB_HJ_BUILD,				/* load the inner child, build batch 0 */
+	FPB_HJ_PROBE,				/* probe the current batch */
+	FPB_HJ_FILL_INNER,			/* emit unmatched build tuples */
+	FPB_HJ_NEXT_BATCH,			/* move to the next batch pair */
+	FPB_HJ_DONE
+} FpbHjPhase;
+
+/* one copied outer tuple in flight */
+typedef struct FpbProbeEntry
+{
+	MinimalTuple tuple;			/* the copy, in buf */
+	char	   *buf;			/* reusable copy buffer */
+	Size		bufsize;
+	uint32		hashvalue;
+	uint8		stage;			/* last stage done: 0, 1 or 2 */
+	bool		nullkey;		/* a key is NULL: matches nothing */
+	bool		matched;		/* matched, or its null-extended row done */
+	bool		stored;			/* in probe_slot now */
+	Datum		key;			/* by-value single key */
+	FpbBucket  *bucket;
+	FpbHashCell *cells;
+	uint32		ncells;
+	uint32		pos;			/* next candidate cell */
+} FpbProbeEntry;
+
+/*
+ * Hash functions and equality operators of the common integer types are
+ * computed inline (same results as the catalog functions, which the
+ * fallback calls through fmgr): at 10M rows per side the fmgr call per
+ * hash and per key comparison is a visible share of the join.
+ */
+typedef enum FpbHashKind
+{
+	FPB_HASH_FMGR,
+	FPB_HASH_INT2,				/* hashint2 */
+	FPB_HASH_INT4,				/* hashint4 */
+	FPB_HASH_INT8,				/* hashint8 */
+	FPB_HASH_OID				/* hashoid */
+} FpbHashKind;
+
+typedef enum FpbEqKind
+{
+	FPB_EQ_FMGR,
+	FPB_EQ_INT2,				/* int2eq */
+	FPB_EQ_INT4,				/* int4eq, date_eq, oideq */
+	FPB_EQ_INT8,				/* int8eq */
+	FPB_EQ_INT48,				/* int48eq: int4 left, int8 right */
+	FPB_EQ_INT84				/* int84eq */
+} FpbEqKind;
+
+typedef struct FpbHjState
+{
+	CustomScanState css;
+
+	JoinType	jointype;
+	int			nkeys;
+	int			nouter;
+	bool		single_match;	/* stop after the first match */
+	bool		fill_outer;		/* left, anti, full */
+	bool		fill_inner;		/* right, full */
+
+	ExprState **outer_keys;
+	ExprState **inner_keys;
+	FmgrInfo   *outer_hashfn;
+	FmgrInfo   *inner_hashfn;
+	uint8	   *outer_hashkind;	/* FpbHashKind per key */
+	uint8	   *inner_hashkind;
+	AttrNumber *outer_keyatt;	/* key is this plain column, or 0 */
+	AttrNumber *inner_keyatt;
+	Oid		   *collations;
+	bool	   *strict;
+	ExprState  *hashquals;		/* the key equalities, both sides */
+	ExprState  *joinqual;
+	ExprState  *otherqual;
+	ProjectionInfo *proj;
+	bool		byval_fast;		/* single strict by-value key in cells */
+	FmgrInfo	eqfn;
+	int			eqkind;			/* FpbEqKind of the by-value key */
+	Oid			eqcoll;
+	bool		eq_outer_left;
+
+	PlanState  *outer_ps;
+	PlanState  *inner_ps;
+	Bitmapset  *inner_key_params;	/* PARAM_EXECs the inner keys read */
+	TupleTableSlot *probe_slot;
+	TupleTableSlot *outer_file_slot;
+	TupleTableSlot *build_slot;
+	TupleTableSlot *inner_file_slot;
+	TupleTableSlot *null_outer;
+	TupleTableSlot *null_inner;
+
+	MemoryContext keycxt;		/* key evaluation, reset per tuple */
+	MemoryContext filecxt;		/* BufFiles and read buffers */
+	MemoryContext probecxt;		/* entry copies */
+
+	int			scheme;
+	int			partition_scheme;	/* scheme of the partition phase */
+	int			group_size;
+	int			distance;
+	bool		prefetch;
+
+	FpbHashTable ht;
+	Size		space_allowed;
+	int			plan_nbatch;
+	int			nbatch;
+	int			curbatch;
+	FpbSpillSet inner_spill;	/* build side's batch files */
+	FpbSpillSet outer_spill;	/* probe side's batch files */
+	BufFile    *outer_read;		/* the current batch's outer file */
+	bool		grow_enabled;
+	uint32		nokey_seq;		/* spreads NULL-key build tuples over batches */
+	char	   *readbuf;
+	Size		readbufsize;
+	char	   *formbuf;		/* rows of virtual slots formed here */
+	Size		formbufsize;
+
+	FpbHjPhase	phase;
+	TupleTableSlot *first_outer;	/* fetched before the build, not used yet */
+	bool		outer_not_empty;	/* the last scan found an outer tuple */
+	int64		inner_total;	/* build rows kept in this build, all batches */
+	bool		outer_done;
+	FpbProbeEntry *ring;
+	int			ringsize;		/* group size, or a power of two */
+	uint64		head;			/* next entry to fill */
+	uint64		emit;			/* next entry to emit */
+	int			ramp;			/* size of the next group (ramps up to G) */
+	FpbArenaIter fill_iter;
+
+	/* radix-clustered probing (hashjoin_radix.c) */
+	FpbRadix	radix;
+	bool		radix_on;		/* the current batch is probed by chunks */
+	bool		source_done;	/* radix: the outer side is used up */
+	int64		radix_ramp;		/* rows of the next chunk */
+	Size		radix_pool;		/* chunk memory for the current batch */
+	int			max_radix_parts;	/* EXPLAIN */
+
+	/* EXPLAIN ANALYZE */
+	int64		nbuilds;		/* tables built, over batches and rescans */
+	Size		peak_space;
+	uint32		max_buckets;
+	bool		spilled;
+} FpbHjState;
+
+/* ---- hashjoin_build.c: hashing and loading the build side ---- */
+
+/*
+ * Evaluate the keys of the outer (outer = true) or inner side on slot and
+ * combine their hashes into *hashvalue; *key0 gets the first key's value.
+ * False if a strict key is NULL (the hash is then meaningless).  Key
+ * evaluation memory is st->keycxt, reset on every call.
+ */
+extern bool fpb_hj_hash_slot(FpbHjState *st, TupleTableSlot *slot,
+							 bool outer, uint32 *hashvalue, Datum *key0);
+
+/*
+ * A virtual slot's row formed as a MinimalTuple in st->formbuf: valid until
+ * the next call, *len set to its length.
+ */
+extern const char *fpb_hj_form_minimal(FpbHjState *st, TupleTableSlot *slot,
+									   uint32 *len);
+
+/*
+ * Load batch st->curbatch's build side (the inner child for batch 0, the
+ * batch's inner file otherwise) and build its table, radix-clustered if
+ * worthwhile; the table must be empty.  May raise st->nbatch.
+ */
+extern void fpb_hj_build(FpbHjState *st);
+
+/* ---- hashjoin_probe.c: the staged probe ---- */
+
+/* Empty the entry ring and the radix chunk: the next probe starts afresh. */
+extern void fpb_hj_reset_ring(FpbHjState *st);
+
+/*
+ * Start probing the built table of the current batch: sets st->phase to
+ * FPB_HJ_PROBE, or to FPB_HJ_DONE when no row can come out.
+ */
+extern void fpb_hj_start_probe(FpbHjState *st);
+
+/*
+ * The next result row of the current batch's probe, by group prefetching
+ * or software pipelining (st->scheme); NULL when the batch's outer side is
+ * used up.  Outer tuples of later batches are written to their files.
+ */
+extern TupleTableSlot *fpb_hj_probe_group(FpbHjState *st);
+extern TupleTableSlot *fpb_hj_probe_pipelined(FpbHjState *st);
+
+/*
+ * Right/full joins: the next null-extended row of a build tuple no probe
+ * matched, walking st->fill_iter; NULL at the end.
+ */
+extern TupleTableSlot *fpb_hj_fill_inner_next(FpbHjState *st);
+
+/* ---- inline helpers of both phases ---- */
+
+/* Batch of a hash code: bits independent of the bucket bits. */
+static inline int
+fpb_hj_batchno(FpbHjState *st, uint32 hashvalue)
+{
+	if (st->nbatch == 1)
+		return 0;
+	return (int) (murmurhash32(hashvalue) & (uint32) (st->nbatch - 1));
+}
+
+/*
+ * The bytes of slot's tuple in MinimalTuple layout, without forming a copy
+ * when the slot holds a heap tuple (a scan's buffer tuple): a MinimalTuple
+ * is the heap tuple from MINIMAL_TUPLE_OFFSET on, except for its first word
+ * (t_len), which the callers never read from these bytes; they copy the
+ * rest and write the length themselves.  Other slots fall back to
+ * ExecFetchSlotMinimalTuple; *tofree is then set when it made a copy.
+ */
+static inline const char *
+fpb_hj_slot_bytes(FpbHjState *st, TupleTableSlot *slot, uint32 *len,
+				  MinimalTuple *tofree)
+{
+	MinimalTuple mt;
+	bool		shouldFree;
+
+	*tofree = NULL;
+	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+	{
+		HeapTuple	tuple = ((HeapTupleTableSlot *) slot)->tuple;
+
+		if (tuple != NULL)
+		{
+			*len = tuple->t_len - MINIMAL_TUPLE_OFFSET;
+			return (char *) tuple->t_data + MINIMAL_TUPLE_OFFSET;
+		}
+	}
+	else if (TTS_IS_VIRTUAL(slot))
+		return fpb_hj_form_minimal(st, slot, len);
+	else if (TTS_IS_MINIMALTUPLE(slot) &&
+			 ((MinimalTupleTableSlot *) slot)->mintuple != NULL)
+	{
+		mt = ((MinimalTupleTableSlot *) slot)->mintuple;
+		*len = mt->t_len;
+		return (const char *) mt;
+	}
+	mt = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+	if (shouldFree)
+		*tofree = mt;
+	*len = mt->t_len;
+	return (const char *) mt;
+}
+
+#endif							/* FPB_HASHJOIN_INT_H */
