@@ -93,22 +93,16 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 
 			CHECK_FOR_INTERRUPTS();
 			if (++steps > (int64) RelationGetNumberOfBlocks(index))
-				ereport(ERROR,
-						(errcode(ERRCODE_INDEX_CORRUPTED),
-						 errmsg("fpbtree index \"%s\" is corrupted at block %u",
-								RelationGetRelationName(index), blkno),
-						 errdetail("The right-links of level %u form a cycle.",
-								   level)));
+				fpb_index_corrupt(index, blkno,
+								  "The right-links of level %u form a cycle.",
+								  level);
 			buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(buf);
 			opq = FpbPageGetOpaque(page);
 			if ((opq->flags & FPB_F_META) || opq->level != level)
-				ereport(ERROR,
-						(errcode(ERRCODE_INDEX_CORRUPTED),
-						 errmsg("fpbtree index \"%s\" is corrupted at block %u",
-								RelationGetRelationName(index), blkno),
-						 errdetail("Page has level %u, expected %u.",
-								   opq->level, level)));
+				fpb_index_corrupt(index, blkno,
+								  "Page has level %u, expected %u.",
+								  opq->level, level);
 			perlevel[level]++;
 			if (level == 0)
 			{

@@ -80,11 +80,7 @@ PG_FUNCTION_INFO_V1(fpbtree_check);
 
 /* Report a broken invariant of block blkno of the index being checked. */
 #define fpb_corrupt(st, blkno, ...) \
-	ereport(ERROR, \
-			(errcode(ERRCODE_INDEX_CORRUPTED), \
-			 errmsg("fpbtree index \"%s\" is corrupted at block %u", \
-					RelationGetRelationName((st)->index), (blkno)), \
-			 errdetail(__VA_ARGS__)))
+	fpb_index_corrupt((st)->index, (blkno), __VA_ARGS__)
 
 /* A downlink of the level above, as the walk of the level below needs it. */
 typedef struct FpbDownlink
