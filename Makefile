@@ -31,7 +31,7 @@ endif
 
 # pgxs does not track header dependencies
 $(filter src/am/%.o,$(OBJS)) src/fpbtree.o: src/am/fpbtree.h src/compat.h
-$(filter src/exec/%.o,$(OBJS)) src/fpbtree.o: $(wildcard src/exec/*.h)
+$(filter src/exec/%.o,$(OBJS)) src/fpbtree.o: $(wildcard src/exec/*.h) src/compat.h
 $(filter src/exec/%.o,$(OBJS)) src/guc_alias.o: src/guc_alias.h
 
 .PHONY: test bench

@@ -135,16 +135,17 @@ fpb_build_spill(FpbBuildState *bs)
 	bs->nmem = 0;
 }
 
+/*
+ * The table scan's callback: collect the entry key of one heap tuple, in
+ * memory while maintenance_work_mem allows and in the tuplesort after.
+ */
 static void
 fpb_build_callback(Relation index, ItemPointer tid, Datum *values,
 				   bool *isnull, bool tupleIsAlive, void *state)
 {
 	FpbBuildState *bs = (FpbBuildState *) state;
-	uint64		k;
-	uint64		t;
+	FpbKey		key = fpb_heap_key(bs->encproc, values[0], isnull[0], tid);
 
-	k = isnull[0] ? FPB_KEY_MAX : fpb_encode(bs->encproc, values[0]);
-	t = fpb_make_t(tid, isnull[0]);
 	bs->indtuples++;
 
 	if (bs->sort == NULL)
@@ -164,13 +165,12 @@ fpb_build_callback(Relation index, ItemPointer tid, Datum *values,
 		}
 		if (bs->sort == NULL)
 		{
-			bs->mem[bs->nmem].k = k;
-			bs->mem[bs->nmem].t = t;
+			bs->mem[bs->nmem] = key;
 			bs->nmem++;
 			return;
 		}
 	}
-	fpb_build_puttuplesort(bs, k, t);
+	fpb_build_puttuplesort(bs, key.k, key.t);
 }
 
 static int

@@ -293,6 +293,9 @@ extern void fpb_widths_for(int w, int x, double t1, double tnext, FpbWidths *out
 
 /* ---- keys.c: normalisation through the operator class ---- */
 extern uint64 fpb_encode(FmgrInfo *encproc, Datum value);
+extern FpbKey fpb_heap_key(FmgrInfo *encproc, Datum value, bool isnull,
+						   ItemPointer htid);
+extern char *fpb_keydesc(uint64 k, uint64 t);
 extern Datum fpb_decode(FmgrInfo *decproc, uint64 k);
 extern void fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,
 							 uint64 *lo, uint64 *hi);
@@ -482,6 +485,14 @@ extern IndexBulkDeleteResult *fpbbulkdelete(IndexVacuumInfo *info,
 											void *callback_state);
 extern IndexBulkDeleteResult *fpbvacuumcleanup(IndexVacuumInfo *info,
 											   IndexBulkDeleteResult *stats);
+
+/* ---- verify.c: fpbtree_check(); its relation checks serve stats.c too ---- */
+extern void fpb_precheck_relation(Oid relid);
+extern void fpb_check_relation(Relation rel);
+
+/* ---- verify_inpage.c: fpbtree_check() of one page's in-page tree ---- */
+extern FpbEntry *fpb_check_inpage(Relation index, Page page,
+								  BlockNumber blkno, int *nentries);
 
 /* ---- cost.c, validate.c, handler.c ---- */
 extern void fpbcostestimate(PlannerInfo *root, IndexPath *path,

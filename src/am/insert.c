@@ -374,14 +374,12 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
 		  IndexInfo *indexInfo)
 {
+	FpbKey		key = fpb_heap_key(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
+								   values[0], isnull[0], ht_ctid);
 	FpbEntry	e;
 
-	if (isnull[0])
-		e.k = FPB_KEY_MAX;
-	else
-		e.k = fpb_encode(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
-						 values[0]);
-	e.t = fpb_make_t(ht_ctid, isnull[0]);
+	e.k = key.k;
+	e.t = key.t;
 	e.child = InvalidBlockNumber;
 	fpb_insert_entry(index, &e, heapRel);
 	return false;

@@ -345,6 +345,39 @@ fpb_encode(FmgrInfo *encproc, Datum value)
 }
 
 /*
+ * The (k, t) key of the index entry for a heap tuple whose indexed column
+ * is value (or NULL) at heap TID htid.  The build and fpbinsert store
+ * exactly this, and the heapallindexed check looks exactly this up, so it
+ * must stay the only place that forms it.  encproc is the column's encode
+ * procedure; a NULL never reaches it and sorts after every value.
+ */
+FpbKey
+fpb_heap_key(FmgrInfo *encproc, Datum value, bool isnull, ItemPointer htid)
+{
+	FpbKey		key;
+
+	key.k = isnull ? FPB_KEY_MAX : fpb_encode(encproc, value);
+	key.t = fpb_make_t(htid, isnull);
+	return key;
+}
+
+/*
+ * Describe a key for messages: the normalised key and the tiebreaker as
+ * heap TID, palloc'd in the current memory context.
+ */
+char *
+fpb_keydesc(uint64 k, uint64 t)
+{
+	ItemPointerData tid;
+
+	fpb_t_to_heaptid(t, &tid);
+	return psprintf("(%016" INT64_MODIFIER "X, (%u,%u)%s)", k,
+					ItemPointerGetBlockNumberNoCheck(&tid),
+					ItemPointerGetOffsetNumberNoCheck(&tid),
+					(t & FPB_T_NULLBIT) ? " null" : "");
+}
+
+/*
  * The value whose normalised key is k.  For pass-by-reference types the
  * result is palloc'd in the current memory context.
  */

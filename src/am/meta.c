@@ -15,22 +15,19 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+/*
+ * Initialise page as the metapage of a tree whose root is block root at
+ * level rootlevel, built with node widths w/x, fillfactor and the latencies
+ * t1/tnext the widths were chosen for.
+ */
 void
 fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
 				  int fillfactor, double t1, double tnext)
 {
-	FpbPageOpaque opq;
 	FpbMetaPageData *meta;
 
-	PageInit(page, BLCKSZ, FPB_SPECIAL_SIZE);
-	opq = FpbPageGetOpaque(page);
-	memset(opq, 0, sizeof(FpbPageOpaqueData));
-	opq->flags = FPB_F_META;
-	opq->left = opq->right = InvalidBlockNumber;
-	opq->root = opq->firstleaf = opq->lastleaf = FPB_NONE;
-	opq->w = w;
-	opq->x = x;
-	opq->pageid = FPB_PAGE_ID;
+	/* an empty tree page flagged as the metapage: no nodes, no links */
+	fpb_page_init(page, 0, FPB_F_META, w, x);
 
 	meta = FpbPageGetMeta(page);
 	memset(meta, 0, sizeof(FpbMetaPageData));
@@ -128,10 +125,10 @@ fpb_getbuf_internal(Relation index, BlockNumber blkno, int lockmode)
 	{
 		char	   *p = (char *) BufferGetPage(buf);
 
-		__builtin_prefetch(p);
-		__builtin_prefetch(p + BLCKSZ - FPB_SPECIAL_SIZE);
+		FPB_PREFETCH_R(p);
+		FPB_PREFETCH_R(p + BLCKSZ - FPB_SPECIAL_SIZE);
 		for (int i = 0; i < 4; i++)
-			__builtin_prefetch(p + FPB_DATA_START + i * FPB_LINE);
+			FPB_PREFETCH_R(p + FPB_DATA_START + i * FPB_LINE);
 	}
 	if (lockmode != BUFFER_LOCK_UNLOCK)
 	{

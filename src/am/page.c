@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "compat.h"
 #include "fpbtree.h"
 
 /* Raise the error every damaged-structure path uses. */
@@ -27,7 +28,7 @@ void
 fpb_prefetch_node(char *node, int lines)
 {
 	for (int i = 0; i < lines; i++)
-		__builtin_prefetch(node + i * FPB_LINE);
+		FPB_PREFETCH_R(node + i * FPB_LINE);
 }
 
 static inline void

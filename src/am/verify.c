@@ -2,8 +2,7 @@
  *
  * verify.c
  *	  fpbtree_check(): verification of an fpbtree index's structure and,
- *	  optionally, that every heap tuple is indexed; fpbtree_stats(): the
- *	  shape and fill of an index.
+ *	  optionally, that every heap tuple is indexed.
  *
  * The check walks the tree level by level from the root, each level from its
  * leftmost page along the right-links, in the spirit of contrib/amcheck.  It
@@ -13,10 +12,11 @@
  *	- per page: sanity, level, leaf flag, widths as in the metapage, sibling
  *	  link symmetry, no page reached twice (no cycles), the level's first
  *	  page leftmost and its last page rightmost;
- *	- the in-page tree: every node inside [0, hwm) and no two overlapping,
- *	  node kinds and counts, non-leaf nodes at the right depth with their
- *	  separators consistent with the keys below them, the in-page leaf chain
- *	  visiting exactly the leaf nodes of the tree in order, the entry count;
+ *	- the in-page tree (verify_inpage.c): every node inside [0, hwm) and no
+ *	  two overlapping, node kinds and counts, non-leaf nodes at the right
+ *	  depth with their separators consistent with the keys below them, the
+ *	  in-page leaf chain visiting exactly the leaf nodes of the tree in
+ *	  order, the entry count;
  *	- keys: strictly increasing in (k, t) order along each whole level, below
  *	  the page's high key, at or above its lower bound (the left sibling's
  *	  high key);
@@ -42,7 +42,8 @@
  * With heapallindexed, the keys of all leaf entries are collected (they come
  * out of the walk already sorted), and the table is scanned with
  * table_index_build_scan under an MVCC snapshot taken before the walk; each
- * tuple it reports is encoded exactly as insertion encodes it and looked up.
+ * tuple it reports gets its entry key from fpb_heap_key, as in the build and
+ * in insertion, and is looked up.
  * An MVCC snapshot rather than SnapshotAny: an index built or rebuilt
  * CONCURRENTLY legitimately lacks tuples that were already dead to its
  * reference snapshot yet may still be RECENTLY_DEAD now, which a SnapshotAny
@@ -62,14 +63,12 @@
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "fpbtree.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "utils/acl.h"
-#include "utils/array.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -78,15 +77,10 @@
 #include "utils/syscache.h"
 
 PG_FUNCTION_INFO_V1(fpbtree_check);
-PG_FUNCTION_INFO_V1(fpbtree_stats);
 
 /* Report a broken invariant of block blkno of the index being checked. */
 #define fpb_corrupt(st, blkno, ...) \
-	ereport(ERROR, \
-			(errcode(ERRCODE_INDEX_CORRUPTED), \
-			 errmsg("fpbtree index \"%s\" is corrupted at block %u", \
-					RelationGetRelationName((st)->index), (blkno)), \
-			 errdetail(__VA_ARGS__)))
+	fpb_index_corrupt((st)->index, (blkno), __VA_ARGS__)
 
 /* A downlink of the level above, as the walk of the level below needs it. */
 typedef struct FpbDownlink
@@ -127,42 +121,6 @@ typedef struct FpbCheckState
 	int64		heaptuples;
 } FpbCheckState;
 
-/* One (optional) bound of an in-page key range */
-typedef struct FpbBound
-{
-	bool		valid;
-	uint64		k;
-	uint64		t;
-} FpbBound;
-
-/* State of the walk of one page's in-page tree */
-typedef struct FpbInpageWalk
-{
-	FpbCheckState *st;
-	Page		page;
-	FpbPageOpaque opq;
-	BlockNumber blkno;
-	bool		internal;
-	int			lcap;
-	int			icap;
-	bool		used[FPB_NLINES];	/* lines owned by a node already seen */
-	uint16		order[FPB_NLINES];	/* leaf nodes in key order */
-	int			nleafnodes;
-} FpbInpageWalk;
-
-/* Describe a key for messages: the normalised key and the tiebreaker. */
-static char *
-fpb_keydesc(uint64 k, uint64 t)
-{
-	ItemPointerData tid;
-
-	fpb_t_to_heaptid(t, &tid);
-	return psprintf("(%016" INT64_MODIFIER "X, (%u,%u)%s)", k,
-					ItemPointerGetBlockNumberNoCheck(&tid),
-					ItemPointerGetOffsetNumberNoCheck(&tid),
-					(t & FPB_T_NULLBIT) ? " null" : "");
-}
-
 static inline bool
 fpb_bit_test(const uint8 *map, BlockNumber b)
 {
@@ -179,7 +137,7 @@ fpb_bit_set(uint8 *map, BlockNumber b)
  * Make sure relid is an fpbtree index before locking anything: a caller
  * naming some other relation must not get to block writers on its table.
  */
-static void
+void
 fpb_precheck_relation(Oid relid)
 {
 	HeapTuple	tup;
@@ -200,8 +158,11 @@ fpb_precheck_relation(Oid relid)
 	ReleaseSysCache(tup);
 }
 
-/* The same test on the opened relation, which is what counts. */
-static void
+/*
+ * The same test on the opened relation, which is what counts; also refuses
+ * another session's temporary index, whose pages we cannot read.
+ */
+void
 fpb_check_relation(Relation rel)
 {
 	if (rel->rd_rel->relkind != RELKIND_INDEX ||
@@ -264,253 +225,6 @@ fpb_downlink_cmp_child(const void *a, const void *b)
 	BlockNumber cb = ((const FpbDownlink *) b)->child;
 
 	return (ca > cb) - (ca < cb);
-}
-
-/* ----------------------------------------------------------------
- * The in-page tree
- * ----------------------------------------------------------------
- */
-
-/*
- * Check the node at line, at in-page depth depth (0 = leaf nodes), whose
- * keys must lie in [lo, hi), and everything below it.  Leaf nodes are
- * appended to ws->order as they are met, which is key order.
- */
-static void
-fpb_check_node(FpbInpageWalk *ws, uint16 line, int depth, uint16 parent,
-			   FpbBound lo, FpbBound hi)
-{
-	FpbCheckState *st = ws->st;
-	BlockNumber blkno = ws->blkno;
-	int			width = (depth == 0) ? ws->opq->x : ws->opq->w;
-	int			kind = (depth == 0) ? FPB_NODE_LEAF : FPB_NODE_INNER;
-	char	   *node;
-	FpbNodeHeader *hdr;
-	uint64	   *keys;
-	ItemPointerData *tids;
-
-	if (line == FPB_NONE || (int) line + width > ws->opq->hwm)
-	{
-		if (parent == FPB_NONE)
-			fpb_corrupt(st, blkno,
-						"In-page root node %u is outside the used lines [0, %u).",
-						line, ws->opq->hwm);
-		fpb_corrupt(st, blkno,
-					"In-page node reference %u (from node at line %u) is outside the used lines [0, %u).",
-					line, parent, ws->opq->hwm);
-	}
-	for (int i = line; i < line + width; i++)
-	{
-		if (ws->used[i])
-			fpb_corrupt(st, blkno,
-						"In-page node at line %u overlaps another node (line %u is used twice).",
-						line, i);
-		ws->used[i] = true;
-	}
-
-	node = fpb_line(ws->page, line);
-	hdr = (FpbNodeHeader *) node;
-	if (hdr->kind != kind)
-		fpb_corrupt(st, blkno,
-					"In-page node at line %u has kind %u, expected %u at in-page depth %d.",
-					line, hdr->kind, kind, depth);
-
-	if (depth == 0)
-	{
-		keys = fpb_node_keys(node);
-		tids = fpb_node_tids(node, ws->lcap);
-		if (hdr->n > ws->lcap)
-			fpb_corrupt(st, blkno,
-						"In-page leaf node at line %u holds %u entries, capacity is %d.",
-						line, hdr->n, ws->lcap);
-
-		/*
-		 * Descent into an internal page takes the previous node's last
-		 * downlink for a key below a node's first; an empty node breaks that,
-		 * and nothing ever removes downlinks.
-		 */
-		if (hdr->n == 0 && ws->internal)
-			fpb_corrupt(st, blkno,
-						"In-page leaf node at line %u of an internal page is empty.",
-						line);
-		for (int i = 0; i < hdr->n; i++)
-		{
-			uint64		t = fpb_tid_to_t(&tids[i]);
-
-			if ((lo.valid && fpb_key_cmp(keys[i], t, lo.k, lo.t) < 0) ||
-				(hi.valid && fpb_key_cmp(keys[i], t, hi.k, hi.t) >= 0))
-				fpb_corrupt(st, blkno,
-							"Entry %s in in-page leaf node at line %u lies outside the range %s to %s that its in-page parent at line %u gives it.",
-							fpb_keydesc(keys[i], t), line,
-							lo.valid ? fpb_keydesc(lo.k, lo.t) : "-inf",
-							hi.valid ? fpb_keydesc(hi.k, hi.t) : "+inf",
-							parent);
-		}
-		ws->order[ws->nleafnodes++] = line;
-		return;
-	}
-
-	keys = fpb_node_keys(node);
-	tids = fpb_node_tids(node, ws->icap);
-	if (hdr->n < 1 || hdr->n > ws->icap)
-		fpb_corrupt(st, blkno,
-					"In-page non-leaf node at line %u has %u children, expected 1 to %d.",
-					line, hdr->n, ws->icap);
-
-	/*
-	 * The in-page descent picks the last separator <= the key, or child 0
-	 * for a key below them all, so separator 0 is only a hint (inserting a
-	 * smaller key does not lower it) and is not checked.  Separator i > 0
-	 * bounds child i from below and child i - 1 from above.
-	 */
-	for (int i = 1; i < hdr->n; i++)
-	{
-		uint64		t = fpb_tid_to_t(&tids[i]);
-		uint64		pt = fpb_tid_to_t(&tids[i - 1]);
-
-		if ((lo.valid && fpb_key_cmp(keys[i], t, lo.k, lo.t) < 0) ||
-			(hi.valid && fpb_key_cmp(keys[i], t, hi.k, hi.t) >= 0))
-			fpb_corrupt(st, blkno,
-						"Separator %d %s of in-page node at line %u lies outside the node's range %s to %s.",
-						i, fpb_keydesc(keys[i], t), line,
-						lo.valid ? fpb_keydesc(lo.k, lo.t) : "-inf",
-						hi.valid ? fpb_keydesc(hi.k, hi.t) : "+inf");
-		if (i > 1 && fpb_key_cmp(keys[i - 1], pt, keys[i], t) >= 0)
-			fpb_corrupt(st, blkno,
-						"Separators %d and %d of in-page node at line %u are not in increasing order.",
-						i - 1, i, line);
-	}
-
-	for (int i = 0; i < hdr->n; i++)
-	{
-		uint16	   *lines = fpb_node_lines(node, ws->icap);
-		FpbBound	clo = lo;
-		FpbBound	chi = hi;
-
-		if (i > 0)
-		{
-			clo.valid = true;
-			clo.k = keys[i];
-			clo.t = fpb_tid_to_t(&tids[i]);
-		}
-		if (i < hdr->n - 1)
-		{
-			chi.valid = true;
-			chi.k = keys[i + 1];
-			chi.t = fpb_tid_to_t(&tids[i + 1]);
-		}
-		fpb_check_node(ws, lines[i], depth - 1, line, clo, chi);
-	}
-}
-
-/*
- * Verify the in-page tree of st->page and return its entries in key order
- * (allocated in the current, per-page, context); *nentries gets the count.
- */
-static FpbEntry *
-fpb_check_inpage(FpbCheckState *st, BlockNumber blkno, int *nentries)
-{
-	FpbInpageWalk *ws = palloc0(sizeof(FpbInpageWalk));
-	FpbPageOpaque opq = FpbPageGetOpaque(st->page);
-	FpbEntry   *ents;
-	FpbBound	none = {false, 0, 0};
-	uint16		line;
-	uint16		prev = FPB_NONE;
-	int			n = 0;
-
-	ws->st = st;
-	ws->page = st->page;
-	ws->opq = opq;
-	ws->blkno = blkno;
-	ws->internal = !FpbPageIsLeaf(opq);
-	ws->lcap = fpb_leafcap(opq->x, ws->internal);
-	ws->icap = fpb_innercap(opq->w);
-
-	/*
-	 * Generic WAL skips the hole from pd_lower on, so nodes above pd_lower
-	 * would be lost by WAL replay.
-	 */
-	if (((PageHeader) st->page)->pd_lower < FPB_DATA_START + opq->hwm * FPB_LINE)
-		fpb_corrupt(st, blkno,
-					"pd_lower %u does not cover the %u node lines in use (expected %u).",
-					((PageHeader) st->page)->pd_lower, opq->hwm,
-					FPB_DATA_START + opq->hwm * FPB_LINE);
-
-	if (opq->ipheight == 0)
-	{
-		if (opq->nentries != 0 || opq->root != FPB_NONE ||
-			opq->firstleaf != FPB_NONE || opq->lastleaf != FPB_NONE)
-			fpb_corrupt(st, blkno,
-						"Page without in-page tree has %u entries, root %u, first leaf node %u, last leaf node %u.",
-						opq->nentries, opq->root, opq->firstleaf,
-						opq->lastleaf);
-		*nentries = 0;
-		pfree(ws);
-		return NULL;
-	}
-	if (ws->lcap < 1 || ws->icap < 2)
-		fpb_corrupt(st, blkno, "Node widths %u/%u leave no room for entries.",
-					opq->w, opq->x);
-
-	fpb_check_node(ws, opq->root, opq->ipheight - 1, FPB_NONE, none, none);
-
-	/* the leaf chain must visit exactly the tree's leaf nodes, in order */
-	if (opq->firstleaf != ws->order[0])
-		fpb_corrupt(st, blkno,
-					"In-page first leaf node is line %u, but the in-page tree's first leaf node is line %u.",
-					opq->firstleaf, ws->order[0]);
-	if (opq->lastleaf != ws->order[ws->nleafnodes - 1])
-		fpb_corrupt(st, blkno,
-					"In-page last leaf node is line %u, but the in-page tree's last leaf node is line %u.",
-					opq->lastleaf, ws->order[ws->nleafnodes - 1]);
-	line = opq->firstleaf;
-	for (int j = 0; j < ws->nleafnodes; j++)
-	{
-		FpbNodeHeader *hdr = (FpbNodeHeader *) fpb_line(st->page, ws->order[j]);
-		uint16		expnext = (j + 1 < ws->nleafnodes) ? ws->order[j + 1] : FPB_NONE;
-
-		if (line != ws->order[j])
-			fpb_corrupt(st, blkno,
-						"In-page leaf chain reaches line %u where the in-page tree has leaf node %u.",
-						line, ws->order[j]);
-		if (hdr->prev != prev)
-			fpb_corrupt(st, blkno,
-						"In-page leaf node at line %u has previous link %u, expected %u.",
-						line, hdr->prev, prev);
-		if (hdr->next != expnext)
-			fpb_corrupt(st, blkno,
-						"In-page leaf node at line %u has next link %u, expected %u.",
-						line, hdr->next, expnext);
-		n += hdr->n;
-		prev = line;
-		line = hdr->next;
-	}
-	if (n != (int) opq->nentries)
-		fpb_corrupt(st, blkno,
-					"In-page leaf nodes hold %d entries, the page header says %u.",
-					n, opq->nentries);
-
-	/* gather the entries in key order */
-	ents = palloc(sizeof(FpbEntry) * Max(n, 1));
-	n = 0;
-	for (int j = 0; j < ws->nleafnodes; j++)
-	{
-		char	   *node = fpb_line(st->page, ws->order[j]);
-		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
-		uint64	   *keys = fpb_node_keys(node);
-		ItemPointerData *tids = fpb_node_tids(node, ws->lcap);
-		BlockNumber *ch = ws->internal ? fpb_node_children(node, ws->lcap) : NULL;
-
-		for (int i = 0; i < hdr->n; i++, n++)
-		{
-			ents[n].k = keys[i];
-			ents[n].t = fpb_tid_to_t(&tids[i]);
-			ents[n].child = ch ? ch[i] : InvalidBlockNumber;
-		}
-	}
-	*nentries = n;
-	pfree(ws);
-	return ents;
 }
 
 /* ----------------------------------------------------------------
@@ -715,7 +429,7 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		}
 
 		/* the page's entries, after its in-page tree is verified */
-		ents = fpb_check_inpage(st, blkno, &n);
+		ents = fpb_check_inpage(st->index, st->page, blkno, &n);
 
 		if (level > 0 && n == 0)
 			fpb_corrupt(st, blkno, "Internal page has no downlinks.");
@@ -854,26 +568,26 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
  * ----------------------------------------------------------------
  */
 
+/*
+ * The table scan's callback: look the heap tuple's entry key up among the
+ * leaf keys (sorted), and raise ERRCODE_INDEX_CORRUPTED if it is missing.
+ */
 static void
 fpb_check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 						bool *isnull, bool tupleIsAlive, void *state)
 {
 	FpbCheckState *st = (FpbCheckState *) state;
-	uint64		k;
-	uint64		t;
+	FpbKey		key = fpb_heap_key(st->encproc, values[0], isnull[0], tid);
 	int64		lo = 0,
 				hi = st->nleafkeys;
 
-	/* exactly what fpbinsert and the build store */
-	k = isnull[0] ? FPB_KEY_MAX : fpb_encode(st->encproc, values[0]);
-	t = fpb_make_t(tid, isnull[0]);
 	st->heaptuples++;
 
 	while (lo < hi)
 	{
 		int64		mid = lo + (hi - lo) / 2;
 		int			c = fpb_key_cmp(st->leafkeys[mid].k, st->leafkeys[mid].t,
-									k, t);
+									key.k, key.t);
 
 		if (c == 0)
 			return;
@@ -889,7 +603,7 @@ fpb_check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 					ItemPointerGetOffsetNumber(tid),
 					RelationGetRelationName(st->heap),
 					RelationGetRelationName(st->index)),
-			 errdetail("Expected entry %s.", fpb_keydesc(k, t))));
+			 errdetail("Expected entry %s.", fpb_keydesc(key.k, key.t))));
 }
 
 /*
@@ -1148,129 +862,4 @@ fpbtree_check(PG_FUNCTION_ARGS)
 	table_close(heap, heaplock);
 
 	PG_RETURN_VOID();
-}
-
-/* ----------------------------------------------------------------
- * fpbtree_stats(index regclass)
- * ----------------------------------------------------------------
- */
-
-Datum
-fpbtree_stats(PG_FUNCTION_ARGS)
-{
-	Oid			indrelid = PG_GETARG_OID(0);
-	Relation	index;
-	Oid			heapid;
-	TupleDesc	tupdesc;
-	FpbMetaPageData meta;
-	uint32		height;
-	int64	   *perlevel;
-	Datum	   *elems;
-	int64		entries = 0;
-	double		fillsum = 0;
-	int64		leafpages = 0;
-	int			fanout;
-	BlockNumber nblocks;
-	BlockNumber blkno;
-	Datum		values[10];
-	bool		nulls[10] = {0};
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-
-	fpb_precheck_relation(indrelid);
-	heapid = IndexGetRelation(indrelid, true);
-	if (OidIsValid(heapid))
-	{
-		AclResult	aclresult;
-
-		aclresult = pg_class_aclcheck(heapid, GetUserId(), ACL_SELECT);
-		if (aclresult != ACLCHECK_OK)
-			aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapid));
-	}
-	index = index_open(indrelid, AccessShareLock);
-	fpb_check_relation(index);
-
-	/* checks the widths and root level the computations below rely on */
-	fpb_read_meta(index, &meta);
-	nblocks = RelationGetNumberOfBlocks(index);
-	fanout = fpb_page_capacity(meta.w, meta.x, false, 1.0);
-	height = meta.rootlevel + 1;
-	perlevel = palloc0(sizeof(int64) * height);
-
-	/*
-	 * Walk each level along the right-links, one share-locked page at a
-	 * time.  Splits only add pages to the right of a level's leftmost page,
-	 * so concurrent inserts make the counts approximate but never break the
-	 * walk.
-	 */
-	blkno = meta.root;
-	for (uint32 level = meta.rootlevel;; level--)
-	{
-		BlockNumber leftmost = blkno;
-		BlockNumber firstchild = InvalidBlockNumber;
-		int64		steps = 0;
-
-		while (blkno != InvalidBlockNumber)
-		{
-			Buffer		buf;
-			Page		page;
-			FpbPageOpaque opq;
-
-			CHECK_FOR_INTERRUPTS();
-			if (++steps > (int64) RelationGetNumberOfBlocks(index))
-				ereport(ERROR,
-						(errcode(ERRCODE_INDEX_CORRUPTED),
-						 errmsg("fpbtree index \"%s\" is corrupted at block %u",
-								RelationGetRelationName(index), blkno),
-						 errdetail("The right-links of level %u form a cycle.",
-								   level)));
-			buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
-			page = BufferGetPage(buf);
-			opq = FpbPageGetOpaque(page);
-			if ((opq->flags & FPB_F_META) || opq->level != level)
-				ereport(ERROR,
-						(errcode(ERRCODE_INDEX_CORRUPTED),
-						 errmsg("fpbtree index \"%s\" is corrupted at block %u",
-								RelationGetRelationName(index), blkno),
-						 errdetail("Page has level %u, expected %u.",
-								   opq->level, level)));
-			perlevel[level]++;
-			if (level == 0)
-			{
-				entries += opq->nentries;
-				fillsum += (double) opq->nentries / fanout;
-				leafpages++;
-			}
-			else if (blkno == leftmost)
-				firstchild = fpb_page_child(page, 0, 0, blkno);
-			blkno = opq->right;
-			UnlockReleaseBuffer(buf);
-		}
-		if (level == 0)
-			break;
-		blkno = firstchild;
-	}
-
-	elems = palloc(sizeof(Datum) * height);
-	for (uint32 i = 0; i < height; i++)
-		elems[i] = Int64GetDatum(perlevel[i]);
-
-	values[0] = Int32GetDatum((int32) height);
-	values[1] = PointerGetDatum(construct_array(elems, height, INT8OID,
-												sizeof(int64), FLOAT8PASSBYVAL,
-												TYPALIGN_DOUBLE));
-	values[2] = Int64GetDatum((int64) nblocks);
-	values[3] = Int64GetDatum(entries);
-	values[4] = Float8GetDatum(leafpages > 0 ? fillsum / leafpages : 0.0);
-	values[5] = Int32GetDatum(meta.w * FPB_LINE);
-	values[6] = Int32GetDatum(meta.x * FPB_LINE);
-	values[7] = Int32GetDatum(fanout);
-	values[8] = Float8GetDatum(meta.t1);
-	values[9] = Float8GetDatum(meta.tnext);
-
-	index_close(index, AccessShareLock);
-
-	tupdesc = BlessTupleDesc(tupdesc);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

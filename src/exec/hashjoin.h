@@ -20,6 +20,8 @@
 #include "nodes/extensible.h"
 #include "storage/buffile.h"
 
+#include "compat.h"
+
 #define FPB_HJ_NAME		"PrefetchHashJoin"
 
 /* fpbtree.hashjoin_prefetch */
@@ -44,18 +46,6 @@ extern int	fpb_hj_cache_size_kb;
 extern bool fpb_hj_partition_prefetch;
 extern bool fpb_hj_huge_pages;
 extern int	fpb_hj_radix_bits_setting;
-
-/*
- * Prefetch instructions.  Only a hint: without compiler support they vanish
- * and the staged code still runs correctly.
- */
-#if defined(__GNUC__) || defined(__clang__)
-#define FPB_PREFETCH_R(p)	__builtin_prefetch((p), 0, 3)
-#define FPB_PREFETCH_W(p)	__builtin_prefetch((p), 1, 3)
-#else
-#define FPB_PREFETCH_R(p)	((void) (p))
-#define FPB_PREFETCH_W(p)	((void) (p))
-#endif
 
 /*
  * A build tuple as stored in the tuple arena: a small header, then the

@@ -1,0 +1,144 @@
+/*-------------------------------------------------------------------------
+ *
+ * stats.c
+ *	  fpbtree_stats(): the shape and fill of an fpbtree index.
+ *
+ * Unlike fpbtree_check() (verify.c) this takes no lock on the table beyond
+ * the index's AccessShareLock and only needs SELECT on the table: it reads
+ * one page at a time under a share lock, so its figures are a snapshot of a
+ * tree that may be growing.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/index.h"
+#include "catalog/pg_type.h"
+#include "fpbtree.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+PG_FUNCTION_INFO_V1(fpbtree_stats);
+
+/*
+ * fpbtree_stats(index regclass) -> height, pages per level, size, entries,
+ * average leaf fill, node sizes, fan-out and the latencies of the metapage.
+ */
+Datum
+fpbtree_stats(PG_FUNCTION_ARGS)
+{
+	Oid			indrelid = PG_GETARG_OID(0);
+	Relation	index;
+	Oid			heapid;
+	TupleDesc	tupdesc;
+	FpbMetaPageData meta;
+	uint32		height;
+	int64	   *perlevel;
+	Datum	   *elems;
+	int64		entries = 0;
+	double		fillsum = 0;
+	int64		leafpages = 0;
+	int			fanout;
+	BlockNumber nblocks;
+	BlockNumber blkno;
+	Datum		values[10];
+	bool		nulls[10] = {0};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	fpb_precheck_relation(indrelid);
+	heapid = IndexGetRelation(indrelid, true);
+	if (OidIsValid(heapid))
+	{
+		AclResult	aclresult;
+
+		aclresult = pg_class_aclcheck(heapid, GetUserId(), ACL_SELECT);
+		if (aclresult != ACLCHECK_OK)
+			aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapid));
+	}
+	index = index_open(indrelid, AccessShareLock);
+	fpb_check_relation(index);
+
+	/* checks the widths and root level the computations below rely on */
+	fpb_read_meta(index, &meta);
+	nblocks = RelationGetNumberOfBlocks(index);
+	fanout = fpb_page_capacity(meta.w, meta.x, false, 1.0);
+	height = meta.rootlevel + 1;
+	perlevel = palloc0(sizeof(int64) * height);
+
+	/*
+	 * Walk each level along the right-links, one share-locked page at a
+	 * time.  Splits only add pages to the right of a level's leftmost page,
+	 * so concurrent inserts make the counts approximate but never break the
+	 * walk.
+	 */
+	blkno = meta.root;
+	for (uint32 level = meta.rootlevel;; level--)
+	{
+		BlockNumber leftmost = blkno;
+		BlockNumber firstchild = InvalidBlockNumber;
+		int64		steps = 0;
+
+		while (blkno != InvalidBlockNumber)
+		{
+			Buffer		buf;
+			Page		page;
+			FpbPageOpaque opq;
+
+			CHECK_FOR_INTERRUPTS();
+			if (++steps > (int64) RelationGetNumberOfBlocks(index))
+				fpb_index_corrupt(index, blkno,
+								  "The right-links of level %u form a cycle.",
+								  level);
+			buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			opq = FpbPageGetOpaque(page);
+			if ((opq->flags & FPB_F_META) || opq->level != level)
+				fpb_index_corrupt(index, blkno,
+								  "Page has level %u, expected %u.",
+								  opq->level, level);
+			perlevel[level]++;
+			if (level == 0)
+			{
+				entries += opq->nentries;
+				fillsum += (double) opq->nentries / fanout;
+				leafpages++;
+			}
+			else if (blkno == leftmost)
+				firstchild = fpb_page_child(page, 0, 0, blkno);
+			blkno = opq->right;
+			UnlockReleaseBuffer(buf);
+		}
+		if (level == 0)
+			break;
+		blkno = firstchild;
+	}
+
+	elems = palloc(sizeof(Datum) * height);
+	for (uint32 i = 0; i < height; i++)
+		elems[i] = Int64GetDatum(perlevel[i]);
+
+	values[0] = Int32GetDatum((int32) height);
+	values[1] = PointerGetDatum(construct_array(elems, height, INT8OID,
+												sizeof(int64), FLOAT8PASSBYVAL,
+												TYPALIGN_DOUBLE));
+	values[2] = Int64GetDatum((int64) nblocks);
+	values[3] = Int64GetDatum(entries);
+	values[4] = Float8GetDatum(leafpages > 0 ? fillsum / leafpages : 0.0);
+	values[5] = Int32GetDatum(meta.w * FPB_LINE);
+	values[6] = Int32GetDatum(meta.x * FPB_LINE);
+	values[7] = Int32GetDatum(fanout);
+	values[8] = Float8GetDatum(meta.t1);
+	values[9] = Float8GetDatum(meta.tnext);
+
+	index_close(index, AccessShareLock);
+
+	tupdesc = BlessTupleDesc(tupdesc);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
