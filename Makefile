@@ -23,6 +23,9 @@ REGRESS_PREP = $(DIFFERENTIAL)
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
 
+# (before pgxs.mk, which tests it when it is read)
+EXTRA_CLEAN = test/regress_out test/tmp_check $(DIFFERENTIAL)
+
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/am
 # CI (make test) adds -Werror through COPT
@@ -56,4 +59,3 @@ test:
 bench:
 	bench/run_bench.sh
 
-EXTRA_CLEAN = test/regress_out test/tmp_check $(DIFFERENTIAL)
