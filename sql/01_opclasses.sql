@@ -6,6 +6,17 @@
 -- a sequential scan; the expected output is counts of matching queries.
 --
 
+-- on its own: the extension, and plans that do not depend on the machine
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS fpbtree;
+RESET client_min_messages;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+-- fpb_same() and the helpers it uses
+\set ECHO none
+\i sql/include/fpb_helpers.sql
+\set ECHO all
+
 CREATE TABLE ops_int2 (id serial, v int2);
 CREATE TABLE ops_int4 (id serial, v int4);
 CREATE TABLE ops_int8 (id serial, v int8);

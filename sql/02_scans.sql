@@ -3,6 +3,17 @@
 -- FIRST/LAST, LIMIT, index-only scans and bitmap scans.
 --
 
+-- on its own: the extension, and plans that do not depend on the machine
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS fpbtree;
+RESET client_min_messages;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+-- fpb_same() and the helpers it uses
+\set ECHO none
+\i sql/include/fpb_helpers.sql
+\set ECHO all
+
 CREATE TABLE scan_t (id int4, k int4, f float8) WITH (autovacuum_enabled = off);
 INSERT INTO scan_t
 	SELECT g,
@@ -161,6 +172,8 @@ SET enable_memoize = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM scan_outer o JOIN scan_t t ON t.k = o.k;
 SELECT count(*), sum(t.id) FROM scan_outer o JOIN scan_t t ON t.k = o.k;
 RESET ALL;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
 SELECT count(*), sum(t.id) FROM scan_outer o JOIN scan_t t ON t.k = o.k;
 
 -- a merge join over two ordered index scans (no mark/restore in fpbtree:
@@ -173,6 +186,8 @@ SET enable_sort = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM scan_t a JOIN scan_t b ON a.k = b.k WHERE a.k < 50;
 SELECT count(*), sum(a.id + b.id) FROM scan_t a JOIN scan_t b ON a.k = b.k WHERE a.k < 50;
 RESET ALL;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
 SELECT count(*), sum(a.id + b.id) FROM scan_t a JOIN scan_t b ON a.k = b.k WHERE a.k < 50;
 
 -- = ANY (array): fpbtree has no array keys, the bitmap scan runs one scan per
@@ -185,6 +200,8 @@ SELECT count(*), sum(id) FROM scan_t WHERE k = ANY ('{3, 500, NULL, 999, 5000, -
 SELECT count(*), sum(id) FROM scan_t WHERE k IN (7, 7, 8);
 SELECT count(*), sum(id) FROM scan_t WHERE f = ANY ('{0.25, 1.5, NaN}'::float8[]);
 RESET ALL;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
 SET enable_indexscan = off;
 SET enable_indexonlyscan = off;
 SET enable_bitmapscan = off;
@@ -192,6 +209,8 @@ SELECT count(*), sum(id) FROM scan_t WHERE k = ANY ('{3, 500, NULL, 999, 5000, -
 SELECT count(*), sum(id) FROM scan_t WHERE k IN (7, 7, 8);
 SELECT count(*), sum(id) FROM scan_t WHERE f = ANY ('{0.25, 1.5, NaN}'::float8[]);
 RESET ALL;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
 
 -- run-time keys: parameters of a generic plan, NULL among them, and of
 -- other types of the family
@@ -214,6 +233,8 @@ EXECUTE scan_p3('NaN');
 EXECUTE scan_p3(NULL);
 DEALLOCATE ALL;
 RESET ALL;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
 SELECT count(*) FROM scan_t WHERE k = 500;
 SELECT count(*) FROM scan_t WHERE k > 990 AND k <= 995;
 SELECT count(*) FROM scan_t WHERE k > -9223372036854775808 AND k <= 0;

@@ -3,6 +3,17 @@
 -- an index-only scan gives back must be exactly the stored ones.
 --
 
+-- on its own: the extension, and plans that do not depend on the machine
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS fpbtree;
+RESET client_min_messages;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+-- fpb_same() and the helpers it uses
+\set ECHO none
+\i sql/include/fpb_helpers.sql
+\set ECHO all
+
 CREATE TABLE ext_i (i2 int2, i4 int4, i8 int8);
 INSERT INTO ext_i VALUES
 	(-32768, -2147483648, -9223372036854775808),
@@ -143,6 +154,8 @@ SELECT count(*) FROM ext_f WHERE f8 < 'NaN';
 SELECT count(*) FROM ext_f WHERE f4 > '-0'::float8;
 SELECT count(*) FROM ext_i WHERE i2 < 9223372036854775807::int8;
 RESET ALL;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
 
 -- sanity: all of the above through fpb_same too
 SELECT q, left(fpb_same(q, idx, ord), 300) AS res

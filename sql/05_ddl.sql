@@ -4,6 +4,17 @@
 -- tables, partial and expression indexes.
 --
 
+-- on its own: the extension, and plans that do not depend on the machine
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS fpbtree;
+RESET client_min_messages;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+-- fpb_same() and the helpers it uses
+\set ECHO none
+\i sql/include/fpb_helpers.sql
+\set ECHO all
+
 -- an empty table, then rows
 CREATE TABLE ddl_empty (k int8);
 CREATE INDEX ddl_empty_k ON ddl_empty USING fpbtree (k);

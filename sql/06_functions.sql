@@ -3,6 +3,13 @@
 -- fpbtree_check on a sound index.
 --
 
+-- on its own: the extension, and plans that do not depend on the machine
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS fpbtree;
+RESET client_min_messages;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+
 -- the paper's parameters: T1 = 150 ns for a full cache miss, Tnext = 10 ns
 -- for each further pipelined line
 SELECT * FROM fpbtree_node_widths(150, 10);

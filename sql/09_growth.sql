@@ -5,6 +5,17 @@
 -- pages under them split.
 --
 
+-- on its own: the extension, and plans that do not depend on the machine
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS fpbtree;
+RESET client_min_messages;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+-- fpb_same() and the helpers it uses
+\set ECHO none
+\i sql/include/fpb_helpers.sql
+\set ECHO all
+
 CREATE TABLE gr (id serial, k int4) WITH (autovacuum_enabled = off);
 CREATE INDEX gr_k ON gr USING fpbtree (k) WITH (nonleaf_lines = 2, leaf_lines = 2);
 -- ascending: always the rightmost leaf
@@ -41,6 +52,8 @@ SELECT count(*) FROM gr WHERE k BETWEEN -30001 AND 30001;
 SELECT k FROM gr WHERE k > -30005 ORDER BY k LIMIT 6;
 SELECT k FROM gr WHERE k < 30005 ORDER BY k DESC LIMIT 6;
 RESET ALL;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
 SELECT s.entries = (SELECT count(*) FROM gr) AS entries_ok FROM fpbtree_stats('gr_k') s;
 INSERT INTO gr (k) SELECT (g * 7919) % 60001 - 30000 FROM generate_series(1, 60001) g;
 SELECT fpbtree_check('gr_k', true);
@@ -121,6 +134,8 @@ SELECT * FROM gr_walk(false);
 SELECT * FROM gr_walk(true);
 SELECT count(*), sum(k) FROM gr WHERE k > 0 AND k % 10 = 0;
 RESET ALL;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
 SELECT fpbtree_check('gr_k', true);
 SELECT fpb_same('SELECT k FROM gr WHERE k BETWEEN 100000 AND 100100', 'gr_k');
 

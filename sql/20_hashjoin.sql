@@ -6,8 +6,17 @@
 -- disabled, and reports the row count, whether the two results are equal as
 -- multisets (EXCEPT ALL both ways) and the join types PrefetchHashJoin ran.
 --
+
+-- on its own: the extension, and plans that do not depend on the machine
 SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS fpbtree;
+RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+-- the planner hook and the executor nodes
+LOAD 'fpbtree';
+
+SET client_min_messages = warning;
 SELECT setseed(0.4242);
 
 CREATE TABLE hj_a AS

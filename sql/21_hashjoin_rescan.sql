@@ -7,8 +7,17 @@
 -- query runs as a correlated subquery (or LATERAL) and is compared with the
 -- built-in hash join; "Builds" in EXPLAIN ANALYZE counts the tables built.
 --
+
+-- on its own: the extension, and plans that do not depend on the machine
 SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS fpbtree;
+RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+-- the planner hook and the executor nodes
+LOAD 'fpbtree';
+
+SET client_min_messages = warning;
 
 CREATE TABLE pr_o AS SELECT g AS id, g AS g FROM generate_series(1, 6) g;
 -- a NULL parameter too, and repeated values

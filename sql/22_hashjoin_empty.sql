@@ -8,8 +8,17 @@
 -- planner estimates at a third of their table, so the plans are stable and,
 -- with a 64 kB hash_mem, the empty build side is planned in several batches.
 --
+
+-- on its own: the extension, and plans that do not depend on the machine
 SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS fpbtree;
+RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+-- the planner hook and the executor nodes
+LOAD 'fpbtree';
+
+SET client_min_messages = warning;
 
 CREATE TABLE he_out AS SELECT g AS id, g % 1000 AS k, g % 7 AS y FROM generate_series(1, 5000) g;
 CREATE TABLE he_in AS SELECT g AS id, g % 1000 AS k, g % 5 AS y FROM generate_series(1, 6000) g;

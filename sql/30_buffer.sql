@@ -8,9 +8,17 @@
 -- the output only says, per query, whether the buffered plan had a Buffer
 -- and whether both results agree.
 --
+
+-- on its own: the extension, and plans that do not depend on the machine
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS fpbtree;
+RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
--- the results of the Buffer alone: no PrefetchHashJoin (issue 5) in these plans
+-- the planner hook and the executor nodes
+LOAD 'fpbtree';
+
+-- the results of the Buffer alone: no PrefetchHashJoin in these plans
 DO $$
 BEGIN
 	IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'enable_prefetch_hashjoin') THEN
@@ -306,6 +314,8 @@ FETCH BACKWARD 2 FROM e;
 CLOSE e;
 COMMIT;
 RESET ALL;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
 
 -- bounded read-ahead: a merge join stops reading its outer side when the
 -- inner side runs out (here after 11 of 2000 outer rows).  The outer side
@@ -354,6 +364,8 @@ SELECT buf_explain_analyze($$
 SELECT o.a, o.b FROM buf_ra_outer o JOIN buf_ra_inner i ON o.a = i.a
 WHERE 100 / (o.a - 2) <> 1000$$);
 RESET ALL;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
 DROP TABLE buf_ra_outer, buf_ra_inner;

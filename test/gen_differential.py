@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate sql/differential.sql, the differential test of fpbtree.
+"""Generate sql/40_differential.sql, the differential test of fpbtree.
 
 The same rows go into two tables: diff_fpb, indexed with fpbtree, and
 diff_bt, indexed with btree.  Several hundred generated queries (one or
@@ -19,14 +19,16 @@ After every phase fpbtree_check(index, true) runs on both fpbtree indexes.
 The expected output is a few lines per phase: the number of queries and of
 mismatches (0), and the details of any mismatch (none).
 
-Deterministic: a fixed seed, the Python standard library only.  Run from
-the repository root:
+Deterministic: a fixed seed and the Python standard library only, so the
+same generator always writes the same bytes.  The file is not kept in the
+repository: `make installcheck` (and so `make test`) generates it before
+pg_regress runs, through the Makefile rule
 
-    python3 test/gen_differential.py            # writes sql/differential.sql
+    python3 test/gen_differential.py sql/40_differential.sql
 
-and regenerate expected/differential.out when the generator changes (the
-expected output does not depend on the data or the queries, only on their
-number).
+Regenerate expected/40_differential.out when the generator changes: it
+echoes the queries (not the rows), the counts per phase and the details of
+any mismatch (none).
 """
 
 import os
@@ -489,7 +491,7 @@ def main():
     w('DROP FUNCTION diff_phase(text), diff_run();')
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.path.join(root, 'sql', 'differential.sql')
+    path = os.path.join(root, 'sql', '40_differential.sql')
     if len(sys.argv) > 1:
         path = sys.argv[1]
     with open(path, 'w') as fh:

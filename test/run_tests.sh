@@ -2,12 +2,16 @@
 # Run every fpbtree test on this machine, from nothing:
 #   1. install what is missing (PostgreSQL 15 server + headers, perl IPC::Run,
 #      a C tool chain) with apt-get;
-#   2. build and install the extension;
-#   3. pg_regress (sql/*.sql against expected/*.out) in a throw-away cluster
-#      made by pg_virtualenv, with fpbtree in shared_preload_libraries;
-#   4. the TAP tests in test/t/ (concurrency, crash recovery, streaming
-#      standby, corrupt page), run as the postgres user when we are root.
-# Exits non-zero when anything fails.  Called by `make test`.
+#   2. build (warnings are errors here) and install the extension;
+#   3. pg_regress: `make installcheck TAP_TESTS=` (sql/*.sql against
+#      expected/*.out; the Makefile generates sql/40_differential.sql first)
+#      in a throw-away cluster made by pg_virtualenv, with fpbtree in
+#      shared_preload_libraries;
+#   4. the TAP tests in test/t/: `make installcheck REGRESS=` (pgxs runs
+#      prove, each test makes its own clusters), as the postgres user when we
+#      are root, in a copy of the tree that user may write to.
+# Prints "tests: N passed, M failed" (one per pg_regress file and per TAP
+# file) and exits non-zero when anything fails.  Called by `make test`.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -41,10 +45,13 @@ PERL_LIB=$PGXS_DIR/src/test/perl
 PG_REGRESS=$PGXS_DIR/src/test/regress/pg_regress
 [ -f "$PERL_LIB/PostgreSQL/Test/Cluster.pm" ] || { echo "no $PERL_LIB/PostgreSQL/Test/Cluster.pm" >&2; exit 1; }
 [ -x "$PG_REGRESS" ] || { echo "no $PG_REGRESS" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "no python3 (it generates sql/40_differential.sql)" >&2; exit 1; }
 
 # ------------------------------------------------------- 2. build, install
 say "building fpbtree"
-make -s -j2 PG_CONFIG="$PG_CONFIG"
+# from clean, so that -Werror sees every file
+make -s clean PG_CONFIG="$PG_CONFIG"
+make -s -j2 PG_CONFIG="$PG_CONFIG" COPT=-Werror
 $SUDO make -s install PG_CONFIG="$PG_CONFIG"
 
 passed=0
@@ -73,7 +80,7 @@ PGPORT=$port pg_virtualenv -t -v "$PGVER" \
 	-o max_parallel_workers_per_gather=0 \
 	-o autovacuum=off \
 	-o lc_messages=C \
-	make installcheck PG_CONFIG="$PG_CONFIG" 2>&1 | tee "$regress_log"
+	make installcheck TAP_TESTS= PG_CONFIG="$PG_CONFIG" 2>&1 | tee "$regress_log"
 regress_rc=${PIPESTATUS[0]}
 set -e
 # one line per test: "test NAME ... ok" or "... FAILED"
@@ -94,8 +101,11 @@ fi
 
 # ----------------------------------------------------------------- 4. TAP
 say "TAP tests"
+# pgxs's prove_installcheck writes tmp_check/ next to the Makefile, and the
+# tests must run as a user initdb accepts: run them in a copy of the tree
 TAPDIR=$(mktemp -d /tmp/fpbtree_tap.XXXXXX)
-cp -r test/t "$TAPDIR/t"
+cp -r Makefile fpbtree.control fpbtree--1.0.sql src sql expected test "$TAPDIR"/
+rm -rf "$TAPDIR/test/regress_out" "$TAPDIR/test/tmp_check"
 chmod 0755 "$TAPDIR"
 run_as=()
 if [ "$(id -u)" = 0 ]; then
@@ -105,36 +115,41 @@ else
 	run_as=(bash -c)
 fi
 rm -rf test/tmp_check
-for t in "$TAPDIR"/t/*.pl; do
-	name=$(basename "$t")
-	set +e
-	"${run_as[@]}" "cd '$TAPDIR' &&
-		export PATH='$PGBIN':/usr/local/bin:/usr/bin:/bin \
-		       TESTDIR='$TAPDIR' PG_REGRESS='$PG_REGRESS' \
-		       LANG=C.UTF-8 LC_ALL=C.UTF-8 &&
-		prove -I '$PERL_LIB' 't/$name'"
-	rc=$?
-	set -e
-	if [ "$rc" = 0 ]; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		failed_names+=("$name")
-		log=$TAPDIR/tmp_check/log/regress_log_${name%.pl}
-		if [ -f "$log" ]; then
-			say "last lines of $log"
-			tail -n 150 "$log"
-		fi
-		for nl in "$TAPDIR"/tmp_check/log/"${name%.pl}"_*.log; do
-			[ -f "$nl" ] || continue
-			say "last lines of $nl"
-			tail -n 60 "$nl"
-		done
+tap_log=$TAPDIR/prove.log
+set +e
+"${run_as[@]}" "cd '$TAPDIR' &&
+	export PATH='$PGBIN':/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 LC_ALL=C.UTF-8 &&
+	make installcheck REGRESS= REGRESS_PREP= PG_CONFIG='$PG_CONFIG'" 2>&1 | tee "$tap_log"
+tap_rc=${PIPESTATUS[0]}
+set -e
+# prove prints "test/t/NAME.pl .. ok" per passing file, and in its summary
+# "test/t/NAME.pl (Wstat: ...)" per failing one
+t_ok=$(grep -Ec '^test/t/[^ ]+\.pl \.+ ok' "$tap_log" || true)
+t_bad_names=$(grep -Eo '^test/t/[^ ]+\.pl +\(Wstat' "$tap_log" | sed 's|^test/t/||; s| .*||' | sort -u || true)
+t_bad=$(printf '%s' "$t_bad_names" | grep -c . || true)
+passed=$((passed + t_ok))
+failed=$((failed + t_bad))
+if [ "$tap_rc" != 0 ] && [ "$t_bad" = 0 ]; then
+	failed=$((failed + 1))   # the run itself broke
+	failed_names+=("TAP")
+fi
+for name in $t_bad_names; do
+	failed_names+=("$name")
+	log=$TAPDIR/tmp_check/log/regress_log_${name%.pl}
+	if [ -f "$log" ]; then
+		say "last lines of $log"
+		tail -n 150 "$log"
 	fi
+	for nl in "$TAPDIR"/tmp_check/log/"${name%.pl}"_*.log; do
+		[ -f "$nl" ] || continue
+		say "last lines of $nl"
+		tail -n 60 "$nl"
+	done
 done
 # keep the logs for inspection, drop the data directories
 mkdir -p test/tmp_check
 cp -r "$TAPDIR/tmp_check/log" test/tmp_check/ 2>/dev/null || true
+cp "$tap_log" test/tmp_check/ 2>/dev/null || true
 rm -rf "$TAPDIR"
 
 say "summary"

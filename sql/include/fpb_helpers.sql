@@ -1,0 +1,91 @@
+--
+-- Helpers for the pg_regress files that compare fpbtree scans with
+-- sequential scans: included (\i sql/include/fpb_helpers.sql, from the
+-- repository root, where pg_regress runs) by each file that uses them, so
+-- that every file runs on its own.  CREATE OR REPLACE: a file may run after
+-- another one that made them in the same database.
+--
+
+-- Force one kind of plan for the rest of the current transaction (that is,
+-- the current statement, outside explicit transaction blocks):
+--   'index'  - index scans and index-only scans only
+--   'bitmap' - bitmap scans only
+--   'seq'    - sequential scans only
+CREATE OR REPLACE FUNCTION fpb_mode(mode text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	IF mode NOT IN ('index', 'bitmap', 'seq') THEN
+		RAISE EXCEPTION 'unknown mode %', mode;
+	END IF;
+	PERFORM set_config('enable_seqscan', CASE WHEN mode = 'seq' THEN 'on' ELSE 'off' END, true);
+	PERFORM set_config('enable_indexscan', CASE WHEN mode = 'index' THEN 'on' ELSE 'off' END, true);
+	PERFORM set_config('enable_indexonlyscan', CASE WHEN mode = 'index' THEN 'on' ELSE 'off' END, true);
+	PERFORM set_config('enable_bitmapscan', CASE WHEN mode = 'bitmap' THEN 'on' ELSE 'off' END, true);
+	PERFORM set_config('max_parallel_workers_per_gather', '0', true);
+END $$;
+
+-- The EXPLAIN (COSTS OFF) of a query under a mode, as one text.
+CREATE OR REPLACE FUNCTION fpb_plan(q text, mode text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	res text := '';
+BEGIN
+	PERFORM fpb_mode(mode);
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		res := res || line || E'\n';
+	END LOOP;
+	RETURN res;
+END $$;
+
+-- The rows of a query under a mode, each row as text, in result order.
+CREATE OR REPLACE FUNCTION fpb_rows(q text, mode text) RETURNS text[]
+LANGUAGE plpgsql AS $$
+DECLARE
+	res text[];
+BEGIN
+	PERFORM fpb_mode(mode);
+	EXECUTE format('SELECT coalesce(array_agg(r::text), ''{}'') FROM (%s) r', q)
+		INTO res;
+	RETURN res;
+END $$;
+
+CREATE OR REPLACE FUNCTION fpb_sorted(a text[]) RETURNS text[]
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT coalesce(array_agg(x ORDER BY x COLLATE "C"), '{}') FROM unnest(a) x
+$$;
+
+-- Run a query under 'index' and 'bitmap' modes and under 'seq', and tell
+-- what differs: 'ok', or a description.  Under 'index' the plan must use
+-- index idx; under 'bitmap' too when the query has a WHERE clause.  With
+-- ordered, the row order must be the same as well (order only by columns
+-- that are selected, so that ties look alike).
+CREATE OR REPLACE FUNCTION fpb_same(q text, idx text, ordered bool DEFAULT false)
+RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	ref text[];
+	got text[];
+	mode text;
+	plan text;
+BEGIN
+	ref := fpb_rows(q, 'seq');
+	FOREACH mode IN ARRAY ARRAY['index', 'bitmap'] LOOP
+		IF mode = 'index' OR q ~* '\mwhere\M' THEN
+			plan := fpb_plan(q, mode);
+			IF plan !~ (' ' || idx || '([ \n]|$)') THEN
+				RETURN format('%s: plan does not use %s: %s', mode, idx, plan);
+			END IF;
+		END IF;
+		got := fpb_rows(q, mode);
+		IF ordered THEN
+			IF got IS DISTINCT FROM ref THEN
+				RETURN format('%s: got %s, expected %s', mode, got, ref);
+			END IF;
+		ELSIF fpb_sorted(got) IS DISTINCT FROM fpb_sorted(ref) THEN
+			RETURN format('%s: got %s, expected %s', mode, fpb_sorted(got),
+						  fpb_sorted(ref));
+		END IF;
+	END LOOP;
+	RETURN 'ok';
+END $$;
