@@ -35,8 +35,8 @@ fi
 # ---------------------------------------------------------------- 1. install
 scripts/install_packages.sh postgresql-$PGVER postgresql-server-dev-$PGVER \
 	postgresql-common postgresql-client-$PGVER libipc-run-perl perl make gcc \
-	build-essential
-for f in "$PG_CONFIG" "$PGBIN/initdb" "$PGBIN/pgbench" /usr/bin/pg_virtualenv /usr/bin/prove; do
+	build-essential python3
+for f in "$PG_CONFIG" "$PGBIN/initdb" "$PGBIN/pgbench" /usr/bin/pg_virtualenv /usr/bin/prove /usr/bin/python3; do
 	[ -x "$f" ] || { echo "missing $f after installation" >&2; exit 1; }
 done
 # pgxs.mk lives in .../lib/pgxs/src/makefiles
