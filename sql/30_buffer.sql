@@ -10,7 +10,7 @@
 --
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
--- the results of the Buffer alone: no PrefetchHashJoin (issue 5) in these plans
+-- the results of the Buffer alone: no PrefetchHashJoin in these plans
 DO $$
 BEGIN
 	IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'enable_prefetch_hashjoin') THEN
