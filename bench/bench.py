@@ -590,7 +590,7 @@ class Workload:
         self.key, self.title, self.prepare = key, title, prepare
         self.tests = list(tests)
         self.metrics = list(metrics)      # every metric the workload reports, in order
-        self.pending = pending            # e.g. "issue 12": not implemented yet
+        self.pending = pending            # why the workload is not implemented yet
         self.skip = None                  # set by prepare(): why the rounds are not run
         for m in self.metrics:
             m.comparison = comparison
@@ -1768,7 +1768,7 @@ CG_Q1_SETS = {
 }
 
 
-# the three-aggregate Q1 shape the issue's I1 figures used (as
+# the three-aggregate Q1 shape of the I1 calibration (as
 # calibrate/cachegrind_q1.sh's QUERY=short)
 CG_Q1_SHORT = ("SELECT sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge, "
                "avg(l_quantity) AS avg_qty, count(*) AS count_order FROM cg_lineitem "

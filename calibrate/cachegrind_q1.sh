@@ -12,7 +12,7 @@
 # (per-function misses of one execution).
 #
 # QUERY=short (default): sum of the charge, avg of the quantity and count(*)
-#   under the shipdate qual (the shape measured since issue 6 was filed);
+#   under the shipdate qual (the shape of the first I1 measurements);
 # QUERY=full: TPC-H Q1 itself (8 aggregates grouped by returnflag and
 #   linestatus), as bench/bench.py's cachegrind Q1 part runs it.
 # BUFFER_SIZE=n sets fpbtree.buffer_size for the buffered run (default: the
