@@ -23,19 +23,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-PGVER=15
-PGBIN=${PGBIN:-/usr/lib/postgresql/$PGVER/bin}
-PG_CONFIG=$PGBIN/pg_config
-export DEBIAN_FRONTEND=noninteractive
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
-unset LANGUAGE PGHOST PGPORT PGDATABASE PGUSER PGSERVICE PGOPTIONS PGPASSWORD 2>/dev/null || true
-
-say() { printf '\n=== %s\n' "$*"; }
-
-SUDO=
-if [ "$(id -u)" != 0 ]; then
-	SUDO=sudo
-fi
+# PGVER, PGBIN (the caller's, else the system's), PG_CONFIG, locale, say, SUDO
+. scripts/common.sh
+unset PGOPTIONS PGPASSWORD 2>/dev/null || true
 
 # ---------------------------------------------------------------- 1. install
 scripts/install_packages.sh postgresql-$PGVER postgresql-server-dev-$PGVER \

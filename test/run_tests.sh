@@ -17,20 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-PGVER=15
-PGBIN=/usr/lib/postgresql/$PGVER/bin
-PG_CONFIG=$PGBIN/pg_config
-export DEBIAN_FRONTEND=noninteractive
-# deterministic server messages and cluster locale
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
-unset LANGUAGE PGHOST PGPORT PGDATABASE PGUSER PGSERVICE 2>/dev/null || true
-
-say() { printf '\n=== %s\n' "$*"; }
-
-SUDO=
-if [ "$(id -u)" != 0 ]; then
-	SUDO=sudo
-fi
+# PGVER, PGBIN, PG_CONFIG, locale, say, SUDO; the tests always use the
+# system's PostgreSQL, whatever PGBIN the caller has
+PGBIN=
+. scripts/common.sh
 
 # ---------------------------------------------------------------- 1. install
 scripts/install_packages.sh postgresql-$PGVER postgresql-server-dev-$PGVER \
