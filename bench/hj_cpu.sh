@@ -6,8 +6,9 @@
 #
 #   PGHOST=... PGPORT=... PGDATABASE=... bench/hj_cpu.sh [rounds (5)]
 #
-# Needs the tables hj_a and hj_b that `make bench` creates (bench.py's
-# ensure_hj: HJ_ROWS rows of (k int8, v int8) each) and fpbtree preloaded.
+# Needs the tables hj_a and hj_b that `make bench` creates
+# (bench/fpbench/hashjoin.py's ensure_hj: HJ_ROWS rows of (k int8, v int8)
+# each) and fpbtree preloaded.
 # Run it as a user that can connect (e.g. su postgres -c ...).
 set -euo pipefail
 

@@ -4,9 +4,10 @@ results.csv (and the SCALE, ROUNDS, date and commit of its results.md).
 
     python3 bench/plot.py DIR [DIR ...]
 
-bench.py calls plot_run() at the end of every run; by hand it re-draws a
-committed copy of a run (older CSVs, without the view and comparison
-columns, are read too: those runs were all serial).
+The benchmark (bench/fpbench/report.py) calls plot_run() at the end of
+every run; by hand it re-draws a committed copy of a run (older CSVs,
+without the view and comparison columns, are read too: those runs were all
+serial).
 
 One horizontal bar chart per comparison, so that btree against fpbtree and
 a feature off against on are never mixed:

@@ -14,7 +14,8 @@
 # QUERY=short (default): sum of the charge, avg of the quantity and count(*)
 #   under the shipdate qual (the shape of the first I1 measurements);
 # QUERY=full: TPC-H Q1 itself (8 aggregates grouped by returnflag and
-#   linestatus), as bench/bench.py's cachegrind Q1 part runs it.
+#   linestatus), as the benchmark's cachegrind Q1 part
+#   (bench/fpbench/cachegrind.py) runs it.
 # BUFFER_SIZE=n sets fpbtree.buffer_size for the buffered run (default: the
 # setting's default); EXTRA="SET ...;" is run before both plans.
 # POSTGRES=path runs another server binary for the measured sessions (an
