@@ -45,39 +45,10 @@ FROM generate_series(1, 500) g;
 CREATE TABLE hj_small AS SELECT g AS x FROM generate_series(0, 10000, 1250) g;
 ANALYZE hj_a, hj_b, hj_empty, hj_nulls, hj_small;
 
-CREATE FUNCTION hj_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-    types text := '';
-    diff bigint;
-    n bigint;
-BEGIN
-    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line ~ 'Join Type:' AND types !~ btrim(split_part(line, ':', 2)) THEN
-            types := types || ' ' || btrim(split_part(line, ':', 2));
-        END IF;
-    END LOOP;
-    EXECUTE 'CREATE TEMP TABLE hj_r_on AS SELECT q::text AS r FROM (' || q || ') q';
-    PERFORM set_config('enable_prefetch_hashjoin', 'off', true);
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line ~ 'PrefetchHashJoin' THEN
-            RAISE EXCEPTION 'PrefetchHashJoin used while disabled';
-        END IF;
-    END LOOP;
-    EXECUTE 'CREATE TEMP TABLE hj_r_off AS SELECT q::text AS r FROM (' || q || ') q';
-    SELECT count(*) INTO diff FROM
-        ((TABLE hj_r_on EXCEPT ALL TABLE hj_r_off)
-         UNION ALL
-         (TABLE hj_r_off EXCEPT ALL TABLE hj_r_on)) d;
-    SELECT count(*) INTO n FROM hj_r_on;
-    DROP TABLE hj_r_on, hj_r_off;
-    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
-    RETURN n || ' rows, ' ||
-        CASE WHEN diff = 0 THEN 'same' ELSE diff || ' rows DIFFER' END ||
-        CASE WHEN types = '' THEN ', PrefetchHashJoin NOT USED'
-             ELSE ',' || types END;
-END $$;
+-- hj_check(): PrefetchHashJoin against the built-in join
+\set ECHO none
+\i sql/include/hj_helpers.sql
+\set ECHO all
 
 -- EXPLAIN ANALYZE lines of the PrefetchHashJoin nodes, memory masked
 CREATE FUNCTION hj_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$

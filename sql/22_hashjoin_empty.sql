@@ -25,54 +25,10 @@ CREATE TABLE he_in AS SELECT g AS id, g % 1000 AS k, g % 5 AS y FROM generate_se
 CREATE TABLE he_small AS SELECT g AS id, g % 1000 AS k, g % 4 AS y FROM generate_series(1, 150) g;
 ANALYZE he_out, he_in, he_small;
 
--- q forced onto PrefetchHashJoin and with it disabled: rows or error of
--- each, whether the results are equal, the join types PrefetchHashJoin ran
-CREATE FUNCTION hje_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-    types text := '';
-    err_on text;
-    err_off text;
-    diff bigint;
-    n bigint;
-    n_off bigint;
-BEGIN
-    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line ~ 'Join Type:' AND types !~ btrim(split_part(line, ':', 2)) THEN
-            types := types || ' ' || btrim(split_part(line, ':', 2));
-        END IF;
-    END LOOP;
-    BEGIN
-        EXECUTE 'CREATE TEMP TABLE hje_on AS SELECT q::text AS r FROM (' || q || ') q';
-    EXCEPTION WHEN OTHERS THEN
-        err_on := SQLERRM;
-        CREATE TEMP TABLE hje_on (r text);
-    END;
-    PERFORM set_config('enable_prefetch_hashjoin', 'off', true);
-    BEGIN
-        EXECUTE 'CREATE TEMP TABLE hje_off AS SELECT q::text AS r FROM (' || q || ') q';
-    EXCEPTION WHEN OTHERS THEN
-        err_off := SQLERRM;
-        CREATE TEMP TABLE hje_off (r text);
-    END;
-    SELECT count(*) INTO diff FROM
-        ((TABLE hje_on EXCEPT ALL TABLE hje_off)
-         UNION ALL
-         (TABLE hje_off EXCEPT ALL TABLE hje_on)) d;
-    SELECT count(*) INTO n FROM hje_on;
-    SELECT count(*) INTO n_off FROM hje_off;
-    DROP TABLE hje_on, hje_off;
-    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
-    IF err_on IS NOT NULL OR err_off IS NOT NULL THEN
-        RETURN 'PrefetchHashJoin: ' || coalesce('ERROR ' || err_on, n || ' rows') ||
-            ', built-in: ' || coalesce('ERROR ' || err_off, n_off || ' rows');
-    END IF;
-    RETURN n || ' rows, ' ||
-        CASE WHEN diff = 0 THEN 'same' ELSE diff || ' rows DIFFER' END ||
-        CASE WHEN types = '' THEN ', PrefetchHashJoin NOT USED'
-             ELSE ',' || types END;
-END $$;
+-- hj_check(): PrefetchHashJoin against the built-in join
+\set ECHO none
+\i sql/include/hj_helpers.sql
+\set ECHO all
 
 -- what the PrefetchHashJoin node and its children did
 CREATE FUNCTION hje_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
@@ -96,55 +52,55 @@ SET hash_mem_multiplier = 1;
 -- end without reading the outer side (the built-in join reads its first
 -- row only), so the outer key 100 / (3 - o.y) is never evaluated
 SELECT * FROM hje_explain('SELECT o.id, i.id FROM he_out o JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = 100 / (3 - o.y)');
-SELECT hje_check('SELECT o.id, i.id FROM he_out o JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = 100 / (3 - o.y)');
+SELECT hj_check('SELECT o.id, i.id FROM he_out o JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = 100 / (3 - o.y)');
 SELECT * FROM hje_explain('SELECT o.id FROM he_out o WHERE EXISTS (SELECT 1 FROM he_in i WHERE i.k + 0 < 0 AND i.k = 100 / (3 - o.y) AND i.id <> o.id)');
-SELECT hje_check('SELECT o.id FROM he_out o WHERE EXISTS (SELECT 1 FROM he_in i WHERE i.k + 0 < 0 AND i.k = 100 / (3 - o.y) AND i.id <> o.id)');
+SELECT hj_check('SELECT o.id FROM he_out o WHERE EXISTS (SELECT 1 FROM he_in i WHERE i.k + 0 < 0 AND i.k = 100 / (3 - o.y) AND i.id <> o.id)');
 SELECT * FROM hje_explain('SELECT o.id, i.id FROM he_out o RIGHT JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = 100 / (3 - o.y)');
-SELECT hje_check('SELECT o.id, i.id FROM he_out o RIGHT JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = 100 / (3 - o.y)');
+SELECT hj_check('SELECT o.id, i.id FROM he_out o RIGHT JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = 100 / (3 - o.y)');
 -- left, anti and full joins return every outer row, without batches
 SELECT * FROM hje_explain('SELECT o.id, i.id FROM he_out o LEFT JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = o.k');
-SELECT hje_check('SELECT o.id, i.id FROM he_out o LEFT JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = o.k');
-SELECT hje_check('SELECT o.id FROM he_out o WHERE NOT EXISTS (SELECT 1 FROM he_in i WHERE i.k + 0 < 0 AND i.k = o.k)');
+SELECT hj_check('SELECT o.id, i.id FROM he_out o LEFT JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = o.k');
+SELECT hj_check('SELECT o.id FROM he_out o WHERE NOT EXISTS (SELECT 1 FROM he_in i WHERE i.k + 0 < 0 AND i.k = o.k)');
 SELECT * FROM hje_explain('SELECT o.id, i.id FROM he_out o FULL JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = o.k');
-SELECT hje_check('SELECT o.id, i.id FROM he_out o FULL JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = o.k');
+SELECT hj_check('SELECT o.id, i.id FROM he_out o FULL JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = o.k');
 -- build rows whose keys are all NULL count as none, except for right joins
-SELECT hje_check('SELECT o.id, i.id FROM he_out o JOIN (SELECT id, NULLIF(k, k) AS k FROM he_in WHERE k % 3 = 0) i ON i.k = 100 / (3 - o.y)');
-SELECT hje_check('SELECT o.id, i.id FROM he_out o RIGHT JOIN (SELECT id, NULLIF(k, k) AS k FROM he_in WHERE k % 3 = 0) i ON i.k = o.k');
+SELECT hj_check('SELECT o.id, i.id FROM he_out o JOIN (SELECT id, NULLIF(k, k) AS k FROM he_in WHERE k % 3 = 0) i ON i.k = 100 / (3 - o.y)');
+SELECT hj_check('SELECT o.id, i.id FROM he_out o RIGHT JOIN (SELECT id, NULLIF(k, k) AS k FROM he_in WHERE k % 3 = 0) i ON i.k = o.k');
 -- the same in one batch
 RESET work_mem;
 SELECT * FROM hje_explain('SELECT o.id, i.id FROM he_out o JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = 100 / (3 - o.y)');
-SELECT hje_check('SELECT o.id, i.id FROM he_out o JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = 100 / (3 - o.y)');
-SELECT hje_check('SELECT o.id, i.id FROM he_out o LEFT JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = o.k');
+SELECT hj_check('SELECT o.id, i.id FROM he_out o JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = 100 / (3 - o.y)');
+SELECT hj_check('SELECT o.id, i.id FROM he_out o LEFT JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = o.k');
 SET work_mem = '64kB';
 
 -- empty outer side: inner, left, semi and anti joins end before loading
 -- the build side, so the inner key 100 / (3 - s.y) is never evaluated
 SELECT * FROM hje_explain('SELECT o.id, s.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o JOIN he_small s ON o.k = 100 / (3 - s.y)');
-SELECT hje_check('SELECT o.id, s.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o JOIN he_small s ON o.k = 100 / (3 - s.y)');
+SELECT hj_check('SELECT o.id, s.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o JOIN he_small s ON o.k = 100 / (3 - s.y)');
 SELECT * FROM hje_explain('SELECT o.id, s.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o LEFT JOIN he_small s ON o.k = 100 / (3 - s.y)');
-SELECT hje_check('SELECT o.id, s.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o LEFT JOIN he_small s ON o.k = 100 / (3 - s.y)');
-SELECT hje_check('SELECT o.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o WHERE EXISTS (SELECT 1 FROM he_small s WHERE o.k = 100 / (3 - s.y) AND s.id <> o.id)');
-SELECT hje_check('SELECT o.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o WHERE NOT EXISTS (SELECT 1 FROM he_small s WHERE o.k = 100 / (3 - s.y))');
+SELECT hj_check('SELECT o.id, s.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o LEFT JOIN he_small s ON o.k = 100 / (3 - s.y)');
+SELECT hj_check('SELECT o.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o WHERE EXISTS (SELECT 1 FROM he_small s WHERE o.k = 100 / (3 - s.y) AND s.id <> o.id)');
+SELECT hj_check('SELECT o.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o WHERE NOT EXISTS (SELECT 1 FROM he_small s WHERE o.k = 100 / (3 - s.y))');
 -- right and full joins still return every build row
 SELECT * FROM hje_explain('SELECT o.id, s.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o RIGHT JOIN he_small s ON o.k = s.k');
-SELECT hje_check('SELECT o.id, s.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o RIGHT JOIN he_small s ON o.k = s.k');
-SELECT hje_check('SELECT o.id, s.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o FULL JOIN he_small s ON o.k = s.k');
+SELECT hj_check('SELECT o.id, s.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o RIGHT JOIN he_small s ON o.k = s.k');
+SELECT hj_check('SELECT o.id, s.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o FULL JOIN he_small s ON o.k = s.k');
 -- both sides empty
-SELECT hje_check('SELECT o.id, i.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o FULL JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = o.k');
+SELECT hj_check('SELECT o.id, i.id FROM (SELECT * FROM he_out WHERE k + 0 < 0) o FULL JOIN (SELECT * FROM he_in WHERE k + 0 < 0) i ON i.k = o.k');
 
 -- rescans: an outer side that stays empty never loads the build side; the
 -- outer side empty for some parameter values, the build side for others
 RESET work_mem;
 SELECT * FROM hje_explain('SELECT s.id, (SELECT count(*) FROM he_out o JOIN he_small t ON o.k = 100 / (3 - t.y) WHERE o.id < s.id - 200) FROM he_small s WHERE s.id > 140');
-SELECT hje_check('SELECT s.id, (SELECT count(*) FROM he_out o JOIN he_small t ON o.k = 100 / (3 - t.y) WHERE o.id < s.id - 200) FROM he_small s WHERE s.id > 140');
-SELECT hje_check('SELECT s.id, (SELECT count(*) FROM he_out o JOIN he_small t ON o.k = t.k WHERE o.id < s.id - 145) FROM he_small s WHERE s.id > 140');
-SELECT hje_check('SELECT s.id, (SELECT count(*) FROM he_out o LEFT JOIN he_small t ON o.k = t.k WHERE o.id < s.id - 145) FROM he_small s WHERE s.id > 140');
-SELECT hje_check('SELECT s.id, (SELECT count(*) FROM he_out o LEFT JOIN (SELECT * FROM he_in WHERE k + 0 < s.id - 145) i ON i.k = o.k) FROM he_small s WHERE s.id > 140');
-SELECT hje_check('SELECT s.id, (SELECT count(*) FROM he_out o RIGHT JOIN (SELECT * FROM he_in WHERE k + 0 < s.id - 145) i ON i.k = o.k) FROM he_small s WHERE s.id > 140');
-SELECT hje_check('SELECT s.id, (SELECT count(*) FROM he_out o JOIN (SELECT * FROM he_in WHERE k + 0 < s.id - 145) i ON i.k = o.k) FROM he_small s WHERE s.id > 140');
+SELECT hj_check('SELECT s.id, (SELECT count(*) FROM he_out o JOIN he_small t ON o.k = 100 / (3 - t.y) WHERE o.id < s.id - 200) FROM he_small s WHERE s.id > 140');
+SELECT hj_check('SELECT s.id, (SELECT count(*) FROM he_out o JOIN he_small t ON o.k = t.k WHERE o.id < s.id - 145) FROM he_small s WHERE s.id > 140');
+SELECT hj_check('SELECT s.id, (SELECT count(*) FROM he_out o LEFT JOIN he_small t ON o.k = t.k WHERE o.id < s.id - 145) FROM he_small s WHERE s.id > 140');
+SELECT hj_check('SELECT s.id, (SELECT count(*) FROM he_out o LEFT JOIN (SELECT * FROM he_in WHERE k + 0 < s.id - 145) i ON i.k = o.k) FROM he_small s WHERE s.id > 140');
+SELECT hj_check('SELECT s.id, (SELECT count(*) FROM he_out o RIGHT JOIN (SELECT * FROM he_in WHERE k + 0 < s.id - 145) i ON i.k = o.k) FROM he_small s WHERE s.id > 140');
+SELECT hj_check('SELECT s.id, (SELECT count(*) FROM he_out o JOIN (SELECT * FROM he_in WHERE k + 0 < s.id - 145) i ON i.k = o.k) FROM he_small s WHERE s.id > 140');
 
 RESET work_mem;
 RESET hash_mem_multiplier;
 DROP TABLE he_out, he_in, he_small;
-DROP FUNCTION hje_check(text);
+DROP FUNCTION hj_check(text);
 DROP FUNCTION hje_explain(text);

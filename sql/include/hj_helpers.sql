@@ -1,0 +1,63 @@
+--
+-- Helpers for the PrefetchHashJoin pg_regress files: included (\i
+-- sql/include/hj_helpers.sql, from the repository root, where pg_regress
+-- runs) by each file that uses them, so that every file runs on its own.
+-- CREATE OR REPLACE: a file may run after another one that made them.
+--
+
+-- hj_check(q) runs q once with PrefetchHashJoin on and once with it off
+-- and reports the row count, whether the two results are equal as
+-- multisets (EXCEPT ALL both ways) and the join types PrefetchHashJoin ran.
+-- An error on either side is reported with the other side's outcome
+-- instead: a query may fail only where the built-in join fails too.
+CREATE OR REPLACE FUNCTION hj_check(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    types text := '';
+    err_on text;
+    err_off text;
+    diff bigint;
+    n bigint;
+    n_off bigint;
+BEGIN
+    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        IF line ~ 'Join Type:' AND types !~ btrim(split_part(line, ':', 2)) THEN
+            types := types || ' ' || btrim(split_part(line, ':', 2));
+        END IF;
+    END LOOP;
+    BEGIN
+        EXECUTE 'CREATE TEMP TABLE hj_r_on AS SELECT q::text AS r FROM (' || q || ') q';
+    EXCEPTION WHEN OTHERS THEN
+        err_on := SQLERRM;
+        CREATE TEMP TABLE hj_r_on (r text);
+    END;
+    PERFORM set_config('enable_prefetch_hashjoin', 'off', true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        IF line ~ 'PrefetchHashJoin' THEN
+            RAISE EXCEPTION 'PrefetchHashJoin used while disabled';
+        END IF;
+    END LOOP;
+    BEGIN
+        EXECUTE 'CREATE TEMP TABLE hj_r_off AS SELECT q::text AS r FROM (' || q || ') q';
+    EXCEPTION WHEN OTHERS THEN
+        err_off := SQLERRM;
+        CREATE TEMP TABLE hj_r_off (r text);
+    END;
+    SELECT count(*) INTO diff FROM
+        ((TABLE hj_r_on EXCEPT ALL TABLE hj_r_off)
+         UNION ALL
+         (TABLE hj_r_off EXCEPT ALL TABLE hj_r_on)) d;
+    SELECT count(*) INTO n FROM hj_r_on;
+    SELECT count(*) INTO n_off FROM hj_r_off;
+    DROP TABLE hj_r_on, hj_r_off;
+    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
+    IF err_on IS NOT NULL OR err_off IS NOT NULL THEN
+        RETURN 'PrefetchHashJoin: ' || coalesce('ERROR ' || err_on, n || ' rows') ||
+            ', built-in: ' || coalesce('ERROR ' || err_off, n_off || ' rows');
+    END IF;
+    RETURN n || ' rows, ' ||
+        CASE WHEN diff = 0 THEN 'same' ELSE diff || ' rows DIFFER' END ||
+        CASE WHEN types = '' THEN ', PrefetchHashJoin NOT USED'
+             ELSE ',' || types END;
+END $$;
