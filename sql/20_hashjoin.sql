@@ -45,22 +45,15 @@ FROM generate_series(1, 500) g;
 CREATE TABLE hj_small AS SELECT g AS x FROM generate_series(0, 10000, 1250) g;
 ANALYZE hj_a, hj_b, hj_empty, hj_nulls, hj_small;
 
--- hj_check(): PrefetchHashJoin against the built-in join
+-- hj_check(), hj_explain_lines(): PrefetchHashJoin against the built-in join
 \set ECHO none
 \i sql/include/hj_helpers.sql
 \set ECHO all
 
 -- EXPLAIN ANALYZE lines of the PrefetchHashJoin nodes, memory masked
-CREATE FUNCTION hj_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-        IF line ~ '(PrefetchHashJoin|Join Type|Hash Cond|Batches|Spilled|Prefetch|Group Size|Distance|Peak Memory|Radix|Probe Chunks)' THEN
-            RETURN NEXT regexp_replace(line, 'Peak Memory Usage: \d+', 'Peak Memory Usage: N');
-        END IF;
-    END LOOP;
-END $$;
+CREATE FUNCTION hj_explain(q text) RETURNS SETOF text LANGUAGE sql AS $$
+    SELECT hj_explain_lines(q, '(PrefetchHashJoin|Join Type|Hash Cond|Batches|Spilled|Prefetch|Group Size|Distance|Peak Memory|Radix|Probe Chunks)', false)
+$$;
 
 -- force the custom path where it is legal: no other join method is cheaper
 SET fpbtree.hashjoin_cache_size = 0;

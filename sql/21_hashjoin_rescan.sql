@@ -28,23 +28,16 @@ CREATE TABLE pr_a AS SELECT g AS k, g % 7 AS v FROM generate_series(1, 1000) g;
 CREATE TABLE pr_b AS SELECT g AS k, g % 11 AS v FROM generate_series(1, 5000) g;
 ANALYZE pr_o, pr_on, pr_a, pr_b;
 
--- hj_check(): PrefetchHashJoin against the built-in join
+-- hj_check(), hj_explain_lines(): PrefetchHashJoin against the built-in join
 \set ECHO none
 \i sql/include/hj_helpers.sql
 \set ECHO all
 
 -- the PrefetchHashJoin node's loops and tables built; its children (outer
 -- first) and theirs
-CREATE FUNCTION hjr_builds(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-        IF line ~ '(PrefetchHashJoin|Join Type|Hash Cond|Builds|Seq Scan on pr_[ab])' THEN
-            RETURN NEXT btrim(regexp_replace(line, '^\s*->\s*', ''));
-        END IF;
-    END LOOP;
-END $$;
+CREATE FUNCTION hjr_builds(q text) RETURNS SETOF text LANGUAGE sql AS $$
+    SELECT hj_explain_lines(q, '(PrefetchHashJoin|Join Type|Hash Cond|Builds|Seq Scan on pr_[ab])', true)
+$$;
 
 SET fpbtree.hashjoin_cache_size = 0;
 SET enable_mergejoin = off;

@@ -25,22 +25,15 @@ CREATE TABLE he_in AS SELECT g AS id, g % 1000 AS k, g % 5 AS y FROM generate_se
 CREATE TABLE he_small AS SELECT g AS id, g % 1000 AS k, g % 4 AS y FROM generate_series(1, 150) g;
 ANALYZE he_out, he_in, he_small;
 
--- hj_check(): PrefetchHashJoin against the built-in join
+-- hj_check(), hj_explain_lines(): PrefetchHashJoin against the built-in join
 \set ECHO none
 \i sql/include/hj_helpers.sql
 \set ECHO all
 
 -- what the PrefetchHashJoin node and its children did
-CREATE FUNCTION hje_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-        IF line ~ '(PrefetchHashJoin|Join Type|Hash Cond|Batches|Builds|Spilled|Seq Scan)' THEN
-            RETURN NEXT btrim(regexp_replace(line, '^\s*->\s*', ''));
-        END IF;
-    END LOOP;
-END $$;
+CREATE FUNCTION hje_explain(q text) RETURNS SETOF text LANGUAGE sql AS $$
+    SELECT hj_explain_lines(q, '(PrefetchHashJoin|Join Type|Hash Cond|Batches|Builds|Spilled|Seq Scan)', true)
+$$;
 
 SET fpbtree.hashjoin_cache_size = 0;
 SET enable_mergejoin = off;

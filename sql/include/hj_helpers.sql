@@ -61,3 +61,21 @@ BEGIN
         CASE WHEN types = '' THEN ', PrefetchHashJoin NOT USED'
              ELSE ',' || types END;
 END $$;
+
+-- The lines of q's EXPLAIN ANALYZE that match pattern, peak memory masked;
+-- with strip, without indentation and arrows.
+CREATE OR REPLACE FUNCTION hj_explain_lines(q text, pattern text, strip boolean)
+RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        IF line ~ pattern THEN
+            line := regexp_replace(line, 'Peak Memory Usage: \d+', 'Peak Memory Usage: N');
+            IF strip THEN
+                line := btrim(regexp_replace(line, '^\s*->\s*', ''));
+            END IF;
+            RETURN NEXT line;
+        END IF;
+    END LOOP;
+END $$;
