@@ -4,12 +4,10 @@
 -- other files include.  Like every file here, it runs on its own.
 --
 
--- on its own: the extension, and plans that do not depend on the machine
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS fpbtree;
-RESET client_min_messages;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
+-- on its own: the extension and settings
+\set ECHO none
+\i sql/include/setup.sql
+\set ECHO all
 
 -- the access method is there, with the capabilities of a btree
 SELECT amname, amtype FROM pg_am WHERE amname = 'fpbtree';

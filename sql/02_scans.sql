@@ -3,14 +3,9 @@
 -- FIRST/LAST, LIMIT, index-only scans and bitmap scans.
 --
 
--- on its own: the extension, and plans that do not depend on the machine
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS fpbtree;
-RESET client_min_messages;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
--- fpb_same() and the helpers it uses
+-- on its own: the extension, settings, fpb_same() and its helpers
 \set ECHO none
+\i sql/include/setup.sql
 \i sql/include/fpb_helpers.sql
 \set ECHO all
 

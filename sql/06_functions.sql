@@ -3,12 +3,10 @@
 -- fpbtree_check on a sound index.
 --
 
--- on its own: the extension, and plans that do not depend on the machine
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS fpbtree;
-RESET client_min_messages;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
+-- on its own: the extension and settings
+\set ECHO none
+\i sql/include/setup.sql
+\set ECHO all
 
 -- the paper's parameters: T1 = 150 ns for a full cache miss, Tnext = 10 ns
 -- for each further pipelined line

@@ -4,12 +4,10 @@
 -- the order of the values, and decoding gives back exactly the value.
 --
 
--- on its own: the extension, and plans that do not depend on the machine
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS fpbtree;
-RESET client_min_messages;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
+-- on its own: the extension and settings
+\set ECHO none
+\i sql/include/setup.sql
+\set ECHO all
 
 -- unsigned comparison of two bit-cast keys, as a signed one after flipping
 -- the sign bit

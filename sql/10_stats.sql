@@ -5,12 +5,10 @@
 -- idx_tup_read and idx_tup_fetch of the two indexes must be equal.
 --
 
--- on its own: the extension, and plans that do not depend on the machine
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS fpbtree;
-RESET client_min_messages;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
+-- on its own: the extension and settings
+\set ECHO none
+\i sql/include/setup.sql
+\set ECHO all
 
 -- no ANALYZE (and no autovacuum): with a histogram the planner would probe
 -- the btree index for the range's actual ends, and count scans fpbtree

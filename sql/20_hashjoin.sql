@@ -7,12 +7,10 @@
 -- multisets (EXCEPT ALL both ways) and the join types PrefetchHashJoin ran.
 --
 
--- on its own: the extension, and plans that do not depend on the machine
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS fpbtree;
-RESET client_min_messages;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
+-- on its own: the extension and settings
+\set ECHO none
+\i sql/include/setup.sql
+\set ECHO all
 -- the planner hook and the executor nodes
 LOAD 'fpbtree';
 
@@ -55,10 +53,8 @@ CREATE FUNCTION hj_explain(q text) RETURNS SETOF text LANGUAGE sql AS $$
     SELECT hj_explain_lines(q, '(PrefetchHashJoin|Join Type|Hash Cond|Batches|Spilled|Prefetch|Group Size|Distance|Peak Memory|Radix|Probe Chunks)', false)
 $$;
 
--- force the custom path where it is legal: no other join method is cheaper
-SET fpbtree.hashjoin_cache_size = 0;
-SET enable_mergejoin = off;
-SET enable_nestloop = off;
+-- the custom path wherever it is legal
+SELECT hj_force();
 
 -- inner joins: int, int8 cross-type, text, numeric of different scales,
 -- several keys, extra join quals, NULL keys, duplicates, skew
@@ -416,9 +412,7 @@ CREATE TABLE hj_am2 (k int8);
 INSERT INTO hj_am2 SELECT g FROM generate_series(1, 2010) g;
 ALTER TABLE hj_am2 ADD COLUMN e text DEFAULT 'x';
 ANALYZE hj_am1, hj_am2;
-SET fpbtree.hashjoin_cache_size = 0;
-SET enable_nestloop = off;
-SET enable_mergejoin = off;
+SELECT hj_force();
 EXPLAIN (COSTS OFF) SELECT * FROM hj_am1 JOIN hj_am2 USING (k);
 SELECT count(*), sum(d), count(e), min(e) FROM hj_am1 JOIN hj_am2 USING (k);
 SET work_mem = '64kB';

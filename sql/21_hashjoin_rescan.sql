@@ -8,12 +8,10 @@
 -- built-in hash join; "Builds" in EXPLAIN ANALYZE counts the tables built.
 --
 
--- on its own: the extension, and plans that do not depend on the machine
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS fpbtree;
-RESET client_min_messages;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
+-- on its own: the extension and settings
+\set ECHO none
+\i sql/include/setup.sql
+\set ECHO all
 -- the planner hook and the executor nodes
 LOAD 'fpbtree';
 
@@ -39,9 +37,8 @@ CREATE FUNCTION hjr_builds(q text) RETURNS SETOF text LANGUAGE sql AS $$
     SELECT hj_explain_lines(q, '(PrefetchHashJoin|Join Type|Hash Cond|Builds|Seq Scan on pr_[ab])', true)
 $$;
 
-SET fpbtree.hashjoin_cache_size = 0;
-SET enable_mergejoin = off;
-SET enable_nestloop = off;
+-- the custom path wherever it is legal
+SELECT hj_force();
 
 -- the parameter is used only by the inner hash key (a.k + o.g), not by
 -- either child; a LIMIT stops each scan early.  Every joined row has

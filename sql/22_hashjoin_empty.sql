@@ -9,12 +9,10 @@
 -- with a 64 kB hash_mem, the empty build side is planned in several batches.
 --
 
--- on its own: the extension, and plans that do not depend on the machine
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS fpbtree;
-RESET client_min_messages;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
+-- on its own: the extension and settings
+\set ECHO none
+\i sql/include/setup.sql
+\set ECHO all
 -- the planner hook and the executor nodes
 LOAD 'fpbtree';
 
@@ -35,9 +33,8 @@ CREATE FUNCTION hje_explain(q text) RETURNS SETOF text LANGUAGE sql AS $$
     SELECT hj_explain_lines(q, '(PrefetchHashJoin|Join Type|Hash Cond|Batches|Builds|Spilled|Seq Scan)', true)
 $$;
 
-SET fpbtree.hashjoin_cache_size = 0;
-SET enable_mergejoin = off;
-SET enable_nestloop = off;
+-- the custom path wherever it is legal
+SELECT hj_force();
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
 

@@ -9,22 +9,15 @@
 -- and whether both results agree.
 --
 
--- on its own: the extension, and plans that do not depend on the machine
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS fpbtree;
-RESET client_min_messages;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
+-- on its own: the extension and settings
+\set ECHO none
+\i sql/include/setup.sql
+\set ECHO all
 -- the planner hook and the executor nodes
 LOAD 'fpbtree';
 
 -- the results of the Buffer alone: no PrefetchHashJoin in these plans
-DO $$
-BEGIN
-	IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'enable_prefetch_hashjoin') THEN
-		PERFORM set_config('enable_prefetch_hashjoin', 'off', false);
-	END IF;
-END $$;
+SET fpbtree.enable_prefetch_hashjoin = off;
 
 CREATE TABLE buf_li AS
 SELECT i AS l_orderkey,

@@ -79,3 +79,11 @@ BEGIN
         END IF;
     END LOOP;
 END $$;
+
+-- For the rest of the session, let the custom path win wherever it is legal:
+-- no cache-size threshold, and no merge or nested-loop join to compete.
+CREATE OR REPLACE FUNCTION hj_force() RETURNS void LANGUAGE sql AS $$
+    SELECT set_config('fpbtree.hashjoin_cache_size', '0', false);
+    SELECT set_config('enable_mergejoin', 'off', false);
+    SELECT set_config('enable_nestloop', 'off', false);
+$$;
