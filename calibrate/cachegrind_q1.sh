@@ -46,27 +46,13 @@ single() {
 	asp "$PGBIN/postgres" --single -D "$DATA" -j "${SINGLE_OPTS[@]}" postgres
 }
 
-if [ ! -f "$DATA/PG_VERSION" ] || [ "$(cat "$WORKDIR/rows" 2>/dev/null)" != "$ROWS" ]; then
+if [ ! -f "$DATA/PG_VERSION" ] || [ "$(cat "$WORKDIR/rows" 2>/dev/null)" != "$ROWS tpchgen" ]; then
 	rm -rf "$DATA"
 	asp "$PGBIN/initdb" -D "$DATA" -A trust --no-sync >/dev/null
-	single <<SQL >/dev/null
-CREATE TABLE lineitem AS
-SELECT i AS l_orderkey, i % 7 + 1 AS l_linenumber,
-	   ((i * 37) % 50 + 1)::numeric(15,2) AS l_quantity,
-	   ((i * 7919) % 100000 / 100.0 + 900)::numeric(15,2) AS l_extendedprice,
-	   ((i % 11) / 100.0)::numeric(15,2) AS l_discount,
-	   ((i % 9) / 100.0)::numeric(15,2) AS l_tax,
-	   (ARRAY['A','N','R'])[i % 3 + 1]::char(1) AS l_returnflag,
-	   (ARRAY['F','O'])[i % 2 + 1]::char(1) AS l_linestatus,
-	   date '1992-01-01' + ((i * 13) % 2500)::int AS l_shipdate
-FROM generate_series(1::bigint, $ROWS) i;
-
-VACUUM ANALYZE lineitem;
-
-SQL
+	python3 "$(dirname "$0")/../bench/fpbench/tpchgen.py" "$ROWS" --lineitem-only --single-user | single >/dev/null
 	[ "$(echo 'SELECT count(*) FROM lineitem;' | single | grep -c "count = \"$ROWS\"")" = 1 ] ||
 		{ echo "loading lineitem failed" >&2; exit 1; }
-	echo "$ROWS" > "$WORKDIR/rows"
+	echo "$ROWS tpchgen" > "$WORKDIR/rows"
 fi
 
 case $QUERY in

@@ -29,7 +29,7 @@ L1-miss penalties, with the penalty at which the Buffer breaks even on the
 largest K.  --out writes the table and, beside it as .csv, the raw event
 counts of every run, so other penalties can be applied later.
 
-    calibrate/threshold.py [--table-rows 20000] [--out calibrate/threshold.txt]
+    calibrate/threshold.py [--table-rows 100000] [--out calibrate/threshold.txt]
 
 Needs valgrind and the extension installed (PGBIN names the server's bin
 directory, /usr/lib/postgresql/15/bin by default); runs as root (switches to
@@ -42,23 +42,12 @@ import shutil
 import subprocess
 import sys
 
+# the TPC-H-shaped generator the benchmark uses (bench/fpbench/tpchgen.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+from fpbench.tpchgen import single_user, tpch_sql  # noqa: E402
+
 QUERY = ("SELECT sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge, "
          "avg(l_quantity) AS avg_qty, count(*) AS count_order FROM cal_lineitem WHERE l_sel < {k}")
-
-SETUP = """CREATE TABLE cal_lineitem AS
-SELECT i AS l_orderkey, ((i * 7919) % {n})::int AS l_sel,
-       ((i * 37) % 50 + 1)::numeric(15,2) AS l_quantity,
-       ((i * 7919) % 100000 / 100.0 + 900)::numeric(15,2) AS l_extendedprice,
-       ((i % 11) / 100.0)::numeric(15,2) AS l_discount,
-       ((i % 9) / 100.0)::numeric(15,2) AS l_tax,
-       (ARRAY['A','N','R'])[i % 3 + 1]::char(1) AS l_returnflag,
-       (ARRAY['F','O'])[i % 2 + 1]::char(1) AS l_linestatus,
-       date '1992-01-01' + ((i * 13) % 2500)::int AS l_shipdate
-FROM generate_series(0, {n} - 1) i;
-
-VACUUM ANALYZE cal_lineitem;
-
-"""
 
 EVENTS = ("Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw", "D1mw", "DLmw",
           "Bc", "Bcm", "Bi", "Bim")
@@ -183,8 +172,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pgbin", default=os.environ.get("PGBIN", "/usr/lib/postgresql/15/bin"))
     ap.add_argument("--workdir", default="/tmp/fpbthreshold")
-    ap.add_argument("--table-rows", type=int, default=20000)
-    ap.add_argument("--ks", default="0,10,30,100,200,300,600,1000,3000,10000,20000",
+    ap.add_argument("--table-rows", type=int, default=100000)
+    ap.add_argument("--ks", default="0,10,30,100,300,600,1000,3000,10000,30000,100000",
                     help="comma list of scan output cardinalities")
     ap.add_argument("--i1", default="16384,4,64")
     ap.add_argument("--d1", default="32768,8,64")
@@ -213,7 +202,7 @@ def main():
         subprocess.run(as_postgres([os.path.join(args.pgbin, "initdb"), "-D", args.data,
                                     "-A", "trust", "--no-sync"]),
                        check=True, stdout=subprocess.DEVNULL)
-        single(args, SETUP.format(n=args.table_rows))
+        single(args, single_user(tpch_sql(args.table_rows, prefix="cal_", lineitem_only=True, sel=True)))
         with open(stamp, "w") as f:
             f.write(str(args.table_rows))
 

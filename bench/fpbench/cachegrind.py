@@ -14,7 +14,8 @@ from fpbench.common import (BenchError, DATADIR, DB, FORCE_NESTLOOP, Metric, PGB
     SIDES, SOCKDIR, WORKLOADS_ENV, check_plan, explain, idx, log, psql, run, server_start, server_stop,
     set_view, tbl)
 from fpbench.index import count_ok, ensure_base, lit, random_ranges, size_label
-from fpbench.tpch import BUFFER_NODE, TPCH_Q, tpch_sql
+from fpbench.tpch import BUFFER_NODE, TPCH_Q
+from fpbench.tpchgen import tpch_sql
 from fpbench.report import (info_md, md_table, table_rows, text_table, write_csv, write_md_and_charts)
 
 

@@ -52,7 +52,7 @@
 bool		fpb_enable_buffer = true;
 bool		fpb_enable_buffer_session = true;
 int			fpb_buffer_size = 1000;
-int			fpb_buffer_min_rows = 100;
+int			fpb_buffer_min_rows = 300;
 int			fpb_l1i_cache_size = 32 * 1024;
 
 /* arena blocks: big enough that a refill of narrow tuples needs a few */
@@ -756,7 +756,7 @@ fpb_buffer_init(void)
 	DefineCustomIntVariable("fpbtree.buffer_min_rows",
 							"Estimated output rows below which an operator joins no execution group.",
 							"Operators with fewer rows are never buffered (the paper's cardinality threshold).",
-							&fpb_buffer_min_rows, 100, 0, INT_MAX,
+							&fpb_buffer_min_rows, 300, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.l1i_cache_size",
 							"Size of the L1 instruction cache an execution group must fit.",
