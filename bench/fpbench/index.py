@@ -235,9 +235,14 @@ def count_ok(c, n):
     return abs(c - n) <= 6 * math.sqrt(n) + 10
 
 
+def client_metrics(key, label):
+    """pgbench TPS metrics for 1 and 2 clients"""
+    return {c: Metric("%s_c%d" % (key, c), "%s, %d client%s" % (label, c, "s" if c > 1 else ""),
+                      "TPS", "higher") for c in (1, 2)}
+
+
 def wl_point():
-    ms = {c: Metric("point_c%d" % c, "point lookup, %d client%s" % (c, "s" if c > 1 else ""),
-                    "TPS", "higher") for c in (1, 2)}
+    ms = client_metrics("point", "point lookup")
 
     def prepare():
         ensure_base()
@@ -431,8 +436,7 @@ def wl_cold():
 
 
 def wl_insert():
-    ms = {c: Metric("insert_c%d" % c, "insert random keys, %d client%s" % (c, "s" if c > 1 else ""),
-                    "TPS", "higher") for c in (1, 2)}
+    ms = client_metrics("insert", "insert random keys")
 
     def prepare():
         ensure_ins()

@@ -57,6 +57,21 @@ CREATE TABLE gone AS SELECT ctid AS tid FROM t WHERE id <= 3000;
 DELETE FROM t WHERE id <= 3000;
 });
 
+# A repeatable-read transaction in session $s whose plans read the indexes
+# (no sequential, bitmap or sort plans), so a cursor's snapshot stays fixed.
+sub begin_index_only_plans
+{
+	my ($s) = @_;
+	$s->query_safe(
+		q{
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SET LOCAL enable_sort = off;
+});
+	return;
+}
+
 my $s1 = $node->background_psql('postgres', on_error_stop => 0);
 my $s2 = $node->background_psql('postgres', on_error_stop => 0);
 
@@ -65,13 +80,7 @@ my $plain_b = 'SELECT id, kb FROM t WHERE kb >= 0 ORDER BY kb';
 my $desc_f = 'SELECT id, kf FROM t WHERE kf <= 9000 ORDER BY kf DESC';
 my $desc_b = 'SELECT id, kb FROM t WHERE kb <= 9000 ORDER BY kb DESC';
 
-$s1->query_safe(
-	q{
-BEGIN ISOLATION LEVEL REPEATABLE READ;
-SET LOCAL enable_seqscan = off;
-SET LOCAL enable_bitmapscan = off;
-SET LOCAL enable_sort = off;
-});
+begin_index_only_plans($s1);
 like(
 	$s1->query_safe("EXPLAIN (COSTS OFF) DECLARE x SCROLL CURSOR FOR $plain_f"),
 	qr/^Index Scan using t_kf on t/,
@@ -152,13 +161,7 @@ $node->safe_psql('postgres', 'DELETE FROM t WHERE id BETWEEN 3001 AND 6000');
 
 my $ios_f = 'SELECT kf FROM t WHERE kf >= 0 ORDER BY kf';
 my $ios_b = 'SELECT kb FROM t WHERE kb >= 0 ORDER BY kb';
-$s1->query_safe(
-	q{
-BEGIN ISOLATION LEVEL REPEATABLE READ;
-SET LOCAL enable_seqscan = off;
-SET LOCAL enable_bitmapscan = off;
-SET LOCAL enable_sort = off;
-});
+begin_index_only_plans($s1);
 like(
 	$s1->query_safe("EXPLAIN (COSTS OFF) DECLARE x CURSOR FOR $ios_f"),
 	qr/^Index Only Scan using t_kf on t/,
