@@ -514,6 +514,10 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	ReleaseBuffer(metabuf);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
 
+	/* no two live tuples may share a key (unique.c) */
+	if (indexInfo->ii_Unique)
+		fpb_unique_check_built(heap, index);
+
 	if (RelationNeedsWAL(index))
 		log_newpage_range(index, MAIN_FORKNUM, 0,
 						  RelationGetNumberOfBlocks(index), true);

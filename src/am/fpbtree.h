@@ -326,6 +326,8 @@ extern void fpb_page_init(Page page, uint16 level, uint16 flags, int w, int x);
 extern bool fpb_page_layout(Page page, const FpbEntry *entries, int n,
 							double fill);
 extern int	fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno);
+extern int	fpb_page_key_run(Page page, uint64 k, uint64 tlo, uint64 thi,
+							 BlockNumber blkno, uint64 *out, bool *ended);
 extern bool fpb_page_insert(Page page, const FpbEntry *entry,
 							BlockNumber blkno);
 #define FPB_INSERT_RANGES	5
@@ -400,6 +402,14 @@ extern bool fpbinsert(Relation index, Datum *values, bool *isnull,
 extern void fpb_finish_split(Relation index, Buffer lbuf, FpbStack stack,
 							 Relation heap);
 extern void fpb_insert_entry(Relation index, const FpbEntry *e, Relation heap);
+extern void fpb_insert_at_leaf(Relation index, Buffer buf, const FpbEntry *e,
+							   FpbStack stack, Relation heap);
+
+/* ---- unique.c ---- */
+extern bool fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
+							  IndexUniqueCheck checkUnique, Datum *values,
+							  bool *isnull);
+extern void fpb_unique_check_built(Relation heap, Relation index);
 
 /* ---- build.c ---- */
 extern IndexBuildResult *fpbbuild(Relation heap, Relation index,

@@ -114,13 +114,13 @@ fpbtree_handler(PG_FUNCTION_ARGS)
 	amroutine->amcanorder = true;
 	amroutine->amcanorderbyop = false;
 	amroutine->amcanbackward = true;
-	amroutine->amcanunique = false;
+	amroutine->amcanunique = true;
 	amroutine->amcanmulticol = false;
 	amroutine->amoptionalkey = true;
 	amroutine->amsearcharray = false;
 	amroutine->amsearchnulls = true;
 	amroutine->amstorage = false;
-	amroutine->amclusterable = false;
+	amroutine->amclusterable = true;
 	amroutine->ampredlocks = false;
 	amroutine->amcanparallel = false;
 	amroutine->amcaninclude = false;

@@ -369,6 +369,21 @@ fpb_insert_entry(Relation index, const FpbEntry *e, Relation heap)
 	fpb_free_stack(stack);
 }
 
+/*
+ * Insert leaf entry e into the exclusively locked leaf in buf, which is the
+ * page for it (stack: its ancestors).  Releases buf.
+ */
+void
+fpb_insert_at_leaf(Relation index, Buffer buf, const FpbEntry *e,
+				   FpbStack stack, Relation heap)
+{
+	fpb_insert_onpage(index, buf, e, stack, InvalidBuffer, heap);
+}
+
+/*
+ * aminsert.  For a unique index the result is false only when a partial
+ * check (deferred constraint) found a possible duplicate.
+ */
 bool
 fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
@@ -381,6 +396,13 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	e.k = key.k;
 	e.t = key.t;
 	e.child = InvalidBlockNumber;
-	fpb_insert_entry(index, &e, heapRel);
-	return false;
+
+	/* a NULL is distinct from every key unless NULLS NOT DISTINCT */
+	if (checkUnique != UNIQUE_CHECK_NO &&
+		(!isnull[0] || index->rd_index->indnullsnotdistinct))
+		return fpb_insert_unique(index, &e, heapRel, checkUnique, values,
+								 isnull);
+	if (checkUnique != UNIQUE_CHECK_EXISTING)
+		fpb_insert_entry(index, &e, heapRel);
+	return checkUnique != UNIQUE_CHECK_NO;
 }

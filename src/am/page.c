@@ -369,6 +369,55 @@ fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno)
 	return n;
 }
 
+/*
+ * Leaf page: the tiebreakers of its entries (k, t) with tlo <= t <= thi, in
+ * order, into out (room for the page's entry count).  Returns how many;
+ * *ended is set when an entry above (k, thi) follows them on this page, so
+ * that the run cannot continue on the right sibling.  Used by the
+ * uniqueness check, which reads every entry of one key value.
+ */
+int
+fpb_page_key_run(Page page, uint64 k, uint64 tlo, uint64 thi,
+				 BlockNumber blkno, uint64 *out, bool *ended)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	int			cap = fpb_leafcap(opq->x, false);
+	uint16		line = fpb_descend(page, k, tlo, blkno, NULL, NULL);
+	bool		first = true;
+	int			n = 0;
+	int			guard = 0;
+
+	*ended = false;
+	while (line != FPB_NONE)
+	{
+		char	   *node = fpb_get_node(page, opq, line, opq->x, cap,
+										FPB_NODE_LEAF, blkno);
+		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
+		uint64	   *keys = fpb_node_keys(node);
+		ItemPointerData *tids = fpb_node_tids(node, cap);
+		int			i = first ? fpb_node_lower(keys, tids, hdr->n, k, tlo) : 0;
+
+		first = false;
+		for (; i < hdr->n; i++)
+		{
+			uint64		t = fpb_tid_to_t(&tids[i]);
+
+			if (keys[i] != k || t > thi)
+			{
+				*ended = true;
+				return n;
+			}
+			if (n >= (int) opq->nentries)
+				fpb_page_corrupt(blkno, "more entries than the page header counts");
+			out[n++] = t;
+		}
+		line = hdr->next;
+		if (++guard > FPB_NLINES)
+			fpb_page_corrupt(blkno, "cycle in the in-page leaf chain");
+	}
+	return n;
+}
+
 /* Number of non-leaf nodes above m leaf nodes, and levels (incl. leaves). */
 static int
 fpb_inner_nodes(int m, int icap, int *levels)

@@ -1,0 +1,121 @@
+
+# A unique fpbtree index under concurrency.
+#
+# Part 1.  Session 1 inserts key 1 and stays in its transaction; session 2
+# inserts key 1 too and must wait for session 1 (a lock wait on its
+# transaction), then fail when session 1 commits, or succeed when it rolls
+# back.  The same for an UPDATE that moves a row onto a key another open
+# transaction has just inserted.
+#
+# Part 2.  Four pgbench clients insert, delete and re-key rows of a small
+# key domain (50 values) at random for a few seconds; an insert that finds
+# its key taken fails with unique_violation and is skipped.  Afterwards no
+# key is there twice and fpbtree_check (with heapallindexed) passes.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('unique_concurrent');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'fpbtree'
+autovacuum = off
+max_parallel_workers_per_gather = 0
+});
+$node->start;
+
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION fpbtree;
+CREATE TABLE u (k int8, v int4);
+CREATE UNIQUE INDEX u_k ON u USING fpbtree (k);
+-- another index, so that updates of k are never HOT
+CREATE INDEX u_v ON u (v);
+INSERT INTO u SELECT g, g FROM generate_series(100, 2000) g;
+});
+
+my $s1 = $node->background_psql('postgres', on_error_stop => 0);
+my $s2 = $node->background_psql('postgres', on_error_stop => 0);
+my $pid2 = $s2->query_safe('SELECT pg_backend_pid()');
+
+# Session 2 runs $stmt while session 1's transaction holds key $key; it
+# must wait for that transaction, which then ends with $end.  Returns
+# session 2's error output.
+sub race
+{
+	my ($first, $stmt, $end) = @_;
+
+	$s1->query_safe("BEGIN; $first");
+	$s2->{stderr} = '';
+	$s2->query_until(qr/go/, "\\echo go\n$stmt;\n");
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $pid2"
+		),
+		"$stmt waits for the open transaction");
+	$s1->query_safe($end);
+	# the next query's output comes after the waiting statement's
+	$s2->query('SELECT 1');
+	return $s2->{stderr};
+}
+
+like(race('INSERT INTO u VALUES (1, 1)', 'INSERT INTO u VALUES (1, 2)', 'COMMIT'),
+	qr/duplicate key value violates unique constraint "u_k"/,
+	'a key committed by the transaction waited for is a duplicate');
+is(race('INSERT INTO u VALUES (2, 1)', 'INSERT INTO u VALUES (2, 2)', 'ROLLBACK'),
+	'', 'a key rolled back by the transaction waited for is free');
+like(race('INSERT INTO u VALUES (3, 1)', 'UPDATE u SET k = 3 WHERE k = 100', 'COMMIT'),
+	qr/duplicate key value violates unique constraint "u_k"/,
+	'an update onto a committed key fails');
+is(race('DELETE FROM u WHERE k = 101', 'INSERT INTO u VALUES (101, 7)', 'COMMIT'),
+	'', 'a key whose deletion commits is free');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM u WHERE k IN (1, 2, 3, 100, 101)'),
+	'5', 'the rows that won are there once each');
+
+$s1->quit;
+$s2->quit;
+
+# Part 2: random inserts, deletes and re-keyings over 50 keys
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE d (k int4, v int4);
+CREATE UNIQUE INDEX d_k ON d USING fpbtree (k);
+CREATE INDEX d_v ON d (v);
+CREATE FUNCTION d_try(stmt text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE stmt;
+EXCEPTION WHEN unique_violation THEN
+	NULL;
+END $$;
+});
+$node->pgbench(
+	'--no-vacuum --client=4 --time=4',
+	0,
+	[qr{processed: [1-9]}],
+	[qr{^$}],
+	'concurrent inserts, deletes and updates of 50 keys',
+	{
+		'009_unique' => q{
+\set a random(1, 50)
+\set b random(1, 50)
+\set c random(1, 3)
+SELECT d_try(CASE :c WHEN 1 THEN 'INSERT INTO d VALUES (' || :a || ', ' || :b || ')'
+                     WHEN 2 THEN 'DELETE FROM d WHERE k = ' || :a
+                     ELSE 'UPDATE d SET k = ' || :a || ', v = v + 1 WHERE k = ' || :b END);
+}
+	});
+is( $node->safe_psql('postgres',
+		'SELECT count(*) - count(DISTINCT k) FROM d'),
+	'0', 'no key is there twice');
+ok($node->safe_psql('postgres', 'SELECT count(*) FROM d') > 0, 'rows remain');
+is($node->safe_psql('postgres', "SELECT fpbtree_check('d_k', true)"),
+	'', 'the index is sound');
+is($node->safe_psql('postgres', "SELECT fpbtree_check('u_k', true)"),
+	'', 'the first index is sound');
+
+done_testing();
