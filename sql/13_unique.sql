@@ -127,6 +127,19 @@ CREATE UNIQUE INDEX u_empty_fp ON u_empty USING fpbtree (k);
 INSERT INTO u_empty VALUES ('2026-01-01'), ('2026-01-02');
 INSERT INTO u_empty VALUES ('2026-01-01');
 
+-- fpbtree_check finds two live entries of one key in a unique index (made
+-- here by marking a non-unique index unique in the catalog)
+CREATE TABLE u_bad (k int4);
+INSERT INTO u_bad SELECT g FROM generate_series(1, 3000) g;
+INSERT INTO u_bad VALUES (1234);
+CREATE INDEX u_bad_fp ON u_bad USING fpbtree (k);
+SELECT fpbtree_check('u_bad_fp', false);
+UPDATE pg_index SET indisunique = true WHERE indexrelid = 'u_bad_fp'::regclass;
+SELECT fpbtree_check('u_bad_fp', false);
+DELETE FROM u_bad WHERE ctid = (SELECT max(ctid) FROM u_bad);
+SELECT fpbtree_check('u_bad_fp', false);
+DROP TABLE u_bad;
+
 -- PostgreSQL 15 accepts only btree indexes for unique constraints, primary
 -- keys, foreign keys and ON CONFLICT (its executor refuses a table with a
 -- unique index of another access method for ON CONFLICT altogether)

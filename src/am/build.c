@@ -516,7 +516,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	/* no two live tuples may share a key (unique.c) */
 	if (indexInfo->ii_Unique)
-		fpb_unique_check_built(heap, index);
+		fpb_unique_check_built(heap, index, false);
 
 	if (RelationNeedsWAL(index))
 		log_newpage_range(index, MAIN_FORKNUM, 0,

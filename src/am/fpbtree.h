@@ -409,7 +409,8 @@ extern void fpb_insert_at_leaf(Relation index, Buffer buf, const FpbEntry *e,
 extern bool fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
 							  IndexUniqueCheck checkUnique, Datum *values,
 							  bool *isnull);
-extern void fpb_unique_check_built(Relation heap, Relation index);
+extern void fpb_unique_check_built(Relation heap, Relation index,
+								   bool verifying);
 
 /* ---- build.c ---- */
 extern IndexBuildResult *fpbbuild(Relation heap, Relation index,

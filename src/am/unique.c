@@ -312,10 +312,11 @@ fpb_unique_live(Relation heap, uint64 t)
  * load rather than inside it, so that serial and parallel builds share it,
  * and because a repeated key's older versions (deleted, not yet vacuumed)
  * are no conflict: live means visible to ourselves, which is what the
- * build's heap scan calls alive while it holds its ShareLock.
+ * build's heap scan calls alive while it holds its ShareLock.  fpbtree_check
+ * (verifying) runs it too, and reports a duplicate as corruption.
  */
 void
-fpb_unique_check_built(Relation heap, Relation index)
+fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 {
 	bool		nnd = index->rd_index->indnullsnotdistinct;
 	Buffer		buf;
@@ -366,6 +367,12 @@ fpb_unique_check_built(Relation heap, Relation index)
 											   k);
 						keydesc = BuildIndexValueDescription(index, &value,
 															 &isnull);
+						if (verifying)
+							ereport(ERROR,
+									(errcode(ERRCODE_INDEX_CORRUPTED),
+									 errmsg("unique index \"%s\" holds two live entries of one key",
+											RelationGetRelationName(index)),
+									 keydesc ? errdetail("Key %s is duplicated.", keydesc) : 0));
 						ereport(ERROR,
 								(errcode(ERRCODE_UNIQUE_VIOLATION),
 								 errmsg("could not create unique index \"%s\"",

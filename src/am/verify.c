@@ -25,7 +25,9 @@
  *	  the children of a level's downlinks, in order, are exactly the pages of
  *	  the level below, except pages whose left sibling carries
  *	  FPB_F_INCOMPLETE_SPLIT (their downlink is legitimately missing);
- *	- every page of the relation that is not all-zeros was reached.
+ *	- every page of the relation that is not all-zeros was reached;
+ *	- a unique index holds no two entries of one key whose heap tuples are
+ *	  both live (unique.c; not on a standby).
  *
  * Several cross-page invariants only hold while nobody changes the tree, so
  * the check takes ShareLock on the table: it blocks inserts, updates,
@@ -781,6 +783,10 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 		UnregisterSnapshot(snapshot);
 		pfree(st->leafkeys);
 	}
+
+	/* no writer runs under our ShareLock: the build's check applies */
+	if (index->rd_index->indisunique && !relaxed)
+		fpb_unique_check_built(heap, index, true);
 
 	/* the key array and bitmap can be large: do not wait for the context */
 	MemoryContextDelete(st->pagecxt);
