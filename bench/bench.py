@@ -36,6 +36,7 @@ from fpbench.common import (BenchError, CACHEGRIND, DATADIR, DB, DURATION, Metri
 from fpbench.index import wl_cold, wl_createindex, wl_insert, wl_point, wl_probe, wl_range
 from fpbench.hashjoin import (wl_hashjoin_large, wl_hashjoin_schemes, wl_hashjoin_small, wl_hashjoin_spill)
 from fpbench.tpch import wl_tpch
+from fpbench.pgbench_std import wl_pgbench_std
 from fpbench.report import (fmt_val, info_md, loadavg, machine_info, md_table, settings, table_rows,
     text_table, write_csv, write_md_and_charts)
 from fpbench.cachegrind import main_cachegrind
@@ -55,6 +56,7 @@ def make_workloads():
         wl_cold(),
         wl_insert(),
         wl_createindex(),
+        wl_pgbench_std(),
         # the prefetching executor nodes: A = feature off, B = on
         wl_hashjoin_large(),
         wl_hashjoin_small(),

@@ -140,16 +140,18 @@ def parse_times(out):
 
 
 def pgbench(script, clients=1, duration=None, transactions=None, defines=None,
-            mode="prepared", seed=1, options=None, tag=""):
+            mode="prepared", seed=1, options=None, tag="", db=DB):
+    """script: a file in bench/, or "builtin:NAME" for one of pgbench's own"""
+    which = ["-b", script[8:]] if script.startswith("builtin:") else ["-f", os.path.join(BENCH_DIR, script)]
     cmd = [PGBIN + "/pgbench", "-n", "-M", mode, "-c", str(clients), "-j", str(clients),
-           "--random-seed=%d" % seed, "-f", os.path.join(BENCH_DIR, script)] + conn_args()
+           "--random-seed=%d" % seed] + which + conn_args()
     if duration is not None:
         cmd += ["-T", str(duration)]
     else:
         cmd += ["-t", str(transactions)]
     for k, v in (defines or {}).items():
         cmd += ["-D", "%s=%s" % (k, v)]
-    cmd.append(DB)
+    cmd.append(db)
     p = run(cmd, check=False, env=pg_env(options))
     with open(os.path.join(RAW, "pgbench.log"), "a") as f:
         f.write("### %s %s\n%s\n%s\n" % (tag, " ".join(cmd), p.stdout, p.stderr))
@@ -259,10 +261,10 @@ _made = set()
 SETUP = ["synchronous_commit=on", "max_parallel_workers_per_gather=0", "max_parallel_maintenance_workers=0"]
 
 
-def check_plan(sql, needles, options, analyze=False):
+def check_plan(sql, needles, options, analyze=False, db=DB):
     """EXPLAIN sql and fail loudly unless every needle is in the plan."""
     what = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " if analyze else "EXPLAIN (COSTS OFF) "
-    plan = psql(what + sql + ";", options=options)
+    plan = psql(what + sql + ";", options=options, db=db)
     missing = [n for n in needles if n not in plan]
     if analyze and "Heap Fetches:" in plan and not re.search(r"Heap Fetches: 0\b", plan):
         missing.append("Heap Fetches: 0")
