@@ -249,7 +249,7 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 		return NULL;
 	}
 	ereport(DEBUG1,
-			(errmsg_internal("fpbtree: building with %d parallel workers",
+			(errmsg_internal("fpbtree: parallel build, workers launched: %d",
 							 pcxt->nworkers_launched)));
 	return fp;
 }
