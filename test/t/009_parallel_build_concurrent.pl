@@ -44,7 +44,7 @@ DELETE FROM t WHERE id = :id + 13;
 my ($out, $err) = ('', '');
 my $pgbench = IPC::Run::start(
 	[
-		'pgbench', '--no-vacuum', '--client=2', '--time=20', '-f', $script,
+		'pgbench', '--no-vacuum', '--client=2', '--time=8', '-f', $script,
 		'-h', $node->host, '-p', $node->port, 'postgres'
 	],
 	'>', \$out, '2>', \$err);
