@@ -491,22 +491,27 @@ fpb_write_meta(Relation index, Buffer metabuf, BlockNumber root,
 }
 
 /*
- * The k-way merge of the sorted runs: a binary min-heap of the runs, keyed
- * by each run's next entry.  Entries are unique, so ties never occur.
+ * The k-way merge of the sorted runs: a binary min-heap of the runs keyed by
+ * each run's next entry, which the heap keeps a copy of so that sifting
+ * reads only the heap array.  Entries are unique, so keys never tie.
  */
+typedef struct FpbMergeSlot
+{
+	uint64		k;
+	uint64		t;
+	int			run;
+} FpbMergeSlot;
+
 typedef struct FpbMerge
 {
 	FpbRun	   *runs;
-	int		   *heap;			/* run numbers */
+	FpbMergeSlot *heap;
 	int			nheap;
 } FpbMerge;
 
 static inline bool
-fpb_run_less(const FpbRun *a, const FpbRun *b)
+fpb_slot_less(const FpbMergeSlot *x, const FpbMergeSlot *y)
 {
-	const FpbKey *x = &a->keys[a->pos];
-	const FpbKey *y = &b->keys[b->pos];
-
 	return x->k < y->k || (x->k == y->k && x->t < y->t);
 }
 
@@ -540,10 +545,22 @@ fpb_run_fill(FpbRun *r)
 	return r->n > 0;
 }
 
+/* Move the run's next entry into slot; false when the run is done. */
+static inline bool
+fpb_run_next(FpbRun *r, FpbMergeSlot *slot)
+{
+	if (r->pos >= r->n && !fpb_run_fill(r))
+		return false;
+	slot->k = r->keys[r->pos].k;
+	slot->t = r->keys[r->pos].t;
+	r->pos++;
+	return true;
+}
+
 static void
 fpb_merge_siftdown(FpbMerge *m, int i)
 {
-	int			run = m->heap[i];
+	FpbMergeSlot x = m->heap[i];
 
 	for (;;)
 	{
@@ -551,44 +568,47 @@ fpb_merge_siftdown(FpbMerge *m, int i)
 
 		if (c >= m->nheap)
 			break;
-		if (c + 1 < m->nheap &&
-			fpb_run_less(&m->runs[m->heap[c + 1]], &m->runs[m->heap[c]]))
+		if (c + 1 < m->nheap && fpb_slot_less(&m->heap[c + 1], &m->heap[c]))
 			c++;
-		if (!fpb_run_less(&m->runs[m->heap[c]], &m->runs[run]))
+		if (!fpb_slot_less(&m->heap[c], &x))
 			break;
 		m->heap[i] = m->heap[c];
 		i = c;
 	}
-	m->heap[i] = run;
+	m->heap[i] = x;
 }
 
 static void
 fpb_merge_begin(FpbMerge *m, FpbRun *runs, int nruns)
 {
 	m->runs = runs;
-	m->heap = palloc(sizeof(int) * Max(nruns, 1));
+	m->heap = palloc(sizeof(FpbMergeSlot) * Max(nruns, 1));
 	m->nheap = 0;
 	for (int i = 0; i < nruns; i++)
 	{
 		runs[i].scratch = palloc(sizeof(FpbKey) * FPB_RUN_BATCH);
-		if (fpb_run_fill(&runs[i]))
-			m->heap[m->nheap++] = i;
+		if (fpb_run_next(&runs[i], &m->heap[m->nheap]))
+			m->heap[m->nheap++].run = i;
 	}
 	for (int i = m->nheap / 2 - 1; i >= 0; i--)
 		fpb_merge_siftdown(m, i);
 }
 
-static bool
+static inline bool
 fpb_merge_next(FpbMerge *m, FpbKey *out)
 {
-	FpbRun	   *r;
+	FpbMergeSlot *top = &m->heap[0];
 
 	if (m->nheap == 0)
 		return false;
-	r = &m->runs[m->heap[0]];
-	*out = r->keys[r->pos++];
-	if (r->pos >= r->n && !fpb_run_fill(r))
-		m->heap[0] = m->heap[--m->nheap];
+	out->k = top->k;
+	out->t = top->t;
+	if (!fpb_run_next(&m->runs[top->run], top))
+	{
+		*top = m->heap[--m->nheap];
+		if (m->nheap == 0)
+			return true;
+	}
 	if (m->nheap > 1)
 		fpb_merge_siftdown(m, 0);
 	return true;
