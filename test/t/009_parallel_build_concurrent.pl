@@ -87,5 +87,20 @@ for my $i (1 .. 3)
 	is($got, $want, "t_c$i returns what a sequential scan returns");
 }
 
+# a build cancelled at any point (statement_timeout) leaves no run file
+my $cancelled = 0;
+for my $ms (5, 20, 50, 100, 200, 400)
+{
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		"SET statement_timeout = '${ms}ms';\nCREATE INDEX t_cancel ON t USING fpbtree (k);");
+	$cancelled++ if $stderr =~ /canceling statement due to statement timeout/;
+	$node->safe_psql('postgres', 'DROP INDEX IF EXISTS t_cancel');
+	is( $node->safe_psql('postgres',
+			q{SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false)}),
+		'0',
+		"no temporary file left after a build with statement_timeout = ${ms}ms");
+}
+ok($cancelled > 0, "some builds were cancelled ($cancelled)");
+
 $node->stop;
 done_testing();
