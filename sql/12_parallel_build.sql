@@ -163,7 +163,9 @@ SET maintenance_work_mem = '160MB';
 SELECT pb_same('pb_main_k');
 DROP INDEX pb_main_k;
 
--- an empty table, and a table of one page for four workers
+-- an empty table (no workers for no blocks), a table whose rows are all
+-- deleted (workers, nothing to index), and a table of one page for four
+-- workers
 CREATE TABLE pb_empty (k int8);
 SELECT pb_serial_build('pb_empty');
 SET max_parallel_maintenance_workers = 4;
@@ -171,6 +173,15 @@ SET client_min_messages = debug1;
 CREATE INDEX pb_empty_k ON pb_empty USING fpbtree (k);
 RESET client_min_messages;
 SELECT pb_same('pb_empty_k');
+
+CREATE TABLE pb_deleted (k int8);
+INSERT INTO pb_deleted SELECT i FROM generate_series(1, 5000) i;
+DELETE FROM pb_deleted;
+SELECT pb_serial_build('pb_deleted');
+SET client_min_messages = debug1;
+CREATE INDEX pb_deleted_k ON pb_deleted USING fpbtree (k);
+RESET client_min_messages;
+SELECT pb_same('pb_deleted_k');
 
 CREATE TABLE pb_tiny (k int8) WITH (parallel_workers = 4);
 INSERT INTO pb_tiny VALUES (3), (NULL), (1), (3), (2);

@@ -701,9 +701,11 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	/*
 	 * PostgreSQL 15 plans workers only for btree builds: ask the planner
 	 * ourselves (max_parallel_maintenance_workers, the table's
-	 * parallel_workers, maintenance_work_mem of 32 MB per participant).
+	 * parallel_workers, maintenance_work_mem of 32 MB per participant).  An
+	 * empty table needs none: index_build() asks for none when it rebuilds
+	 * the indexes of a table just truncated, and cannot tell us so.
 	 */
-	if (IsNormalProcessingMode())
+	if (IsNormalProcessingMode() && RelationGetNumberOfBlocks(heap) > 0)
 		nworkers = plan_create_index_workers(RelationGetRelid(heap),
 											 RelationGetRelid(index));
 	if (nworkers > 0)
