@@ -202,8 +202,8 @@ fpb_keycmp_qsort(const void *a, const void *b)
  * Sort the in-memory entries: an LSD radix sort on k (11-bit digits,
  * skipping digits all keys share), which is stable, so entries with equal
  * keys stay in heap-scan order -- ascending TID, except where HOT chains
- * report their root TID or a parallel scan wrapped around the end of the
- * table; a final pass sorts any run of equal keys that is out of TID order.
+ * report their root TID; a final pass sorts any run of equal keys that is
+ * out of TID order.
  */
 static FpbKey *
 fpb_build_radixsort(FpbKey *a, int64 n)

@@ -217,6 +217,14 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 
 	fp->pscan = shm_toc_allocate(pcxt->toc, estscan);
 	table_parallelscan_initialize(heap, fp->pscan, fp->snapshot);
+
+	/*
+	 * Start at block 0, as the serial build does: participants then get
+	 * their blocks in ascending order, so each one's equal keys arrive in
+	 * TID order and the radix sort's final pass has nothing to re-sort.  A
+	 * synchronised scan could start mid-table and wrap around.
+	 */
+	fp->pscan->phs_syncscan = false;
 	shm_toc_insert(pcxt->toc, FPB_KEY_TABLESCAN, fp->pscan);
 
 	fp->fileset = shm_toc_allocate(pcxt->toc, sizeof(SharedFileSet));
