@@ -491,10 +491,14 @@ fpb_write_meta(Relation index, Buffer metabuf, BlockNumber root,
 }
 
 /*
- * The k-way merge of the sorted runs: a binary min-heap of the runs keyed by
- * each run's next entry, which the heap keeps a copy of so that sifting
- * reads only the heap array.  Entries are unique, so keys never tie.
+ * The k-way merge of the sorted runs.  Each run's next entry is copied into
+ * a slot of one array, so that choosing the smallest reads only that array.
+ * Up to FPB_MERGE_LINEAR runs (the usual few workers) the smallest is found
+ * by a scan of the slots; beyond, the slots form a binary min-heap.
+ * Entries are unique, so keys never tie.
  */
+#define FPB_MERGE_LINEAR	8
+
 typedef struct FpbMergeSlot
 {
 	uint64		k;
@@ -505,8 +509,9 @@ typedef struct FpbMergeSlot
 typedef struct FpbMerge
 {
 	FpbRun	   *runs;
-	FpbMergeSlot *heap;
+	FpbMergeSlot *heap;			/* a min-heap unless linear */
 	int			nheap;
+	bool		linear;
 } FpbMerge;
 
 static inline bool
@@ -584,14 +589,16 @@ fpb_merge_begin(FpbMerge *m, FpbRun *runs, int nruns)
 	m->runs = runs;
 	m->heap = palloc(sizeof(FpbMergeSlot) * Max(nruns, 1));
 	m->nheap = 0;
+	m->linear = (nruns <= FPB_MERGE_LINEAR);
 	for (int i = 0; i < nruns; i++)
 	{
 		runs[i].scratch = palloc(sizeof(FpbKey) * FPB_RUN_BATCH);
 		if (fpb_run_next(&runs[i], &m->heap[m->nheap]))
 			m->heap[m->nheap++].run = i;
 	}
-	for (int i = m->nheap / 2 - 1; i >= 0; i--)
-		fpb_merge_siftdown(m, i);
+	if (!m->linear)
+		for (int i = m->nheap / 2 - 1; i >= 0; i--)
+			fpb_merge_siftdown(m, i);
 }
 
 static inline bool
@@ -601,6 +608,26 @@ fpb_merge_next(FpbMerge *m, FpbKey *out)
 
 	if (m->nheap == 0)
 		return false;
+	if (m->linear)
+	{
+		int			best = 0;
+
+		/* without branches on the keys, which random keys mispredict */
+		for (int i = 1; i < m->nheap; i++)
+		{
+			const FpbMergeSlot *x = &m->heap[i];
+			const FpbMergeSlot *y = &m->heap[best];
+			bool		lt = (x->k < y->k) | ((x->k == y->k) & (x->t < y->t));
+
+			best = lt ? i : best;
+		}
+		top = &m->heap[best];
+		out->k = top->k;
+		out->t = top->t;
+		if (!fpb_run_next(&m->runs[top->run], top))
+			*top = m->heap[--m->nheap];
+		return true;
+	}
 	out->k = top->k;
 	out->t = top->t;
 	if (!fpb_run_next(&m->runs[top->run], top))
