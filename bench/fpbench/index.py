@@ -455,27 +455,58 @@ def wl_insert():
 
 
 def wl_createindex():
+    """CREATE INDEX on keys_bt, btree (A) against fpbtree (B) at the view's
+    settings; where the view lets builds run in parallel, also fpbtree's
+    serial build (A, max_parallel_maintenance_workers = 0) against its
+    parallel one (B)."""
     mt = Metric("ci_time", "CREATE INDEX, %d rows" % SCALE, "ms", "lower")
     ms = Metric("ci_size", "index size after CREATE INDEX", "MB", "lower")
+    mserial = Metric("ci_time_fp_serial", "CREATE INDEX, %d rows, not btree: fpbtree serial (A) vs parallel (B)" % SCALE,
+                     "ms", "lower")
+    parallel_view = C.VIEW_DEFS[C.VIEW][1]["max_parallel_maintenance_workers"] != "0" if C.VIEW else False
 
     def prepare():
         ensure_base()
 
-    def measure(side, rnd):
+    def build(am, sets=()):
+        """Times CREATE INDEX ci_tmp on keys_bt; returns (ms, MB, shape)."""
         # always on keys_bt: the same table for both access methods
         psql("DROP INDEX IF EXISTS ci_tmp; CHECKPOINT;")
         # index_build() says at DEBUG1 whether it builds serially or asks for
-        # parallel workers (only btree can, and only where the view allows)
-        out, err = psql_out_err("SET client_min_messages = debug1;\n\\timing on\n"
-                                "CREATE INDEX ci_tmp ON keys_bt USING %s (a);\n" % side["am"])
+        # parallel workers (it plans workers for btree only); fpbtree plans
+        # its own and says how many it launched
+        pre = "".join("SET %s;\n" % x for x in sets)
+        out, err = psql_out_err(pre + "SET client_min_messages = debug1;\n\\timing on\n"
+                                "CREATE INDEX ci_tmp ON keys_bt USING %s (a);\n" % am)
         mb = re.search(r'building index "ci_tmp" on table "keys_bt" (serially|with request for (\d+) parallel '
                        r'workers)', err)
         if not mb:
             raise BenchError("CREATE INDEX: no build message at DEBUG1:\n" + err[-2000:])
-        note_shape([mt, ms], side["id"], "serial build" if mb.group(1) == "serially"
-                   else "parallel build (%s workers requested)" % mb.group(2))
+        mf = re.search(r"fpbtree: parallel build, workers launched: (\d+)", err)
+        if mf:
+            shape = "parallel build (%s workers launched)" % mf.group(1)
+        elif mb.group(1) == "serially":
+            shape = "serial build"
+        else:
+            shape = "parallel build (%s workers requested)" % mb.group(2)
         size = int(psql_val("SELECT pg_relation_size('ci_tmp');"))
         psql("DROP INDEX ci_tmp;")
-        return {mt.key: parse_times(out)[-1], ms.key: size / 1048576.0}
+        return parse_times(out)[-1], size / 1048576.0, shape
 
-    return Workload("createindex", "CREATE INDEX", prepare, [Test(measure, [mt, ms])], [mt, ms])
+    def measure(side, rnd):
+        tm, size, shape = build(side["am"])
+        note_shape([mt, ms], side["id"], shape)
+        return {mt.key: tm, ms.key: size}
+
+    def measure_serial(side, rnd):
+        sets = ["max_parallel_maintenance_workers = 0"] if side["id"] == "A" else []
+        tm, _, shape = build("fpbtree", sets)
+        note_shape(mserial, side["id"], shape)
+        return {mserial.key: tm}
+
+    tests = [Test(measure, [mt, ms])]
+    metrics = [mt, ms]
+    if parallel_view:
+        tests.append(Test(measure_serial, [mserial]))
+        metrics.append(mserial)
+    return Workload("createindex", "CREATE INDEX", prepare, tests, metrics)

@@ -1,18 +1,21 @@
 /*-------------------------------------------------------------------------
  *
  * build.c
- *	  CREATE INDEX: scan the heap, sort (k, t) with tuplesort (so the build
- *	  respects maintenance_work_mem and spills like btree's), then load the
- *	  tree bottom-up: leaf pages filled to the fillfactor with their entries
- *	  spread over all in-page leaf nodes, and each level's downlinks fed to
- *	  the level above as pages complete.  Pages are WAL-logged at the end
- *	  with log_newpage_range, as GIN and GiST do.
+ *	  CREATE INDEX: scan the heap (alone, or with parallel workers that
+ *	  each sort a share: build_parallel.c), sort (k, t) with a radix sort
+ *	  in memory or a tuplesort beyond maintenance_work_mem, merge the sorted
+ *	  runs, then load the tree bottom-up: leaf pages filled to the
+ *	  fillfactor with their entries spread over all in-page leaf nodes, and
+ *	  each level's downlinks fed to the level above as pages complete.
+ *	  Pages are WAL-logged at the end with log_newpage_range, as GIN and
+ *	  GiST do.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/tableam.h"
+#include "build.h"
 #include "access/tupdesc.h"
 #include "access/xloginsert.h"
 #include "catalog/index.h"
@@ -23,6 +26,7 @@
 #include "executor/tuptable.h"
 #include "fpbtree.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "pgstat.h"
 #include "storage/smgr.h"
 #include "utils/rel.h"
@@ -47,22 +51,13 @@ typedef struct FpbLevel
 	int			cap;
 } FpbLevel;
 
+/* the bottom-up load */
 typedef struct FpbBuildState
 {
 	Relation	index;
 	int			w;
 	int			x;
 	int			fillfactor;
-	double		t1;
-	double		tnext;
-	FmgrInfo   *encproc;
-	Tuplesortstate *sort;		/* NULL while the entries fit in memory */
-	TupleDesc	sortdesc;
-	TupleTableSlot *slot;
-	FpbKey	   *mem;			/* in-memory entries, radix-sorted later */
-	int64		nmem;
-	int64		maxmem;
-	double		indtuples;
 	int			nlevels;
 	FpbLevel	levels[32];
 } FpbBuildState;
@@ -98,11 +93,32 @@ fpb_build_widths(Relation index, int *w, int *x, int *ff)
 	*ff = opts ? opts->fillfactor : FPB_DEFAULT_FILLFACTOR;
 }
 
+/*
+ * A spool for one participant of the build; workmem (kB) bounds the
+ * in-memory entries (with their radix-sort scratch) and then the tuplesort.
+ */
+void
+fpb_spool_init(FpbSpool *sp, Relation index, int workmem)
+{
+	TupleDesc	tupdesc;
+
+	memset(sp, 0, sizeof(FpbSpool));
+	sp->encproc = index_getprocinfo(index, 1, FPB_ENCODE_PROC);
+	sp->workmem = workmem;
+	tupdesc = CreateTemplateTupleDesc(2);
+	TupleDescInitEntry(tupdesc, 1, "k", INT8OID, -1, 0);
+	TupleDescInitEntry(tupdesc, 2, "t", INT8OID, -1, 0);
+	sp->sortdesc = tupdesc;
+	sp->slot = MakeSingleTupleTableSlot(tupdesc, &TTSOpsVirtual);
+	sp->maxmem = 1024;
+	sp->mem = palloc(sizeof(FpbKey) * sp->maxmem);
+}
+
 /* Hand one entry to the tuplesort (the spill path). */
 static void
-fpb_build_puttuplesort(FpbBuildState *bs, uint64 k, uint64 t)
+fpb_spool_puttuplesort(FpbSpool *sp, uint64 k, uint64 t)
 {
-	TupleTableSlot *slot = bs->slot;
+	TupleTableSlot *slot = sp->slot;
 
 	/* flip the top bits so that int8 (signed) order is unsigned order */
 	ExecClearTuple(slot);
@@ -110,67 +126,67 @@ fpb_build_puttuplesort(FpbBuildState *bs, uint64 k, uint64 t)
 	slot->tts_values[1] = Int64GetDatum((int64) (t ^ FPB_SIGNBIT));
 	slot->tts_isnull[0] = slot->tts_isnull[1] = false;
 	ExecStoreVirtualTuple(slot);
-	tuplesort_puttupleslot(bs->sort, slot);
+	tuplesort_puttupleslot(sp->sort, slot);
 }
 
 /*
- * The entries no longer fit in maintenance_work_mem: move them to a
+ * The entries no longer fit in the spool's memory: move them to a
  * tuplesort, which spills to disk as btree's build does.
  */
 static void
-fpb_build_spill(FpbBuildState *bs)
+fpb_spool_spill(FpbSpool *sp)
 {
 	AttrNumber	attnums[2] = {1, 2};
 	Oid			sortops[2] = {Int8LessOperator, Int8LessOperator};
 	Oid			colls[2] = {InvalidOid, InvalidOid};
 	bool		nullsfirst[2] = {false, false};
 
-	bs->sort = tuplesort_begin_heap(bs->sortdesc, 2, attnums, sortops, colls,
-									nullsfirst, maintenance_work_mem, NULL,
+	sp->sort = tuplesort_begin_heap(sp->sortdesc, 2, attnums, sortops, colls,
+									nullsfirst, sp->workmem, NULL,
 									TUPLESORT_NONE);
-	for (int64 i = 0; i < bs->nmem; i++)
-		fpb_build_puttuplesort(bs, bs->mem[i].k, bs->mem[i].t);
-	pfree(bs->mem);
-	bs->mem = NULL;
-	bs->nmem = 0;
+	for (int64 i = 0; i < sp->nmem; i++)
+		fpb_spool_puttuplesort(sp, sp->mem[i].k, sp->mem[i].t);
+	pfree(sp->mem);
+	sp->mem = NULL;
+	sp->nmem = 0;
 }
 
 /*
  * The table scan's callback: collect the entry key of one heap tuple, in
- * memory while maintenance_work_mem allows and in the tuplesort after.
+ * memory while the spool's memory allows and in the tuplesort after.
  */
-static void
-fpb_build_callback(Relation index, ItemPointer tid, Datum *values,
+void
+fpb_spool_callback(Relation index, ItemPointer tid, Datum *values,
 				   bool *isnull, bool tupleIsAlive, void *state)
 {
-	FpbBuildState *bs = (FpbBuildState *) state;
-	FpbKey		key = fpb_heap_key(bs->encproc, values[0], isnull[0], tid);
+	FpbSpool   *sp = (FpbSpool *) state;
+	FpbKey		key = fpb_heap_key(sp->encproc, values[0], isnull[0], tid);
 
-	bs->indtuples++;
+	sp->indtuples++;
 
-	if (bs->sort == NULL)
+	if (sp->sort == NULL)
 	{
-		if (bs->nmem >= bs->maxmem)
+		if (sp->nmem >= sp->maxmem)
 		{
-			int64		limit = (int64) maintenance_work_mem * 1024 /
+			int64		limit = (int64) sp->workmem * 1024 /
 				(2 * sizeof(FpbKey));
 
-			if (bs->maxmem * 2 <= limit)
+			if (sp->maxmem * 2 <= limit)
 			{
-				bs->maxmem *= 2;
-				bs->mem = repalloc_huge(bs->mem, sizeof(FpbKey) * bs->maxmem);
+				sp->maxmem *= 2;
+				sp->mem = repalloc_huge(sp->mem, sizeof(FpbKey) * sp->maxmem);
 			}
 			else
-				fpb_build_spill(bs);
+				fpb_spool_spill(sp);
 		}
-		if (bs->sort == NULL)
+		if (sp->sort == NULL)
 		{
-			bs->mem[bs->nmem] = key;
-			bs->nmem++;
+			sp->mem[sp->nmem] = key;
+			sp->nmem++;
 			return;
 		}
 	}
-	fpb_build_puttuplesort(bs, key.k, key.t);
+	fpb_spool_puttuplesort(sp, key.k, key.t);
 }
 
 static int
@@ -249,6 +265,68 @@ fpb_build_radixsort(FpbKey *a, int64 n)
 		}
 	}
 	return a;
+}
+
+/* Sort the spool's entries, in memory or in its tuplesort. */
+void
+fpb_spool_sort(FpbSpool *sp)
+{
+	if (sp->sort)
+	{
+		tuplesort_performsort(sp->sort);
+		ExecDropSingleTupleTableSlot(sp->slot);
+		sp->slot = MakeSingleTupleTableSlot(sp->sortdesc, &TTSOpsMinimalTuple);
+	}
+	else
+		sp->mem = fpb_build_radixsort(sp->mem, sp->nmem);
+	sp->readpos = 0;
+}
+
+/*
+ * The next sorted entries of a sorted spool: *out points to them, into the
+ * spool's memory (all that is left at once) or into scratch (at most max,
+ * from the tuplesort).  Returns how many; 0 at the end.
+ */
+int64
+fpb_spool_batch(FpbSpool *sp, FpbKey **out, FpbKey *scratch, int max)
+{
+	int			n = 0;
+
+	if (sp->sort == NULL)
+	{
+		int64		left = sp->nmem - sp->readpos;
+
+		*out = sp->mem + sp->readpos;
+		sp->readpos = sp->nmem;
+		return left;
+	}
+	while (n < max &&
+		   tuplesort_gettupleslot(sp->sort, true, false, sp->slot, NULL))
+	{
+		bool		isnull;
+
+		scratch[n].k = (uint64) DatumGetInt64(slot_getattr(sp->slot, 1,
+														   &isnull)) ^
+			FPB_SIGNBIT;
+		scratch[n].t = (uint64) DatumGetInt64(slot_getattr(sp->slot, 2,
+														   &isnull)) ^
+			FPB_SIGNBIT;
+		n++;
+	}
+	*out = scratch;
+	return n;
+}
+
+void
+fpb_spool_end(FpbSpool *sp)
+{
+	if (sp->sort)
+		tuplesort_end(sp->sort);
+	else if (sp->mem)
+		pfree(sp->mem);
+	sp->sort = NULL;
+	sp->mem = NULL;
+	ExecDropSingleTupleTableSlot(sp->slot);
 }
 
 /* Extend the index by one page, initialised empty, and keep it pinned. */
@@ -412,17 +490,223 @@ fpb_write_meta(Relation index, Buffer metabuf, BlockNumber root,
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 }
 
+/*
+ * The k-way merge of the sorted runs.  Each run's next entry is copied into
+ * a slot of one array, so that choosing the smallest reads only that array.
+ * Up to FPB_MERGE_LINEAR runs (the usual few workers) the smallest is found
+ * by a scan of the slots; beyond, the slots form a binary min-heap.
+ * Entries are unique, so keys never tie.
+ */
+#define FPB_MERGE_LINEAR	8
+
+typedef struct FpbMergeSlot
+{
+	uint64		k;
+	uint64		t;
+	int			run;
+} FpbMergeSlot;
+
+typedef struct FpbMerge
+{
+	FpbRun	   *runs;
+	FpbMergeSlot *heap;			/* a min-heap unless linear */
+	int			nheap;
+	bool		linear;
+} FpbMerge;
+
+static inline bool
+fpb_slot_less(const FpbMergeSlot *x, const FpbMergeSlot *y)
+{
+	return x->k < y->k || (x->k == y->k && x->t < y->t);
+}
+
+/* Load the run's next batch; false at its end. */
+static bool
+fpb_run_fill(FpbRun *r)
+{
+	r->pos = 0;
+	if (r->file)
+	{
+		size_t		got = BufFileRead(r->file, r->scratch,
+									  sizeof(FpbKey) * FPB_RUN_BATCH);
+
+		if (got % sizeof(FpbKey) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("fpbtree: sorted run of build worker %d is truncated",
+							r->participant)));
+		r->keys = r->scratch;
+		r->n = got / sizeof(FpbKey);
+	}
+	else
+		r->n = fpb_spool_batch(r->spool, &r->keys, r->scratch, FPB_RUN_BATCH);
+	r->nread += r->n;
+	if (r->n == 0 && r->expect >= 0 && r->nread != r->expect)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("fpbtree: sorted run of build worker %d has %lld entries, expected %lld",
+						r->participant, (long long) r->nread,
+						(long long) r->expect)));
+	return r->n > 0;
+}
+
+/* Move the run's next entry into slot; false when the run is done. */
+static inline bool
+fpb_run_next(FpbRun *r, FpbMergeSlot *slot)
+{
+	if (r->pos >= r->n && !fpb_run_fill(r))
+		return false;
+	slot->k = r->keys[r->pos].k;
+	slot->t = r->keys[r->pos].t;
+	r->pos++;
+	return true;
+}
+
+static void
+fpb_merge_siftdown(FpbMerge *m, int i)
+{
+	FpbMergeSlot x = m->heap[i];
+
+	for (;;)
+	{
+		int			c = 2 * i + 1;
+
+		if (c >= m->nheap)
+			break;
+		if (c + 1 < m->nheap && fpb_slot_less(&m->heap[c + 1], &m->heap[c]))
+			c++;
+		if (!fpb_slot_less(&m->heap[c], &x))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	m->heap[i] = x;
+}
+
+static void
+fpb_merge_begin(FpbMerge *m, FpbRun *runs, int nruns)
+{
+	m->runs = runs;
+	m->heap = palloc(sizeof(FpbMergeSlot) * Max(nruns, 1));
+	m->nheap = 0;
+	m->linear = (nruns <= FPB_MERGE_LINEAR);
+	for (int i = 0; i < nruns; i++)
+	{
+		runs[i].scratch = palloc(sizeof(FpbKey) * FPB_RUN_BATCH);
+		if (fpb_run_next(&runs[i], &m->heap[m->nheap]))
+			m->heap[m->nheap++].run = i;
+	}
+	if (!m->linear)
+		for (int i = m->nheap / 2 - 1; i >= 0; i--)
+			fpb_merge_siftdown(m, i);
+}
+
+static inline bool
+fpb_merge_next(FpbMerge *m, FpbKey *out)
+{
+	FpbMergeSlot *top = &m->heap[0];
+
+	if (m->nheap == 0)
+		return false;
+	if (m->linear)
+	{
+		int			best = 0;
+
+		/* without branches on the keys, which random keys mispredict */
+		for (int i = 1; i < m->nheap; i++)
+		{
+			const FpbMergeSlot *x = &m->heap[i];
+			const FpbMergeSlot *y = &m->heap[best];
+			bool		lt = (x->k < y->k) | ((x->k == y->k) & (x->t < y->t));
+
+			best = lt ? i : best;
+		}
+		top = &m->heap[best];
+		out->k = top->k;
+		out->t = top->t;
+		if (!fpb_run_next(&m->runs[top->run], top))
+			*top = m->heap[--m->nheap];
+		return true;
+	}
+	out->k = top->k;
+	out->t = top->t;
+	if (!fpb_run_next(&m->runs[top->run], top))
+	{
+		*top = m->heap[--m->nheap];
+		if (m->nheap == 0)
+			return true;
+	}
+	if (m->nheap > 1)
+		fpb_merge_siftdown(m, 0);
+	return true;
+}
+
+/*
+ * Load the merged runs bottom-up.  Returns the entries loaded; checks that
+ * they come in strictly ascending order, as the merge must deliver them.
+ */
+static int64
+fpb_build_load(FpbBuildState *bs, FpbRun *runs, int nruns)
+{
+	FpbMerge	m;
+	FpbKey		key;
+	uint64		prevk = 0,
+				prevt = 0;
+	int64		loaded = 0;
+
+	fpb_merge_begin(&m, runs, nruns);
+	while (fpb_merge_next(&m, &key))
+	{
+		FpbEntry	e;
+
+		if (loaded > 0 && fpb_key_cmp(prevk, prevt, key.k, key.t) >= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg_internal("fpbtree: build merged entry %s after %s",
+									 fpb_keydesc(key.k, key.t),
+									 fpb_keydesc(prevk, prevt))));
+		prevk = key.k;
+		prevt = key.t;
+		e.k = key.k;
+		e.t = key.t;
+		e.child = InvalidBlockNumber;
+		if (bs->nlevels == 0)
+			fpb_build_initlevel(bs, 0);
+		fpb_build_add(bs, 0, &e);
+		if ((++loaded & 0xFFFF) == 0)
+		{
+			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE,
+										 loaded);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	for (int i = 0; i < nruns; i++)
+	{
+		if (runs[i].file)
+			BufFileClose(runs[i].file);
+		else
+			fpb_spool_end(runs[i].spool);
+		pfree(runs[i].scratch);
+	}
+	pfree(m.heap);
+	return loaded;
+}
+
 IndexBuildResult *
 fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
 	IndexBuildResult *result;
 	FpbBuildState bs;
 	Buffer		metabuf;
-	TupleDesc	tupdesc;
 	double		reltuples;
+	double		indtuples;
 	BlockNumber root;
 	uint32		rootlevel;
-	int64		loaded = 0;
+	int64		loaded;
+	int			nworkers = 0;
+	FpbParallel *fp = NULL;
+	FpbRun	   *runs;
+	int			nruns;
 
 	if (index->rd_indoption[0] != 0)
 		ereport(ERROR,
@@ -436,78 +720,62 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	memset(&bs, 0, sizeof(bs));
 	bs.index = index;
 	fpb_build_widths(index, &bs.w, &bs.x, &bs.fillfactor);
-	bs.encproc = index_getprocinfo(index, 1, FPB_ENCODE_PROC);
 
 	/* block 0 is the metapage */
 	metabuf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
 	Assert(BufferGetBlockNumber(metabuf) == FPB_METAPAGE_BLKNO);
 
-	tupdesc = CreateTemplateTupleDesc(2);
-	TupleDescInitEntry(tupdesc, 1, "k", INT8OID, -1, 0);
-	TupleDescInitEntry(tupdesc, 2, "t", INT8OID, -1, 0);
-	bs.sortdesc = tupdesc;
-	bs.slot = MakeSingleTupleTableSlot(tupdesc, &TTSOpsVirtual);
-	bs.maxmem = 1024;
-	bs.mem = palloc(sizeof(FpbKey) * bs.maxmem);
+	/*
+	 * PostgreSQL 15 plans workers only for btree builds: ask the planner
+	 * ourselves (max_parallel_maintenance_workers, the table's
+	 * parallel_workers, maintenance_work_mem of 32 MB per participant).  An
+	 * empty table needs none: index_build() asks for none when it rebuilds
+	 * the indexes of a table just truncated, and cannot tell us so.
+	 */
+	if (IsNormalProcessingMode() && RelationGetNumberOfBlocks(heap) > 0)
+		nworkers = plan_create_index_workers(RelationGetRelid(heap),
+											 RelationGetRelid(index));
+	if (nworkers > 0)
+		fp = fpb_parallel_begin(heap, index, indexInfo, nworkers);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, FPB_PHASE_SCAN);
-	reltuples = table_index_build_scan(heap, index, indexInfo, false, true,
-									   fpb_build_callback, &bs, NULL);
-
-	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, FPB_PHASE_SORT);
-	if (bs.sort)
-		tuplesort_performsort(bs.sort);
+	if (fp)
+		reltuples = fpb_parallel_scan(fp, heap, index, indexInfo, &indtuples,
+									  &runs, &nruns);
 	else
-		bs.mem = fpb_build_radixsort(bs.mem, bs.nmem);
+	{
+		FpbSpool   *sp = palloc(sizeof(FpbSpool));
+
+		fpb_spool_init(sp, index, maintenance_work_mem);
+		reltuples = table_index_build_scan(heap, index, indexInfo, false, true,
+										   fpb_spool_callback, sp, NULL);
+		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+									 FPB_PHASE_SORT);
+		fpb_spool_sort(sp);
+		indtuples = sp->indtuples;
+		runs = palloc0(sizeof(FpbRun));
+		runs[0].spool = sp;
+		runs[0].expect = -1;
+		nruns = 1;
+	}
 
 	{
 		const int	idx[] = {PROGRESS_CREATEIDX_SUBPHASE,
 			PROGRESS_CREATEIDX_TUPLES_TOTAL,
 		PROGRESS_CREATEIDX_TUPLES_DONE};
-		const int64 val[] = {FPB_PHASE_LOAD, (int64) bs.indtuples, 0};
+		const int64 val[] = {FPB_PHASE_LOAD, (int64) indtuples, 0};
 
 		pgstat_progress_update_multi_param(3, idx, val);
 	}
-	ExecDropSingleTupleTableSlot(bs.slot);
-	bs.slot = MakeSingleTupleTableSlot(tupdesc, &TTSOpsMinimalTuple);
-	for (int64 i = 0;; i++)
-	{
-		FpbEntry	e;
-
-		if (bs.sort)
-		{
-			bool		isnull;
-
-			if (!tuplesort_gettupleslot(bs.sort, true, false, bs.slot, NULL))
-				break;
-			e.k = (uint64) DatumGetInt64(slot_getattr(bs.slot, 1, &isnull)) ^
-				FPB_SIGNBIT;
-			e.t = (uint64) DatumGetInt64(slot_getattr(bs.slot, 2, &isnull)) ^
-				FPB_SIGNBIT;
-		}
-		else
-		{
-			if (i >= bs.nmem)
-				break;
-			e.k = bs.mem[i].k;
-			e.t = bs.mem[i].t;
-		}
-		e.child = InvalidBlockNumber;
-		if (bs.nlevels == 0)
-			fpb_build_initlevel(&bs, 0);
-		fpb_build_add(&bs, 0, &e);
-		if ((++loaded & 0xFFFF) == 0)
-		{
-			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE,
-										 loaded);
-			CHECK_FOR_INTERRUPTS();
-		}
-	}
-	if (bs.sort)
-		tuplesort_end(bs.sort);
-	else
-		pfree(bs.mem);
-	ExecDropSingleTupleTableSlot(bs.slot);
+	loaded = fpb_build_load(&bs, runs, nruns);
+	if (loaded != (int64) indtuples)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg_internal("fpbtree: build loaded %lld entries of %.0f collected",
+								 (long long) loaded, indtuples)));
+	/* the run files go with the parallel context */
+	if (fp)
+		fpb_parallel_end(fp);
 
 	root = fpb_build_finish(&bs, &rootlevel);
 	fpb_write_meta(index, metabuf, root, rootlevel, bs.w, bs.x, bs.fillfactor);
@@ -524,7 +792,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	result = (IndexBuildResult *) palloc(sizeof(IndexBuildResult));
 	result->heap_tuples = reltuples;
-	result->index_tuples = bs.indtuples;
+	result->index_tuples = indtuples;
 	return result;
 }
 

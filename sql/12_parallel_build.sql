@@ -1,0 +1,196 @@
+--
+-- 12_parallel_build: CREATE INDEX, REINDEX and CREATE INDEX CONCURRENTLY
+-- with parallel workers build the same index as a serial build: the same
+-- entries in the same order, the same pages, and fpbtree_check passes.
+-- The DEBUG1 line "fpbtree: parallel build, workers launched: N" shows that
+-- workers ran; where it is missing the build was serial.  (PostgreSQL's
+-- own DEBUG1 line says "serially" for every access method but btree, the
+-- only one it plans workers for.)
+--
+
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS fpbtree;
+RESET client_min_messages;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+-- workers: 32 MB of maintenance_work_mem per participant, any table size
+SET maintenance_work_mem = '160MB';
+SET min_parallel_table_scan_size = 0;
+-- on a table this small the leader could scan it all before the workers
+-- start: keep it out, so the merge reads every entry from workers' runs
+SET parallel_leader_participation = off;
+
+-- The entries of the only index on tbl, in index order, read by an index
+-- scan: "ctid=k" each.
+CREATE FUNCTION pb_entries(tbl regclass) RETURNS text[]
+LANGUAGE plpgsql AS $$
+DECLARE
+	q text := format('SELECT ctid::text || ''='' || coalesce(k::text, ''NULL'') AS e FROM %s ORDER BY k', tbl);
+	plan text := '';
+	line text;
+	res text[];
+BEGIN
+	PERFORM set_config('enable_seqscan', 'off', true);
+	PERFORM set_config('enable_bitmapscan', 'off', true);
+	PERFORM set_config('enable_sort', 'off', true);
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		plan := plan || line;
+	END LOOP;
+	IF plan NOT LIKE '%Index Scan using%' THEN
+		RAISE EXCEPTION 'not an index scan: %', plan;
+	END IF;
+	EXECUTE format('SELECT coalesce(array_agg(e), ''{}'') FROM (%s) s', q)
+		INTO res;
+	RETURN res;
+END $$;
+
+CREATE FUNCTION pb_stats(idx regclass) RETURNS text
+LANGUAGE sql AS $$ SELECT row(s.*)::text FROM fpbtree_stats(idx) s $$;
+
+-- What a serial build of fpbtree (k) on tbl gives, kept for pb_same.
+CREATE TABLE pb_serial (tbl text PRIMARY KEY, entries text[], stats text);
+CREATE FUNCTION pb_serial_build(tbl text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM set_config('max_parallel_maintenance_workers', '0', true);
+	EXECUTE format('CREATE INDEX pb_serial_idx ON %I USING fpbtree (k)', tbl);
+	PERFORM fpbtree_check('pb_serial_idx', true);
+	DELETE FROM pb_serial WHERE pb_serial.tbl = pb_serial_build.tbl;
+	INSERT INTO pb_serial
+		VALUES (tbl, pb_entries(tbl::regclass), pb_stats('pb_serial_idx'));
+	EXECUTE 'DROP INDEX pb_serial_idx';
+	RETURN (SELECT cardinality(entries) FROM pb_serial s WHERE s.tbl = pb_serial_build.tbl);
+END $$;
+
+-- Does index idx (the only one on its table) equal the serial build?
+CREATE FUNCTION pb_same(idx regclass) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	rel regclass := (SELECT indrelid FROM pg_index WHERE indexrelid = idx);
+	s pb_serial;
+	e text[];
+BEGIN
+	PERFORM fpbtree_check(idx, true);
+	SELECT * INTO s FROM pb_serial WHERE tbl = rel::text;
+	e := pb_entries(rel);
+	IF e IS DISTINCT FROM s.entries THEN
+		RETURN format('entries differ: %s vs %s serial, %s missing, %s extra',
+					  cardinality(e), cardinality(s.entries),
+					  (SELECT count(*) FROM (SELECT unnest(s.entries) EXCEPT ALL SELECT unnest(e)) x),
+					  (SELECT count(*) FROM (SELECT unnest(e) EXCEPT ALL SELECT unnest(s.entries)) x));
+	END IF;
+	IF pb_stats(idx) IS DISTINCT FROM s.stats THEN
+		RETURN format('stats differ: %s vs %s serial', pb_stats(idx), s.stats);
+	END IF;
+	RETURN 'ok: ' || cardinality(e) || ' entries';
+END $$;
+
+-- NULLs, duplicates, HOT chains (non-indexed column updated, no VACUUM),
+-- rows updated on the key (new versions elsewhere) and deleted rows
+CREATE TABLE pb_main (k int8, v int) WITH (fillfactor = 60);
+INSERT INTO pb_main
+	SELECT CASE WHEN i % 17 = 0 THEN NULL ELSE (i * 7919) % 3000 END, i
+	FROM generate_series(1, 60000) i;
+UPDATE pb_main SET v = -v WHERE v % 5 = 0;
+UPDATE pb_main SET k = k + 1 WHERE v % 13 = 0;
+DELETE FROM pb_main WHERE v % 11 = 0;
+SELECT pb_serial_build('pb_main');
+
+SET max_parallel_maintenance_workers = 2;
+SET client_min_messages = debug1;
+CREATE INDEX pb_main_k ON pb_main USING fpbtree (k);
+RESET client_min_messages;
+SELECT pb_same('pb_main_k');
+DROP INDEX pb_main_k;
+
+SET max_parallel_maintenance_workers = 4;
+SET client_min_messages = debug1;
+CREATE INDEX pb_main_k ON pb_main USING fpbtree (k);
+RESET client_min_messages;
+SELECT pb_same('pb_main_k');
+
+-- REINDEX with workers
+SET client_min_messages = debug1;
+REINDEX INDEX pb_main_k;
+REINDEX TABLE pb_main;
+RESET client_min_messages;
+SELECT pb_same('pb_main_k');
+DROP INDEX pb_main_k;
+
+-- CREATE INDEX CONCURRENTLY with workers (an MVCC snapshot, not SnapshotAny)
+SET client_min_messages = debug1;
+CREATE INDEX CONCURRENTLY pb_main_k ON pb_main USING fpbtree (k);
+REINDEX INDEX CONCURRENTLY pb_main_k;
+RESET client_min_messages;
+SELECT pb_same('pb_main_k');
+DROP INDEX pb_main_k;
+
+-- the leader takes a share too, kept in memory for the merge
+SET parallel_leader_participation = on;
+SET max_parallel_maintenance_workers = 2;
+SET client_min_messages = debug1;
+CREATE INDEX pb_main_k ON pb_main USING fpbtree (k);
+RESET client_min_messages;
+SELECT pb_same('pb_main_k');
+DROP INDEX pb_main_k;
+SET parallel_leader_participation = off;
+
+-- no worker can start: the leader builds alone
+SET max_parallel_workers = 0;
+SET client_min_messages = debug1;
+CREATE INDEX pb_main_k ON pb_main USING fpbtree (k);
+RESET client_min_messages;
+RESET max_parallel_workers;
+SELECT pb_same('pb_main_k');
+DROP INDEX pb_main_k;
+
+-- the table's parallel_workers = 0: serial
+ALTER TABLE pb_main SET (parallel_workers = 0);
+SET client_min_messages = debug1;
+CREATE INDEX pb_main_k ON pb_main USING fpbtree (k);
+RESET client_min_messages;
+SELECT pb_same('pb_main_k');
+DROP INDEX pb_main_k;
+ALTER TABLE pb_main RESET (parallel_workers);
+
+-- a serial build beyond maintenance_work_mem (tuplesort, not the radix
+-- sort) gives the same index too
+SET max_parallel_maintenance_workers = 0;
+SET maintenance_work_mem = '1MB';
+CREATE INDEX pb_main_k ON pb_main USING fpbtree (k);
+RESET maintenance_work_mem;
+SET maintenance_work_mem = '160MB';
+SELECT pb_same('pb_main_k');
+DROP INDEX pb_main_k;
+
+-- an empty table (no workers for no blocks), a table whose rows are all
+-- deleted (workers, nothing to index), and a table of one page for four
+-- workers
+CREATE TABLE pb_empty (k int8);
+SELECT pb_serial_build('pb_empty');
+SET max_parallel_maintenance_workers = 4;
+SET client_min_messages = debug1;
+CREATE INDEX pb_empty_k ON pb_empty USING fpbtree (k);
+RESET client_min_messages;
+SELECT pb_same('pb_empty_k');
+
+CREATE TABLE pb_deleted (k int8);
+INSERT INTO pb_deleted SELECT i FROM generate_series(1, 5000) i;
+DELETE FROM pb_deleted;
+SELECT pb_serial_build('pb_deleted');
+SET client_min_messages = debug1;
+CREATE INDEX pb_deleted_k ON pb_deleted USING fpbtree (k);
+RESET client_min_messages;
+SELECT pb_same('pb_deleted_k');
+
+CREATE TABLE pb_tiny (k int8) WITH (parallel_workers = 4);
+INSERT INTO pb_tiny VALUES (3), (NULL), (1), (3), (2);
+SELECT pb_serial_build('pb_tiny');
+SET client_min_messages = debug1;
+CREATE INDEX pb_tiny_k ON pb_tiny USING fpbtree (k);
+RESET client_min_messages;
+SELECT pb_same('pb_tiny_k');
+
+-- an error in a worker reaches the leader, and no run file is left
+CREATE INDEX pb_main_div ON pb_main USING fpbtree ((1000 / (k - 777)));
+SELECT count(*) AS temp_files FROM pg_ls_dir('base/pgsql_tmp', true, false);

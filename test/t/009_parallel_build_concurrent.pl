@@ -1,0 +1,106 @@
+# CREATE INDEX CONCURRENTLY and REINDEX CONCURRENTLY with parallel workers
+# while other sessions insert, update (HOT and not) and delete: every
+# index built is complete and sound, and equals a sequential scan.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use IPC::Run;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('main');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'fpbtree'
+max_parallel_maintenance_workers = 2
+maintenance_work_mem = '128MB'
+min_parallel_table_scan_size = 0
+autovacuum = off
+log_statement = none
+});
+$node->start;
+
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION fpbtree;
+CREATE TABLE t (id bigserial, k int8, v int, pad text) WITH (fillfactor = 70);
+INSERT INTO t (k, v, pad)
+	SELECT CASE WHEN g % 19 = 0 THEN NULL ELSE (g * 7919) % 50021 END, g, repeat('x', g % 40)
+	FROM generate_series(1, 150000) g;
+VACUUM ANALYZE t;
+});
+
+my $script = $node->basedir . '/dml.sql';
+PostgreSQL::Test::Utils::append_to_file(
+	$script, q{
+\set k random(-100, 50100)
+\set id random(1, 150000)
+INSERT INTO t (k, v, pad) SELECT :k + g, g, 'y' FROM generate_series(1, 5) g;
+UPDATE t SET v = v + 1 WHERE id = :id;
+UPDATE t SET k = k + 1 WHERE id = :id + 7;
+DELETE FROM t WHERE id = :id + 13;
+});
+my ($out, $err) = ('', '');
+my $pgbench = IPC::Run::start(
+	[
+		'pgbench', '--no-vacuum', '--client=2', '--time=8', '-f', $script,
+		'-h', $node->host, '-p', $node->port, 'postgres'
+	],
+	'>', \$out, '2>', \$err);
+
+my $builds = 0;
+for my $i (1 .. 3)
+{
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		"SET client_min_messages = debug1;\nCREATE INDEX CONCURRENTLY t_c$i ON t USING fpbtree (k);"
+	);
+	is($ret, 0, "CREATE INDEX CONCURRENTLY t_c$i under concurrent writes");
+	$builds++ if $stderr =~ /fpbtree: parallel build, workers launched: [1-9]/;
+	($ret, $stdout, $stderr) = $node->psql('postgres',
+		"SET client_min_messages = debug1;\nREINDEX INDEX CONCURRENTLY t_c$i;");
+	is($ret, 0, "REINDEX INDEX CONCURRENTLY t_c$i under concurrent writes");
+	$builds++ if $stderr =~ /fpbtree: parallel build, workers launched: [1-9]/;
+	$node->safe_psql('postgres', "SELECT fpbtree_check('t_c$i')");
+}
+is($builds, 6, 'every concurrent build launched workers');
+$pgbench->finish;
+like($out, qr{number of failed transactions: 0 }, 'pgbench ran without failures');
+like($out, qr{processed: [1-9]\d*}, 'pgbench committed transactions');
+
+my $seqscan =
+  'SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off;';
+my $idxscan = 'SET enable_seqscan = off; SET enable_bitmapscan = off;';
+my $q = q{SELECT count(*), sum(id), md5(string_agg(id::text || ':' || k::text, ',' ORDER BY id))
+	FROM t WHERE k >= -1000000;
+	SELECT count(*), sum(id) FROM t WHERE k IS NULL;};
+my $want = $node->safe_psql('postgres', "$seqscan $q");
+for my $i (1 .. 3)
+{
+	my ($ret, $stdout, $stderr) =
+	  $node->psql('postgres', "SELECT fpbtree_check('t_c$i', true)");
+	is($ret . $stderr, '0', "fpbtree_check(t_c$i, heapallindexed) passes");
+	# the other indexes out of the way of the planner, in a transaction
+	my $others = join('', map { "DROP INDEX t_c$_;" } grep { $_ != $i } 1 .. 3);
+	my $got = $node->safe_psql('postgres',
+		"BEGIN; $others $idxscan $q; ROLLBACK;");
+	is($got, $want, "t_c$i returns what a sequential scan returns");
+}
+
+# a build cancelled at any point (statement_timeout) leaves no run file
+my $cancelled = 0;
+for my $ms (5, 20, 50, 100, 200, 400)
+{
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		"SET statement_timeout = '${ms}ms';\nCREATE INDEX t_cancel ON t USING fpbtree (k);");
+	$cancelled++ if $stderr =~ /canceling statement due to statement timeout/;
+	$node->safe_psql('postgres', 'DROP INDEX IF EXISTS t_cancel');
+	is( $node->safe_psql('postgres',
+			q{SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false)}),
+		'0',
+		"no temporary file left after a build with statement_timeout = ${ms}ms");
+}
+ok($cancelled > 0, "some builds were cancelled ($cancelled)");
+
+$node->stop;
+done_testing();
