@@ -137,5 +137,26 @@ cmp_ok($node->safe_psql('postgres',
 is($node->safe_psql('postgres', q{SELECT fpbtree_check('t_k', true)}),
 	'', 'fpbtree_check passes after the run');
 
+# VACUUM runs the bulk deletes of two fpbtree indexes in parallel workers
+# (amparallelvacuumoptions), and both indexes stay consistent
+$node->safe_psql('postgres', q{
+CREATE INDEX t_id ON t USING fpbtree (id);
+DELETE FROM t WHERE id % 7 = 0;
+});
+my ($ret, $out, $err) = $node->psql('postgres',
+	'SET max_parallel_maintenance_workers = 2; VACUUM (PARALLEL 2, VERBOSE) t;');
+is($ret, 0, 'VACUUM (PARALLEL 2) succeeds');
+# (one worker: the leader vacuums one of the two indexes itself)
+like($err, qr/launched [1-9]\d* parallel vacuum workers? for index vacuuming/,
+	'VACUUM used a parallel worker for the indexes');
+is($node->safe_psql('postgres',
+	q{SELECT fpbtree_check('t_k', true)::text || fpbtree_check('t_id', true)::text}),
+	'', 'fpbtree_check passes after the parallel VACUUM');
+is($node->safe_psql('postgres', q{
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM t WHERE k >= 0 OR k < 0;}),
+	$node->safe_psql('postgres', q{SELECT count(*) FROM t WHERE k IS NOT NULL}),
+	'the index finds every row after the parallel VACUUM');
+
 $node->stop;
 done_testing();
