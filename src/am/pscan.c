@@ -148,7 +148,16 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, uint64 k, uint64 t)
 	if (n == 0)
 		fpb_index_corrupt(index, blkno, "Internal page has no downlinks.");
 
-	/* the downlink whose child holds (k, t): the last one at or below it */
+	/*
+	 * The downlink whose child holds (k, t): the last one at or below it.
+	 * The first downlink's key is the page's lower bound (minus infinity on
+	 * the leftmost page), at or below every key the page covers; the
+	 * backward cursor moves to just below it, so it must be below (k, t)
+	 * for the cursor to make progress.
+	 */
+	if (fpb_key_cmp(ents[0].k, ents[0].t, k, t) > 0)
+		fpb_index_corrupt(index, blkno,
+						  "First downlink is above the key a descent to level 1 was for.");
 	for (i = 0; i + 1 < n &&
 		 fpb_key_cmp(ents[i + 1].k, ents[i + 1].t, k, t) <= 0; i++)
 		;
@@ -172,6 +181,43 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, uint64 k, uint64 t)
 	ps->next = 0;
 	UnlockReleaseBuffer(buf);
 	pfree(ents);
+}
+
+/*
+ * Length of the run starting at entry a.  Near the end of the scan, when
+ * the copy shows how many leaves are left, runs shrink to a quarter of them
+ * (guided self-scheduling), so that the participants finish together and
+ * short scans are shared too; elsewhere FPB_PSCAN_RUN.  Any length from 1
+ * is correct: the runs partition the interval whatever their lengths.
+ */
+static int
+fpb_pscan_runlen(FpbParallelScan ps, int a,
+				 uint64 lok, uint64 lot, uint64 hik, uint64 hit)
+{
+	int			limit = Min(ps->nents, a + 4 * FPB_PSCAN_RUN);
+	int			left = -1;
+
+	for (int i = a; i < limit; i++)
+	{
+		FpbEntry   *e = &ps->ents[i];
+
+		if (ps->forward && i > a &&
+			fpb_key_cmp(e->k, e->t, hik, hit) > 0)
+		{
+			left = i - a;		/* children from e on lie above hi */
+			break;
+		}
+		if (!ps->forward && fpb_key_cmp(e->k, e->t, lok, lot) <= 0)
+		{
+			left = i - a + 1;	/* e's child holds lo */
+			break;
+		}
+	}
+	if (left < 0 && limit == ps->nents && ps->lastl1)
+		left = ps->nents - a;
+	if (left < 0)
+		return Min(FPB_PSCAN_RUN, ps->nents - a);
+	return Max(1, Min(FPB_PSCAN_RUN, (left + 3) / 4));
 }
 
 /*
@@ -223,7 +269,7 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 		else if (ps->next < ps->nents)
 		{
 			int			a = ps->next;
-			int			b = Min(a + FPB_PSCAN_RUN, ps->nents);
+			int			b = a + fpb_pscan_runlen(ps, a, lok, lot, hik, hit);
 			bool		end_open;	/* run reaches the scan's far end */
 			uint64		ek,
 						et;
@@ -304,7 +350,12 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 		else
 		{
 			/* this page's downlinks are all handed out: load the next */
-			Assert(!ps->first && !ps->lastl1);
+			if (ps->first || ps->lastl1)
+			{
+				/* the last run of the last page ends the scan (DONE) */
+				SpinLockRelease(&ps->mutex);
+				elog(ERROR, "fpbtree: parallel scan ran out of runs before its end");
+			}
 			ps->status = FPB_PS_ADVANCING;
 			load = true;
 			xk = ps->ek;
