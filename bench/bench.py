@@ -33,7 +33,7 @@ import time
 from fpbench import common as C
 from fpbench.common import (BenchError, CACHEGRIND, DATADIR, DB, DURATION, Metric, ROOT, ROUNDS, SCALE, SIDES,
     SOCKDIR, VIEWS_ENV, VIEW_DEFS, WORKLOADS_ENV, Workload, log, make_run_dir, psql, set_view)
-from fpbench.index import wl_cold, wl_createindex, wl_insert, wl_point, wl_probe, wl_range
+from fpbench.index import wl_cold, wl_createindex, wl_half, wl_insert, wl_point, wl_probe, wl_range
 from fpbench.hashjoin import (wl_hashjoin_large, wl_hashjoin_schemes, wl_hashjoin_small, wl_hashjoin_spill)
 from fpbench.tpch import wl_tpch
 from fpbench.pgbench_std import wl_pgbench_std
@@ -54,6 +54,7 @@ def make_workloads():
         wl_probe(),
         wl_range(),
         wl_cold(),
+        wl_half(),
         wl_insert(),
         wl_createindex(),
         wl_pgbench_std(),

@@ -435,6 +435,71 @@ def wl_cold():
                     [ms[n] for n in sizes] + [mnarrow, mheap, msize, mgrow])
 
 
+HALF_WARM_QUERIES = 5
+
+
+def wl_half():
+    """Index-only count over half of the scattered (_grown) table, warm and
+    cold, at the view's parallel settings: both access methods run parallel
+    index-only scans where the view allows them (checked), so the default
+    view compares btree's parallel scan with fpbtree's."""
+    n = max(1, GROWN_ROWS // 2)
+    mw = Metric("half_warm", "index-only count over %d of %d scattered entries, warm" % (n, GROWN_ROWS),
+                "ms/query", "lower")
+    mc = Metric("half_cold", "index-only count over %d of %d scattered entries, cold" % (n, GROWN_ROWS),
+                "ms/query", "lower")
+
+    def needle(side):
+        # in views with workers both sides must choose their parallel scan
+        return "%sIndex Only Scan using %s" % ("" if C.serial_view() else "Parallel ",
+                                              idx(side, "_grown"))
+
+    def query(side, lo, hi):
+        return "SELECT count(*) FROM %s WHERE a >= %s AND a < %s" % (tbl(side, "_grown"), lit(lo), lit(hi))
+
+    def prepare():
+        ensure_grown()
+        ensure_warm_tables()
+        lo, hi = random_ranges(8000, n, GROWN_ROWS, 1)[0]
+        counts = []
+        for side in SIDES:
+            plan = check_plan(query(side, lo, hi), [needle(side)], FORCE_INDEX, analyze=True)
+            note_plan([mw, mc], side["id"], plan)
+            counts.append(int(psql_val(query(side, lo, hi) + ";", options=FORCE_INDEX)))
+        if counts[0] != counts[1] or not count_ok(counts[0], n):
+            raise BenchError("half range [%d, %d): btree counts %d, fpbtree %d, expected about %d"
+                             % (lo, hi, counts[0], counts[1], n))
+
+    def measure_warm(side, rnd):
+        rs = random_ranges(8100 + rnd, n, GROWN_ROWS, HALF_WARM_QUERIES)
+        warm(side, "_grown")
+        sql = "\\timing on\n" + "".join(query(side, lo, hi) + ";\n" for lo, hi in rs)
+        out = psql(sql, options=FORCE_INDEX)
+        for c in re.findall(r"^(\d+)$", out, re.M):
+            if not count_ok(int(c), n):
+                raise BenchError("warm half count %s on %s, expected about %d" % (c, tbl(side, "_grown"), n))
+        return {mw.key: statistics.median(parse_times(out))}
+
+    def measure_cold(side, rnd):
+        times = []
+        for qi, (lo, hi) in enumerate(random_ranges(8200 + rnd, n, GROWN_ROWS, COLD_QUERIES)):
+            wq = "SELECT count(*) FROM %s WHERE a >= %s AND a < %s" % (warm_tbl(side), lit(WARM_LO),
+                                                                     lit(WARM_HI))
+            tm, last, out = cold_query(side, query(side, lo, hi), wq, needle(side))
+            if not count_ok(int(last), n):
+                raise BenchError("cold half count %s on %s, expected about %d" % (last, tbl(side, "_grown"), n))
+            key = (rnd, "half", qi)
+            if key in _cold_counts and _cold_counts[key] != int(last):
+                raise BenchError("cold half range [%d, %d): btree counts %d, fpbtree %s"
+                                 % (lo, hi, _cold_counts[key], last))
+            _cold_counts[key] = int(last)
+            times.append(tm)
+        return {mc.key: statistics.mean(times)}
+
+    return Workload("half", "index-only count over half the scattered table, warm and cold", prepare,
+                    [Test(measure_warm, [mw]), Test(measure_cold, [mc])], [mw, mc])
+
+
 def wl_insert():
     ms = client_metrics("insert", "insert random keys")
 

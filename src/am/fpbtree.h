@@ -476,10 +476,37 @@ extern void fpb_pf_init(FpbPrefetcher *pf, BlockNumber startl1, bool forward);
 extern void fpb_pf_stop(FpbPrefetcher *pf);
 extern void fpb_pf_advance(Relation index, FpbPrefetcher *pf,
 						   BlockNumber curleaf, uint64 endk, uint64 endt);
+extern void fpb_pf_run_begin(Relation index, FpbPrefetcher *pf,
+							 const BlockNumber *blks, int n);
+extern void fpb_pf_run_advance(Relation index, FpbPrefetcher *pf,
+							   BlockNumber curleaf);
 extern void fpb_heap_prefetch_init(FpbHeapPrefetcher *hp, Relation heap);
 extern void fpb_heap_prefetch(FpbHeapPrefetcher *hp, Relation heap,
 							  const FpbScanItem *items, int nitems, int cur,
 							  bool forward);
+
+/* ---- pscan.c: parallel scans ---- */
+#define FPB_PSCAN_RUN	16		/* leaves per claimed run (see README) */
+
+/* A run of a parallel scan, as claimed by one participant. */
+typedef struct FpbRun
+{
+	uint64		lok;			/* its key range within the scan's, */
+	uint64		lot;			/* inclusive */
+	uint64		hik;
+	uint64		hit;
+	BlockNumber start;			/* leaf to start from (Invalid: descend) */
+	BlockNumber last;			/* last leaf listed for it (scan order) */
+	BlockNumber blks[FPB_PSCAN_RUN];	/* its leaves per the downlinks */
+	int			nblks;
+} FpbRun;
+
+extern Size fpbestimateparallelscan(void);
+extern void fpbinitparallelscan(void *target);
+extern void fpbparallelrescan(IndexScanDesc scan);
+extern bool fpb_pscan_claim(IndexScanDesc scan, bool forward,
+							uint64 lok, uint64 lot, uint64 hik, uint64 hit,
+							FpbRun *run);
 
 /* ---- scan.c ---- */
 extern IndexScanDesc fpbbeginscan(Relation r, int nkeys, int norderbys);

@@ -122,7 +122,7 @@ fpbtree_handler(PG_FUNCTION_ARGS)
 	amroutine->amstorage = false;
 	amroutine->amclusterable = true;
 	amroutine->ampredlocks = false;
-	amroutine->amcanparallel = false;
+	amroutine->amcanparallel = true;
 	amroutine->amcaninclude = false;
 	amroutine->amusemaintenanceworkmem = false;
 	amroutine->amparallelvacuumoptions =
@@ -148,9 +148,9 @@ fpbtree_handler(PG_FUNCTION_ARGS)
 	amroutine->amendscan = fpbendscan;
 	amroutine->ammarkpos = NULL;
 	amroutine->amrestrpos = NULL;
-	amroutine->amestimateparallelscan = NULL;
-	amroutine->aminitparallelscan = NULL;
-	amroutine->amparallelrescan = NULL;
+	amroutine->amestimateparallelscan = fpbestimateparallelscan;
+	amroutine->aminitparallelscan = fpbinitparallelscan;
+	amroutine->amparallelrescan = fpbparallelrescan;
 
 	PG_RETURN_POINTER(amroutine);
 }

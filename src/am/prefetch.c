@@ -244,6 +244,79 @@ fpb_pf_advance(Relation index, FpbPrefetcher *pf, BlockNumber curleaf,
 }
 
 /*
+ * Parallel scans: each participant prefetches the leaves of the run it
+ * claimed (listed by the downlinks, in scan order; blks[0] is read at
+ * once), with the same ramp and bursts as above.  The state must have been
+ * set up by fpb_pf_init with no level-1 page and then marked PENDING.
+ */
+static void
+fpb_pf_run_fill(Relation index, FpbPrefetcher *pf)
+{
+	if (!fpb_pf_refill_due(pf->pfpos - pf->pos, pf->dist))
+		return;
+	while (pf->pfpos < pf->pos + pf->dist && pf->pfpos + 1 < pf->njump)
+	{
+		PrefetchBufferResult r;
+
+		pf->pfpos++;
+		r = PrefetchBuffer(index, MAIN_FORKNUM, pf->jump[pf->pfpos]);
+		fpb_pf_counters.leaf_issued++;
+		if (BufferIsValid(r.recent_buffer))
+			fpb_pf_counters.leaf_cached++;
+		else if (pf->dist < pf->cap)
+			pf->dist = Min(pf->dist * 2, pf->cap);
+	}
+}
+
+void
+fpb_pf_run_begin(Relation index, FpbPrefetcher *pf, const BlockNumber *blks,
+				 int n)
+{
+	if (pf->state == FPB_PF_OFF)
+		return;
+	if (pf->state == FPB_PF_PENDING)
+	{
+		pf->cap = fpb_pf_cap(index);
+		if (pf->cap <= 0)
+		{
+			fpb_pf_stop(pf);
+			return;
+		}
+		pf->maxjump = FPB_PSCAN_RUN;
+		pf->jump = palloc(sizeof(BlockNumber) * pf->maxjump);
+		pf->dist = 1;
+		pf->state = FPB_PF_ON;
+	}
+	Assert(n <= pf->maxjump);
+	memcpy(pf->jump, blks, sizeof(BlockNumber) * n);
+	pf->njump = n;
+	pf->base = 0;
+	pf->pos = 0;
+	pf->pfpos = 0;
+	fpb_pf_run_fill(index, pf);
+}
+
+/* The participant has read leaf curleaf of its run (not the first). */
+void
+fpb_pf_run_advance(Relation index, FpbPrefetcher *pf, BlockNumber curleaf)
+{
+	if (pf->state != FPB_PF_ON)
+		return;
+	/* a leaf split off since the downlinks were read is not listed */
+	for (int i = pf->pos + 1; i < pf->njump; i++)
+	{
+		if (pf->jump[i] == curleaf)
+		{
+			pf->pos = i;
+			break;
+		}
+	}
+	if (pf->pfpos < pf->pos)
+		pf->pfpos = pf->pos;
+	fpb_pf_run_fill(index, pf);
+}
+
+/*
  * Heap prefetch for plain index scans: the heap blocks of the next TIDs of
  * the batch, skipping repeats of the block prefetched last.
  */

@@ -60,6 +60,13 @@ typedef struct FpbScanOpaqueData
 	FmgrInfo   *decproc;		/* index-only scans: decode, looked up once */
 	char	   *valdata;		/* where valtup's datum lives */
 
+	/* parallel scans: the scan's interval; [lok, hik] is the run's */
+	uint64		slok,
+				slot,
+				shik,
+				shit;
+	BlockNumber runlast;		/* lowest leaf listed for a backward run */
+
 	FpbPrefetcher pf;			/* leaf pages, through the jump pointers */
 	FpbHeapPrefetcher hp;		/* heap blocks of upcoming TIDs */
 	int			nodedist;		/* in-page leaf nodes prefetched ahead */
@@ -379,6 +386,18 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 }
 
 /*
+ * A backward run ends at the lowest leaf its downlinks list: that leaf's
+ * lower bound is the run's lower bound (or below the scan's), so pages
+ * left of it hold nothing of the run.
+ */
+static inline void
+fpb_pscan_stop_left(FpbScanOpaque so)
+{
+	if (so->curblk == so->runlast)
+		so->more_left = false;
+}
+
+/*
  * Read the page left of the batch's page (Lehman-Yao walk left): lock the
  * left sibling remembered at read time and move right until the page whose
  * right-link is the batch's page.  Every page on the way must be a leaf
@@ -455,6 +474,11 @@ fpb_scan_advance_prefetch(IndexScanDesc scan, bool forward)
 
 	if (so->pf.state == FPB_PF_OFF)
 		return;
+	if (scan->parallel_scan != NULL)
+	{
+		fpb_pf_run_advance(scan->indexRelation, &so->pf, so->curblk);
+		return;
+	}
 	if (so->pf.forward != forward)
 	{
 		/* a cursor changed direction: the array no longer fits */
@@ -467,6 +491,58 @@ fpb_scan_advance_prefetch(IndexScanDesc scan, bool forward)
 	else
 		fpb_pf_advance(scan->indexRelation, &so->pf, so->curblk,
 					   so->lok, so->lot);
+}
+
+/*
+ * Parallel scans: claim the next run of leaves and read its first page.
+ * Returns false when the shared scan has handed everything out.  The run's
+ * key range becomes [lok, hik], so fpb_scan_readpage copies only its
+ * entries and stops at its end; the scan's own interval is kept in
+ * [slok, shik].
+ */
+static bool
+fpb_scan_claim(IndexScanDesc scan, bool forward)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+	FpbRun		run;
+	Buffer		buf;
+
+	fpb_scan_release(so);
+	if (!fpb_pscan_claim(scan, forward, so->slok, so->slot, so->shik,
+						 so->shit, &run))
+		return false;
+	so->lok = run.lok;
+	so->lot = run.lot;
+	so->hik = run.hik;
+	so->hit = run.hit;
+	so->runlast = forward ? InvalidBlockNumber : run.last;
+	if (run.start == InvalidBlockNumber)
+		buf = fpb_search(index, forward ? so->lok : so->hik,
+						 forward ? so->lot : so->hit, BUFFER_LOCK_SHARE,
+						 NULL, NULL);
+	else
+	{
+		/*
+		 * The leaf a downlink names keeps that downlink's key as its lower
+		 * bound (pages are never merged or deleted); if it split since, the
+		 * run's start key may lie further right.
+		 */
+		CHECK_FOR_INTERRUPTS();
+		buf = fpb_getbuf(index, run.start, BUFFER_LOCK_SHARE);
+		if (!FpbPageIsLeaf(FpbPageGetOpaque(BufferGetPage(buf))))
+			fpb_index_corrupt(index, run.start,
+							  "Page has level %u, but a level-1 downlink leads here.",
+							  FpbPageGetOpaque(BufferGetPage(buf))->level);
+		buf = fpb_moveright(index, buf, forward ? so->lok : so->hik,
+							forward ? so->lot : so->hit, BUFFER_LOCK_SHARE,
+							false, NULL, NULL);
+	}
+	fpb_scan_readpage(scan, buf, so->keep_pin);
+	so->cur = forward ? 0 : so->nitems - 1;
+	fpb_pscan_stop_left(so);
+	fpb_pf_run_begin(index, &so->pf, run.blks, run.nblks);
+	return true;
 }
 
 /*
@@ -499,16 +575,6 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 			so->cur = 0;
 			return false;
 		}
-		if (forward)
-			buf = fpb_search(scan->indexRelation, so->lok, so->lot,
-							 BUFFER_LOCK_SHARE, &stack, NULL);
-		else
-			buf = fpb_search(scan->indexRelation, so->hik, so->hit,
-							 BUFFER_LOCK_SHARE, &stack, NULL);
-		/* the leaf's parent starts the jump-pointer array */
-		fpb_pf_init(&so->pf, stack ? stack->blkno : InvalidBlockNumber,
-					forward);
-		fpb_free_stack(stack);
 		so->keep_pin = gettuple && fpb_scan_keeps_pin(scan);
 		fpb_heap_prefetch_init(&so->hp, (gettuple && !scan->xs_want_itup) ?
 							   scan->heapRelation : NULL);
@@ -517,8 +583,42 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		if (so->nodedist <= 0)
 			so->nodedist = (int) ceil(meta->t1 / (meta->x * meta->tnext));
 		so->nodedist = Max(1, so->nodedist);
-		fpb_scan_readpage(scan, buf, so->keep_pin);
-		so->cur = forward ? 0 : so->nitems - 1;
+		if (scan->parallel_scan != NULL)
+		{
+			/*
+			 * The participants share out the interval in runs (bitmap scans
+			 * are never parallel).  Each prefetches its own runs' leaves.
+			 */
+			Assert(gettuple);
+			so->slok = so->lok;
+			so->slot = so->lot;
+			so->shik = so->hik;
+			so->shit = so->hit;
+			fpb_pf_init(&so->pf, InvalidBlockNumber, forward);
+			if (fpb_enable_range_prefetch)
+				so->pf.state = FPB_PF_PENDING;
+			if (!fpb_scan_claim(scan, forward))
+			{
+				so->nitems = 0;
+				so->cur = 0;
+				return false;
+			}
+		}
+		else
+		{
+			if (forward)
+				buf = fpb_search(scan->indexRelation, so->lok, so->lot,
+								 BUFFER_LOCK_SHARE, &stack, NULL);
+			else
+				buf = fpb_search(scan->indexRelation, so->hik, so->hit,
+								 BUFFER_LOCK_SHARE, &stack, NULL);
+			/* the leaf's parent starts the jump-pointer array */
+			fpb_pf_init(&so->pf, stack ? stack->blkno : InvalidBlockNumber,
+						forward);
+			fpb_free_stack(stack);
+			fpb_scan_readpage(scan, buf, so->keep_pin);
+			so->cur = forward ? 0 : so->nitems - 1;
+		}
 	}
 	else if (forward)
 		so->cur++;
@@ -535,6 +635,8 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		{
 			if (!so->more_right)
 			{
+				if (scan->parallel_scan != NULL && fpb_scan_claim(scan, true))
+					continue;
 				so->cur = so->nitems;
 				return false;
 			}
@@ -550,6 +652,8 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		{
 			if (!so->more_left)
 			{
+				if (scan->parallel_scan != NULL && fpb_scan_claim(scan, false))
+					continue;
 				so->cur = -1;
 				return false;
 			}
@@ -557,6 +661,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 			fpb_scan_release(so);
 			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = so->nitems - 1;
+			fpb_pscan_stop_left(so);
 			fpb_scan_advance_prefetch(scan, false);
 		}
 	}

@@ -1,0 +1,162 @@
+
+# Parallel index scans under concurrent page splits and VACUUM.  Within one
+# REPEATABLE READ snapshot, parallel scans (forced: zero parallel costs, two
+# workers; plain and index-only; forward, and backward under Gather Merge)
+# must return exactly what a serial fpbtree scan and a sequential scan
+# return, and ordered ones in order; any difference fails the client with a
+# division by zero.  Meanwhile other clients insert (splitting leaves and
+# level-1 pages, so claimed runs meet stale downlinks), delete and VACUUM.
+# Afterwards fpbtree_check passes.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('pscan');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'fpbtree'
+effective_io_concurrency = 16
+shared_buffers = 16MB
+autovacuum = off
+max_worker_processes = 16
+max_parallel_workers = 16
+});
+$node->start;
+
+# full leaves and level-1 pages (fillfactor 100): nearly every insert
+# splits a leaf, and with it soon a level-1 page, while scans hold runs of
+# downlinks read before; ps_keep() is a costly filter, so the planner runs
+# ordered scans in parallel under Gather Merge too
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION fpbtree;
+CREATE TABLE t (id bigserial, k int8, pad text);
+INSERT INTO t (k, pad)
+	SELECT (g::int8 * 7919) % 200003, repeat('p', g % 20)
+	FROM generate_series(1, 300000) g;
+CREATE INDEX t_k ON t USING fpbtree (k) WITH (fillfactor = 100);
+VACUUM ANALYZE t;
+CREATE FUNCTION ps_keep(id int8) RETURNS bool
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 100000
+AS $$ BEGIN RETURN id % 3 <> 1; END $$;
+});
+my $leaves = $node->safe_psql('postgres',
+	q{SELECT pages_per_level[1] FROM fpbtree_stats('t_k')});
+cmp_ok($node->safe_psql('postgres',
+	q{SELECT pages_per_level[2] FROM fpbtree_stats('t_k')}), '>=', 2,
+	'the index has several level-1 pages');
+
+my $parallel = q{
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL min_parallel_index_scan_size = 0;
+SET LOCAL min_parallel_table_scan_size = 0;
+SET LOCAL max_parallel_workers_per_gather = 2;
+};
+
+# one scan shape, compared three ways inside one snapshot; `disorder`
+# counts rows out of order (ordered shapes only)
+my $compare = sub {
+	my ($select, $cond, $idexpr, $ordered) = @_;
+	my $dis = $ordered
+	  ? "sum(CASE WHEN k $ordered prev THEN 1 ELSE 0 END)"
+	  : '0';
+	return qq{
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+$parallel
+SELECT count(*) AS c1, coalesce(sum(id), 0) AS s1, coalesce(sum(k), 0) AS k1,
+	   coalesce($dis, 0) AS d1
+	FROM (SELECT id, k, lag(k) OVER () AS prev FROM ($select) s0) s \\gset
+SET LOCAL max_parallel_workers_per_gather = 0;
+SELECT count(*) AS c2, coalesce(sum(id), 0) AS s2, coalesce(sum(k), 0) AS k2 FROM ($select) s \\gset
+SET LOCAL enable_seqscan = on;
+SET LOCAL enable_indexscan = off;
+SET LOCAL enable_indexonlyscan = off;
+SELECT 1 / (count(*) = :c1 AND count(*) = :c2 AND coalesce(sum($idexpr), 0) = :s1
+			AND coalesce(sum($idexpr), 0) = :s2 AND coalesce(sum(k), 0) = :k1
+			AND coalesce(sum(k), 0) = :k2 AND :d1 = 0)::int AS same
+	FROM t WHERE $cond;
+COMMIT;
+};
+};
+
+# the parallel plans the scripts rely on
+my $plan = $node->safe_psql('postgres',
+	"BEGIN; $parallel EXPLAIN (COSTS OFF) SELECT count(*) FROM t WHERE k >= 5; "
+	  . "EXPLAIN (COSTS OFF) SELECT id, k FROM t WHERE k <= 5000 AND ps_keep(id) ORDER BY k DESC; COMMIT;"
+);
+like($plan, qr/Parallel Index Only Scan using t_k/,
+	'index-only count runs a parallel scan');
+like($plan, qr/Gather Merge.*Parallel Index Scan Backward using t_k/s,
+	'descending order runs a backward parallel scan under Gather Merge');
+
+my $range = "\\set lo random(-100, 200000)\n\\set w random(2000, 60000)\n";
+my %scripts = (
+	'ps_insert@6' => q{
+INSERT INTO t (k, pad)
+	SELECT (random() * 200003)::int8, 'i' FROM generate_series(1, 50) g;
+},
+	'ps_delete@2' => q{
+\set k random(0, 200003)
+DELETE FROM t WHERE k BETWEEN :k AND :k + 300;
+},
+	'ps_vacuum@1' => q{
+VACUUM t;
+},
+	'ps_count_only@2' => $range . $compare->(
+		'SELECT 0 AS id, k FROM t WHERE k >= :lo',
+		'k >= :lo', '0', undef),
+	'ps_plain@2' => $range . $compare->(
+		'SELECT id, k FROM t WHERE k BETWEEN :lo AND :lo + :w AND ps_keep(id)',
+		'k BETWEEN :lo AND :lo + :w AND ps_keep(id)', 'id', undef),
+	'ps_fwd_ordered@1' => $range . $compare->(
+		'SELECT id, k FROM t WHERE k BETWEEN :lo AND :lo + :w AND ps_keep(id) ORDER BY k',
+		'k BETWEEN :lo AND :lo + :w AND ps_keep(id)', 'id', '<'),
+	'ps_bwd_ordered@1' => $range . $compare->(
+		'SELECT id, k FROM t WHERE k <= :lo AND ps_keep(id) ORDER BY k DESC',
+		'k <= :lo AND ps_keep(id)', 'id', '>'),);
+
+$node->pgbench(
+	'--no-vacuum --client=6 --jobs=2 --time=25',
+	0,
+	[ qr{processed: [1-9]\d*}, qr{number of failed transactions: 0 } ],
+	[qr{^$}],
+	'parallel scans equal serial scans and a seq scan during splits and VACUUM',
+	\%scripts);
+
+cmp_ok($node->safe_psql('postgres',
+	q{SELECT pages_per_level[1] FROM fpbtree_stats('t_k')}), '>', $leaves + 200,
+	'leaves split during the run');
+is($node->safe_psql('postgres', q{SELECT fpbtree_check('t_k', true)}),
+	'', 'fpbtree_check passes after the run');
+
+# VACUUM runs the bulk deletes of two fpbtree indexes in parallel workers
+# (amparallelvacuumoptions), and both indexes stay consistent
+$node->safe_psql('postgres', q{
+CREATE INDEX t_id ON t USING fpbtree (id);
+DELETE FROM t WHERE id % 7 = 0;
+});
+my ($ret, $out, $err) = $node->psql('postgres',
+	'SET max_parallel_maintenance_workers = 2; VACUUM (PARALLEL 2, VERBOSE) t;');
+is($ret, 0, 'VACUUM (PARALLEL 2) succeeds');
+# (one worker: the leader vacuums one of the two indexes itself)
+like($err, qr/launched [1-9]\d* parallel vacuum workers? for index vacuuming/,
+	'VACUUM used a parallel worker for the indexes');
+is($node->safe_psql('postgres',
+	q{SELECT fpbtree_check('t_k', true)::text || fpbtree_check('t_id', true)::text}),
+	'', 'fpbtree_check passes after the parallel VACUUM');
+is($node->safe_psql('postgres', q{
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM t WHERE k >= 0 OR k < 0;}),
+	$node->safe_psql('postgres', q{SELECT count(*) FROM t WHERE k IS NOT NULL}),
+	'the index finds every row after the parallel VACUUM');
+
+$node->stop;
+done_testing();
