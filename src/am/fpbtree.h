@@ -270,7 +270,9 @@ typedef struct FpbOptions
 /* support procedures of every operator class */
 #define FPB_ENCODE_PROC		1	/* type -> int8 (normalised key, bit-cast) */
 #define FPB_DECODE_PROC		2	/* int8 -> type (exact inverse) */
-#define FPB_NPROC			2
+#define FPB_XKEY_PROC		3	/* (S, upper) -> key bound in the column's
+								 * domain; cross-type only, optional */
+#define FPB_NPROC			3
 
 /* ---- handler.c / nodewidth.c: settings and the width model ---- */
 extern double fpb_t1_ns;

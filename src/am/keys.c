@@ -423,3 +423,188 @@ fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,
 	else
 		*lo = *hi = fpb_encode(encproc, value);
 }
+
+/* ----------------------------------------------------------------
+ * Cross-type scan keys of the date/time families (support function 3)
+ *
+ * A scan key whose type S differs from the column type C is turned into
+ * C's key domain by support function 3, registered as (C, S) and called
+ * as f(value, upper): upper = false gives the key of the least C value
+ * that compares >= value, upper = true the key of the greatest C value
+ * that compares <= value (as PostgreSQL's own cross-type operators
+ * compare them).  The two coincide when value equals some C value; when it
+ * falls between two, the scan's "=" range is empty and "<", ">" find their
+ * bounds.  Integers and floats need no such function: their types share
+ * one key domain.
+ *
+ * Where the core's comparison converts the scan value to the column type,
+ * the converted value is the bound (or, beyond the finite range, the last
+ * finite value and infinity).  Where it converts the column value instead
+ * (a date column against a timestamp or timestamptz, a timestamp column
+ * against a timestamptz), the bound is found by bisection over C's values
+ * with the core's comparison, so every subtlety of the conversion (time
+ * zone, a date beyond the timestamp range, which compares above every
+ * finite timestamp but below infinity) is the core's.  Comparing a timestamp column with a
+ * timestamptz converts each column value to timestamptz, which is not
+ * monotonic across a daylight-saving gap; local times inside a gap may
+ * then be misplaced, as in a btree index scan, whose binary search uses
+ * the same comparison.
+ * ----------------------------------------------------------------
+ */
+
+/* sign of (column value c) compared with the scan value v */
+typedef int (*FpbXCmp) (int64 c, Datum v);
+
+/* C's values: -infinity, the finite ones [lo, hi], +infinity */
+typedef struct FpbXDomain
+{
+	int64		noBegin;
+	int64		lo;
+	int64		hi;
+	int64		noEnd;
+} FpbXDomain;
+
+static const FpbXDomain fpb_date_domain = {
+	PG_INT32_MIN,
+	DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE,
+	DATE_END_JULIAN - POSTGRES_EPOCH_JDATE - 1,
+	PG_INT32_MAX
+};
+
+static const FpbXDomain fpb_timestamp_domain = {
+	PG_INT64_MIN, MIN_TIMESTAMP, END_TIMESTAMP - 1, PG_INT64_MAX
+};
+
+/* the least (upper: greatest) C value that compares >= (<=) v */
+static int64
+fpb_xbound(const FpbXDomain *d, FpbXCmp cmp, Datum v, bool upper)
+{
+	int64		a = d->lo,
+				b = d->hi;
+
+	if (!upper)
+	{
+		if (cmp(d->noBegin, v) >= 0)
+			return d->noBegin;
+		if (cmp(b, v) < 0)
+			return d->noEnd;	/* +infinity is >= every value */
+		if (cmp(a, v) >= 0)
+			return a;
+		/* cmp(a) < 0 <= cmp(b); the span of timestamps exceeds int64 */
+		while ((uint64) b - (uint64) a > 1)
+		{
+			int64		m = a + (int64) (((uint64) b - (uint64) a) / 2);
+
+			if (cmp(m, v) >= 0)
+				b = m;
+			else
+				a = m;
+		}
+		return b;
+	}
+	if (cmp(d->noEnd, v) <= 0)
+		return d->noEnd;
+	if (cmp(a, v) > 0)
+		return d->noBegin;		/* -infinity is <= every value */
+	if (cmp(b, v) <= 0)
+		return b;
+	/* cmp(a) <= 0 < cmp(b) */
+	while ((uint64) b - (uint64) a > 1)
+	{
+		int64		m = a + (int64) (((uint64) b - (uint64) a) / 2);
+
+		if (cmp(m, v) <= 0)
+			a = m;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static int
+fpb_xcmp_date_ts(int64 c, Datum v)
+{
+	return date_cmp_timestamp_internal((DateADT) c, DatumGetTimestamp(v));
+}
+
+static int
+fpb_xcmp_date_tstz(int64 c, Datum v)
+{
+	return date_cmp_timestamptz_internal((DateADT) c, DatumGetTimestampTz(v));
+}
+
+static int
+fpb_xcmp_ts_tstz(int64 c, Datum v)
+{
+	return timestamp_cmp_timestamptz_internal((Timestamp) c,
+											  DatumGetTimestampTz(v));
+}
+
+/*
+ * The bound when the comparison converts the scan value to the column type
+ * (a timestamp column against a date, a timestamptz column against a date
+ * or a timestamp): exact, or beyond the finite range (overflow) and so
+ * between the last finite value and infinity.
+ */
+static int64
+fpb_xbound_converted(const FpbXDomain *d, int64 conv, int overflow,
+					 bool upper)
+{
+	if (overflow > 0)
+		return upper ? d->hi : d->noEnd;
+	if (overflow < 0)
+		return upper ? d->noBegin : d->lo;
+	return conv;
+}
+
+PG_FUNCTION_INFO_V1(fpbtree_xkey_timestamp_date);
+Datum
+fpbtree_xkey_timestamp_date(PG_FUNCTION_ARGS)
+{
+	int			overflow;
+	Timestamp	conv = date2timestamp_opt_overflow(PG_GETARG_DATEADT(0),
+												   &overflow);
+
+	PG_RETURN_FPBKEY(int_to_key(fpb_xbound_converted(&fpb_timestamp_domain,
+													 conv, overflow,
+													 PG_GETARG_BOOL(1))));
+}
+
+PG_FUNCTION_INFO_V1(fpbtree_xkey_timestamptz_date);
+Datum
+fpbtree_xkey_timestamptz_date(PG_FUNCTION_ARGS)
+{
+	int			overflow;
+	TimestampTz conv = date2timestamptz_opt_overflow(PG_GETARG_DATEADT(0),
+													 &overflow);
+
+	PG_RETURN_FPBKEY(int_to_key(fpb_xbound_converted(&fpb_timestamp_domain,
+													 conv, overflow,
+													 PG_GETARG_BOOL(1))));
+}
+
+PG_FUNCTION_INFO_V1(fpbtree_xkey_timestamptz_timestamp);
+Datum
+fpbtree_xkey_timestamptz_timestamp(PG_FUNCTION_ARGS)
+{
+	int			overflow;
+	TimestampTz conv = timestamp2timestamptz_opt_overflow(PG_GETARG_TIMESTAMP(0),
+														  &overflow);
+
+	PG_RETURN_FPBKEY(int_to_key(fpb_xbound_converted(&fpb_timestamp_domain,
+													 conv, overflow,
+													 PG_GETARG_BOOL(1))));
+}
+
+#define FPB_XKEY_FUNC(name, domain, cmp) \
+PG_FUNCTION_INFO_V1(name); \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_FPBKEY(int_to_key(fpb_xbound(&(domain), (cmp), PG_GETARG_DATUM(0), \
+										   PG_GETARG_BOOL(1)))); \
+}
+
+FPB_XKEY_FUNC(fpbtree_xkey_date_timestamp, fpb_date_domain, fpb_xcmp_date_ts)
+FPB_XKEY_FUNC(fpbtree_xkey_date_timestamptz, fpb_date_domain, fpb_xcmp_date_tstz)
+FPB_XKEY_FUNC(fpbtree_xkey_timestamp_timestamptz, fpb_timestamp_domain, fpb_xcmp_ts_tstz)

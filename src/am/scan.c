@@ -53,6 +53,7 @@ typedef struct FpbScanOpaqueData
 	/* encode procedure for a cross-type scan argument, cached */
 	Oid			xtype;
 	FmgrInfo	xproc;
+	bool		xbound;			/* xproc is support function 3 */
 	MemoryContext scancxt;		/* where the scan lives */
 	MemoryContext tupcxt;		/* index-only scan tuples, made when needed */
 	IndexTuple	valtup;			/* reusable index-only tuples (by-value */
@@ -120,28 +121,54 @@ fpb_upper(FpbScanOpaque so, uint64 k, uint64 t)
 	}
 }
 
-/* Encode procedure for a scan argument of type typid. */
-static FmgrInfo *
-fpb_scan_encproc(IndexScanDesc scan, Oid typid)
+/*
+ * The closed range [*lo, *hi] of the column's keys whose values compare
+ * equal to a scan key's value of type typid (empty, lo > hi, when none
+ * does).  A cross-type value is bounded by its family's support function 3
+ * for (column type, typid) when there is one (the date/time families), or
+ * else encoded by typid's own encode function (a family whose types share
+ * one key domain).  The function is looked up once per scan and type.
+ */
+static void
+fpb_scan_encode(IndexScanDesc scan, Oid typid, Datum value,
+				uint64 *lo, uint64 *hi)
 {
 	Relation	index = scan->indexRelation;
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
-	Oid			proc;
+	Oid			coltype = index->rd_opcintype[0];
 
-	if (typid == InvalidOid || typid == index->rd_opcintype[0])
-		return index_getprocinfo(index, 1, FPB_ENCODE_PROC);
-	if (so->xtype == typid)
-		return &so->xproc;
-	proc = get_opfamily_proc(index->rd_opfamily[0], typid, typid,
-							 FPB_ENCODE_PROC);
-	if (!OidIsValid(proc))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_FUNCTION),
-				 errmsg("operator family of index \"%s\" has no encode function for type %s",
-						RelationGetRelationName(index), format_type_be(typid))));
-	fmgr_info_cxt(proc, &so->xproc, scan->indexRelation->rd_indexcxt);
-	so->xtype = typid;
-	return &so->xproc;
+	if (typid == InvalidOid || typid == coltype)
+	{
+		fpb_encode_range(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
+						 coltype, value, lo, hi);
+		return;
+	}
+	if (so->xtype != typid)
+	{
+		Oid			proc = get_opfamily_proc(index->rd_opfamily[0], coltype,
+											 typid, FPB_XKEY_PROC);
+
+		so->xbound = OidIsValid(proc);
+		if (!so->xbound)
+			proc = get_opfamily_proc(index->rd_opfamily[0], typid, typid,
+									 FPB_ENCODE_PROC);
+		if (!OidIsValid(proc))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("operator family of index \"%s\" has no encode function for type %s",
+							RelationGetRelationName(index), format_type_be(typid))));
+		fmgr_info_cxt(proc, &so->xproc, index->rd_indexcxt);
+		so->xtype = typid;
+	}
+	if (so->xbound)
+	{
+		*lo = (uint64) DatumGetInt64(FunctionCall2(&so->xproc, value,
+												   BoolGetDatum(false)));
+		*hi = (uint64) DatumGetInt64(FunctionCall2(&so->xproc, value,
+												   BoolGetDatum(true)));
+	}
+	else
+		fpb_encode_range(&so->xproc, typid, value, lo, hi);
 }
 
 /*
@@ -178,10 +205,7 @@ fpb_scan_bounds(IndexScanDesc scan)
 		}
 
 		typid = sk->sk_subtype;
-		if (typid == InvalidOid)
-			typid = scan->indexRelation->rd_opcintype[0];
-		fpb_encode_range(fpb_scan_encproc(scan, typid), typid,
-						 sk->sk_argument, &elo, &ehi);
+		fpb_scan_encode(scan, typid, sk->sk_argument, &elo, &ehi);
 
 		switch (sk->sk_strategy)
 		{

@@ -11,7 +11,9 @@
  *	  (encode: T -> int8) and 2 (decode: int8 -> T), registered as (T, T).
  *	  The AM never calls the operators; it encodes a scan key with its own
  *	  type's encode function, which is why a cross-type operator (T1, T2) is
- *	  only usable when both T1 and T2 have their support functions;
+ *	  only usable when both T1 and T2 have their support functions, or when
+ *	  the pair has support function 3, (T2, bool) -> int8, which bounds a T2
+ *	  value in T1's key domain (the date/time families);
  *	- each registered type pair has the complete set of five operators, so
  *	  that every scan key strategy can be turned into a key range.
  *
@@ -103,12 +105,16 @@ fpbvalidate(Oid opclassoid)
 		Oid			typid = procform->amproclefttype;
 		bool		ok;
 
-		/* encode and decode concern a single type; (T1, T2) means nothing */
-		if (procform->amproclefttype != procform->amprocrighttype)
+		/*
+		 * Encode and decode concern a single type; the cross-type bound
+		 * function a pair of types (column type, scan key type).
+		 */
+		if ((procform->amproclefttype != procform->amprocrighttype) !=
+			(procform->amprocnum == FPB_XKEY_PROC))
 		{
 			ereport(INFO,
 					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-					 errmsg("operator family \"%s\" of access method %s contains support function %s with cross-type registration",
+					 errmsg("operator family \"%s\" of access method %s contains support function %s with wrong cross-type registration",
 							opfamilyname, "fpbtree",
 							format_procedure(procform->amproc))));
 			result = false;
@@ -129,6 +135,11 @@ fpbvalidate(Oid opclassoid)
 				 */
 				ok = check_amproc_signature(procform->amproc, typid, true,
 											1, 1, INT8OID);
+				break;
+			case FPB_XKEY_PROC:
+				ok = check_amproc_signature(procform->amproc, INT8OID, false,
+											2, 2, procform->amprocrighttype,
+											BOOLOID);
 				break;
 			default:
 				ereport(INFO,
@@ -255,6 +266,10 @@ fpbvalidate(Oid opclassoid)
 			types[1] = group->righttype;
 			for (j = 0; j < 2; j++)
 			{
+				/* a bound function stands in for the key type's encoding */
+				if (j == 1 &&
+					(group->functionset & ((uint64) 1 << FPB_XKEY_PROC)))
+					continue;
 				if (list_member_oid(codedtypes, types[j]))
 					continue;
 				ereport(INFO,

@@ -1,0 +1,62 @@
+
+# An installation of version 1.0 updates to 1.1 with ALTER EXTENSION:
+# its existing date/time indexes then serve cross-type bounds (a
+# timestamptz column against a date), with the same rows as a sequential
+# scan, and a fresh installation and an updated one have the same members
+# in every operator family.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('extension_update');
+$node->init;
+$node->start;
+
+my $members = q{
+SELECT string_agg(format('%s %s %s %s', f.opfname, o.amopstrategy,
+                         o.amoplefttype::regtype, o.amoprighttype::regtype), ', '
+                  ORDER BY 1)
+FROM pg_amop o JOIN pg_opfamily f ON f.oid = o.amopfamily
+JOIN pg_am a ON a.oid = f.opfmethod WHERE a.amname = 'fpbtree'
+UNION ALL
+SELECT string_agg(format('%s %s %s %s', f.opfname, p.amprocnum,
+                         p.amproclefttype::regtype, p.amprocrighttype::regtype), ', '
+                  ORDER BY 1)
+FROM pg_amproc p JOIN pg_opfamily f ON f.oid = p.amprocfamily
+JOIN pg_am a ON a.oid = f.opfmethod WHERE a.amname = 'fpbtree'};
+
+$node->safe_psql('postgres', 'CREATE DATABASE fresh');
+$node->safe_psql('fresh', 'CREATE EXTENSION fpbtree');
+is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'fpbtree'"),
+	'1.1', 'a fresh installation is version 1.1');
+
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION fpbtree VERSION '1.0';
+CREATE TABLE t (tz timestamptz);
+INSERT INTO t SELECT timestamptz '2026-01-01 00:00+00' + g * interval '37 minutes'
+FROM generate_series(1, 20000) g;
+CREATE INDEX t_tz ON t USING fpbtree (tz);
+VACUUM ANALYZE t;
+});
+my $q = "SELECT count(*) FROM t WHERE tz >= date '2026-01-10' AND tz < date '2026-01-20'";
+unlike($node->safe_psql('postgres', "SET enable_seqscan = off; EXPLAIN (COSTS OFF) $q"),
+	qr/Index Cond/, 'version 1.0 cannot bound an index scan by a date');
+
+$node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.1'");
+like($node->safe_psql('postgres', "SET enable_seqscan = off; EXPLAIN (COSTS OFF) $q"),
+	qr/Index Only Scan using t_tz on t\n\s+Index Cond: \(\(tz >= '2026-01-10'::date\)/,
+	'after the update a date bounds the index scan');
+is($node->safe_psql('postgres', "SET enable_seqscan = off; $q"),
+	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $q"),
+	'and returns the rows a sequential scan returns');
+is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
+	'the updated installation has the fresh one\'s operators and functions');
+is($node->safe_psql('postgres', "SELECT bool_and(amvalidate(c.oid)) FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod WHERE a.amname = 'fpbtree'"),
+	't', 'every operator class validates');
+
+done_testing();
