@@ -491,7 +491,7 @@ extern void fpb_heap_prefetch(FpbHeapPrefetcher *hp, Relation heap,
 #define FPB_PSCAN_RUN	16		/* leaves per claimed run (see README) */
 
 /* A run of a parallel scan, as claimed by one participant. */
-typedef struct FpbRun
+typedef struct FpbScanRun
 {
 	uint64		lok;			/* its key range within the scan's, */
 	uint64		lot;			/* inclusive */
@@ -501,14 +501,14 @@ typedef struct FpbRun
 	BlockNumber last;			/* last leaf listed for it (scan order) */
 	BlockNumber blks[FPB_PSCAN_RUN];	/* its leaves per the downlinks */
 	int			nblks;
-} FpbRun;
+} FpbScanRun;
 
 extern Size fpbestimateparallelscan(void);
 extern void fpbinitparallelscan(void *target);
 extern void fpbparallelrescan(IndexScanDesc scan);
 extern bool fpb_pscan_claim(IndexScanDesc scan, bool forward,
 							uint64 lok, uint64 lot, uint64 hik, uint64 hit,
-							FpbRun *run);
+							FpbScanRun *run);
 
 /* ---- scan.c ---- */
 extern IndexScanDesc fpbbeginscan(Relation r, int nkeys, int norderbys);

@@ -229,7 +229,7 @@ fpb_pscan_runlen(FpbParallelScan ps, int a,
  */
 bool
 fpb_pscan_claim(IndexScanDesc scan, bool forward,
-				uint64 lok, uint64 lot, uint64 hik, uint64 hit, FpbRun *run)
+				uint64 lok, uint64 lot, uint64 hik, uint64 hit, FpbScanRun *run)
 {
 	Relation	index = scan->indexRelation;
 	ParallelIndexScanDesc pscan = scan->parallel_scan;

@@ -529,7 +529,7 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	Relation	index = scan->indexRelation;
-	FpbRun		run;
+	FpbScanRun		run;
 	Buffer		buf;
 
 	fpb_scan_release(so);
