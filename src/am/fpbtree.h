@@ -301,6 +301,7 @@ extern char *fpb_keydesc(uint64 k, uint64 t);
 extern Datum fpb_decode(FmgrInfo *decproc, uint64 k);
 extern void fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,
 							 uint64 *lo, uint64 *hi);
+extern void fpb_key_equal_range(Oid typid, uint64 k, uint64 *lo, uint64 *hi);
 
 /* ---- wal.c: WAL-logged page changes (generic WAL records) ---- */
 typedef struct FpbWalState FpbWalState;
@@ -328,8 +329,9 @@ extern void fpb_page_init(Page page, uint16 level, uint16 flags, int w, int x);
 extern bool fpb_page_layout(Page page, const FpbEntry *entries, int n,
 							double fill);
 extern int	fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno);
-extern int	fpb_page_key_run(Page page, uint64 k, uint64 tlo, uint64 thi,
-							 BlockNumber blkno, uint64 *out, bool *ended);
+extern int	fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo,
+							 uint64 thi, BlockNumber blkno, uint64 *out,
+							 bool *ended);
 extern bool fpb_page_insert(Page page, const FpbEntry *entry,
 							BlockNumber blkno);
 #define FPB_INSERT_RANGES	5

@@ -424,6 +424,25 @@ fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,
 		*lo = *hi = fpb_encode(encproc, value);
 }
 
+/*
+ * The closed range [*lo, *hi] of keys that compare equal to key k in a
+ * column whose operator class takes typid.  A unique index must treat
+ * the range as one key value: for the float types, whose two zeros are
+ * equal but keep adjacent keys, a zero's range holds both.
+ */
+void
+fpb_key_equal_range(Oid typid, uint64 k, uint64 *lo, uint64 *hi)
+{
+	*lo = *hi = k;
+	if ((typid == FLOAT8OID || typid == FLOAT4OID) &&
+		(k == float8_to_key(-0.0) || k == float8_to_key(0.0)))
+	{
+		/* float4 widens exactly, so its zeros have float8's keys */
+		*lo = float8_to_key(-0.0);
+		*hi = float8_to_key(0.0);
+	}
+}
+
 /* ----------------------------------------------------------------
  * Cross-type scan keys of the date/time families (support function 3)
  *

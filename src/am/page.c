@@ -370,19 +370,21 @@ fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno)
 }
 
 /*
- * Leaf page: the tiebreakers of its entries (k, t) with tlo <= t <= thi, in
- * order, into out (room for the page's entry count).  Returns how many;
- * *ended is set when an entry above (k, thi) follows them on this page, so
- * that the run cannot continue on the right sibling.  Used by the
- * uniqueness check, which reads every entry of one key value.
+ * Leaf page: the tiebreakers of its entries (k, t) with klo <= k <= khi and
+ * tlo <= t <= thi, in order, into out (room for the page's entry count).
+ * Returns how many; *ended is set when an entry above (khi, thi) follows
+ * them on this page, so that the run cannot continue on the right sibling.
+ * Used by the uniqueness check, which reads every entry of one key value
+ * (a range of keys only for the two float zeros; no entry between them
+ * lies outside [tlo, thi]).
  */
 int
-fpb_page_key_run(Page page, uint64 k, uint64 tlo, uint64 thi,
+fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo, uint64 thi,
 				 BlockNumber blkno, uint64 *out, bool *ended)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	int			cap = fpb_leafcap(opq->x, false);
-	uint16		line = fpb_descend(page, k, tlo, blkno, NULL, NULL);
+	uint16		line = fpb_descend(page, klo, tlo, blkno, NULL, NULL);
 	bool		first = true;
 	int			n = 0;
 	int			guard = 0;
@@ -395,14 +397,14 @@ fpb_page_key_run(Page page, uint64 k, uint64 tlo, uint64 thi,
 		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
 		uint64	   *keys = fpb_node_keys(node);
 		ItemPointerData *tids = fpb_node_tids(node, cap);
-		int			i = first ? fpb_node_lower(keys, tids, hdr->n, k, tlo) : 0;
+		int			i = first ? fpb_node_lower(keys, tids, hdr->n, klo, tlo) : 0;
 
 		first = false;
 		for (; i < hdr->n; i++)
 		{
 			uint64		t = fpb_tid_to_t(&tids[i]);
 
-			if (keys[i] != k || t > thi)
+			if (keys[i] > khi || (keys[i] == khi && t > thi))
 			{
 				*ended = true;
 				return n;

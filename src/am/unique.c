@@ -48,10 +48,15 @@ typedef enum FpbUniqueVerdict
 	FPB_UNIQUE_CONFLICT			/* a committed live duplicate */
 } FpbUniqueVerdict;
 
-/* the tiebreaker range of the run e belongs to */
+/*
+ * The run e belongs to: keys [*klo, *khi] (one key but for the float zeros)
+ * and tiebreakers [*tlo, *thi].
+ */
 static inline void
-fpb_unique_run_bounds(const FpbEntry *e, uint64 *tlo, uint64 *thi)
+fpb_unique_run_bounds(Relation index, const FpbEntry *e, uint64 *klo,
+					  uint64 *khi, uint64 *tlo, uint64 *thi)
 {
+	fpb_key_equal_range(index->rd_opcintype[0], e->k, klo, khi);
 	if (e->t & FPB_T_NULLBIT)
 	{
 		*tlo = FPB_T_NULLBIT;
@@ -75,7 +80,9 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 					 TransactionId *xwait, uint32 *spectoken)
 {
 	SnapshotData dirty;
-	uint64		tlo,
+	uint64		klo,
+				khi,
+				tlo,
 				thi;
 	uint64	   *ts = NULL;
 	Buffer		nbuf = InvalidBuffer;
@@ -86,7 +93,7 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 	int64		steps = 0;
 
 	InitDirtySnapshot(dirty);
-	fpb_unique_run_bounds(e, &tlo, &thi);
+	fpb_unique_run_bounds(index, e, &klo, &khi, &tlo, &thi);
 	for (;;)
 	{
 		FpbPageOpaque opq = FpbPageGetOpaque(page);
@@ -95,7 +102,7 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 
 		ts = ts ? repalloc(ts, sizeof(uint64) * Max(opq->nentries, 1))
 			: palloc(sizeof(uint64) * Max(opq->nentries, 1));
-		n = fpb_page_key_run(page, e->k, tlo, thi, blkno, ts, &ended);
+		n = fpb_page_key_run(page, klo, khi, tlo, thi, blkno, ts, &ended);
 		for (int i = 0; i < n; i++)
 		{
 			ItemPointerData htid;
@@ -146,7 +153,7 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 						hit;
 
 			fpb_page_get_hikey(page, &hik, &hit);
-			if (hik != e->k)
+			if (hik > khi)
 				break;
 		}
 		/* the run may go on to the right sibling */
@@ -235,10 +242,12 @@ bool
 fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
 				  IndexUniqueCheck checkUnique, Datum *values, bool *isnull)
 {
-	uint64		tlo,
+	uint64		klo,
+				khi,
+				tlo,
 				thi;
 
-	fpb_unique_run_bounds(e, &tlo, &thi);
+	fpb_unique_run_bounds(index, e, &klo, &khi, &tlo, &thi);
 	for (;;)
 	{
 		FpbStack	stack;
@@ -247,7 +256,7 @@ fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
 		uint32		spectoken = 0;
 		FpbUniqueVerdict verdict;
 
-		buf = fpb_search(index, e->k, tlo, BUFFER_LOCK_EXCLUSIVE, &stack,
+		buf = fpb_search(index, klo, tlo, BUFFER_LOCK_EXCLUSIVE, &stack,
 						 heap);
 		verdict = fpb_unique_check_run(index, heap, buf, e, checkUnique,
 									   &xwait, &spectoken);
@@ -319,6 +328,7 @@ void
 fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 {
 	bool		nnd = index->rd_index->indnullsnotdistinct;
+	Oid			typid = index->rd_opcintype[0];
 	Buffer		buf;
 	FpbEntry   *ents = NULL;
 	bool		have = false;
@@ -343,13 +353,18 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 			uint64		k = ents[i].k;
 			uint64		t = ents[i].t;
 			bool		isnull = (t & FPB_T_NULLBIT) != 0;
+			uint64		klo,
+						ck;
+
+			/* keys that compare equal (the float zeros) share ck */
+			fpb_key_equal_range(typid, k, &klo, &ck);
 
 			if (isnull && !nnd)
 			{
 				have = false;
 				continue;
 			}
-			if (have && pk == k && ((pt ^ t) & FPB_T_NULLBIT) == 0)
+			if (have && pk == ck && ((pt ^ t) & FPB_T_NULLBIT) == 0)
 			{
 				if (plive < 0)
 					plive = fpb_unique_live(heap, pt);
@@ -388,7 +403,7 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 				continue;
 			}
 			have = true;
-			pk = k;
+			pk = ck;
 			pt = t;
 			plive = -1;
 		}
