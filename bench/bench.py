@@ -34,7 +34,8 @@ from fpbench import common as C
 from fpbench.common import (BenchError, CACHEGRIND, DATADIR, DB, DURATION, Metric, ROOT, ROUNDS, SCALE, SIDES,
     SOCKDIR, VIEWS_ENV, VIEW_DEFS, WORKLOADS_ENV, Workload, log, make_run_dir, psql, set_view)
 from fpbench.index import wl_cold, wl_createindex, wl_half, wl_insert, wl_point, wl_probe, wl_range
-from fpbench.hashjoin import (wl_hashjoin_large, wl_hashjoin_schemes, wl_hashjoin_small, wl_hashjoin_spill)
+from fpbench.hashjoin import (wl_hashjoin_large, wl_hashjoin_scaling, wl_hashjoin_schemes, wl_hashjoin_small,
+    wl_hashjoin_spill)
 from fpbench.tpch import wl_tpch
 from fpbench.pgbench_std import wl_pgbench_std
 from fpbench.report import (fmt_val, info_md, loadavg, machine_info, md_table, settings, table_rows,
@@ -63,6 +64,7 @@ def make_workloads():
         wl_hashjoin_small(),
         wl_hashjoin_spill(),
         wl_hashjoin_schemes(),
+        wl_hashjoin_scaling(),
         wl_tpch("q1"),
         wl_tpch("q3"),
         wl_tpch("q6"),
@@ -116,7 +118,9 @@ VIEW_NOTES = {
     "default": "PostgreSQL's default parallel settings (`max_parallel_workers_per_gather = 2`, "
                "`max_parallel_maintenance_workers = 2`, default parallel costs): what users run. btree "
                "scans and builds can use parallel workers, the built-in hash join can be a Parallel Hash "
-               "Join; fpbtree's scans and builds and PrefetchHashJoin are serial.",
+               "Join; fpbtree's scans and builds can use parallel workers too, and PrefetchHashJoin can run "
+               "below a Gather with a private table per participant (Parallel PrefetchHashJoin in the plan "
+               "columns).",
     "serial": "Every query and every CREATE INDEX in one process on both sides: the access methods and "
               "the join algorithms compared per core.",
 }

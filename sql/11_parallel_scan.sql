@@ -6,11 +6,9 @@
 -- NULLs and duplicates; ordered scans in both directions under Gather Merge.
 --
 
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS fpbtree;
-RESET client_min_messages;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
+\set ECHO none
+\i sql/include/setup.sql
+\set ECHO all
 
 -- Every table exists twice: ps<n>_f with fpbtree indexes, ps<n>_b with
 -- btree ones.  k has duplicates and NULLs, f too.

@@ -8,11 +8,9 @@
 -- only one it plans workers for.)
 --
 
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS fpbtree;
-RESET client_min_messages;
-SET max_parallel_workers_per_gather = 0;
-SET jit = off;
+\set ECHO none
+\i sql/include/setup.sql
+\set ECHO all
 -- workers: 32 MB of maintenance_work_mem per participant, any table size
 SET maintenance_work_mem = '160MB';
 SET min_parallel_table_scan_size = 0;

@@ -276,7 +276,8 @@ def check_plan(sql, needles, options, analyze=False, db=DB):
 def plan_shape(plan):
     """A short description of an EXPLAIN text: its join nodes (or, without
     joins, its scans), Buffer nodes and the workers planned, e.g. "Parallel
-    Hash Join (2 workers)", "PrefetchHashJoin", "Index Only Scan".  Lines
+    Hash Join (2 workers)", "PrefetchHashJoin", "Parallel PrefetchHashJoin
+    (2 workers)", "Index Only Scan".  Lines
     that are not plan nodes (query results, timings) are ignored."""
     names, workers = [], 0
     for line in plan.splitlines():
@@ -289,8 +290,8 @@ def plan_shape(plan):
             t = t[2:].strip()
         elif line[:1] == " " or not t or re.match(r"[A-Za-z][\w ]*:", t):
             continue                    # a node's property, "Planning Time:", "Time:"
-        mc = re.match(r"Custom Scan \((\w+)\)", t)
-        names.append(mc.group(1) if mc else re.split(r" on | using | \(", t)[0].strip())
+        mc = re.match(r"(Parallel )?Custom Scan \((\w+)\)", t)
+        names.append((mc.group(1) or "") + mc.group(2) if mc else re.split(r" on | using | \(", t)[0].strip())
     joins = [n for n in names if n.endswith("Join") or n == "Nested Loop"]
     keep = joins or [n for n in names if n.endswith("Scan")]
     parts = []

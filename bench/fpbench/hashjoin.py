@@ -78,14 +78,18 @@ NOT_EVEN_FORCED = "PrefetchHashJoin not chosen, not even with fpbtree.hashjoin_c
 
 
 def hj_choose(sql, extra, extra_b, what):
-    """The plans of a join workload: B as the planner chooses it; if that is
-    not PrefetchHashJoin, B forced with fpbtree.hashjoin_cache_size = 0
-    (appended to extra_b).  The serial view requires the node then; at
-    parallel settings the planner may still prefer another join.  Returns
-    (A's plan, B's plan, a note for the row or "")."""
+    """The plans of a join workload: B as the planner chooses it.  In the
+    serial view, if that is not PrefetchHashJoin, B is forced with
+    fpbtree.hashjoin_cache_size = 0 (appended to extra_b) and must then have
+    the node.  At parallel settings (the headline) nothing is forced: the
+    row times whatever the planner chose for B (a Parallel Hash Join, say)
+    and says so.  Returns (A's plan, B's plan, a note for the row or "")."""
     chosen, pa, pb = hj_check_plans(sql, extra + extra_b, require_b=False)
     if chosen:
         return pa, pb, ""
+    if not serial_view():
+        log("  %s: PrefetchHashJoin not chosen by the planner at parallel settings" % what)
+        return pa, pb, "B: PrefetchHashJoin not chosen by the planner"
     extra_b.extend(HJ_FORCE)
     chosen, pa, pb = hj_check_plans(sql, extra + extra_b, require_b=serial_view())
     log("  %s: PrefetchHashJoin not chosen by the cost model; %s" % (what, "forced" if chosen else NOT_EVEN_FORCED))
@@ -111,7 +115,8 @@ def wl_hashjoin_large():
     def prepare():
         prepare_hj()
         # below some millions of rows the table fits the cache the cost model
-        # assumes and it keeps the built-in join: B is forced, the row says so
+        # assumes and it keeps the built-in join: B is forced in the serial
+        # view, the row says so
         pa, pb, note = hj_choose(HJ_LARGE, [], extra_b, "hashjoin_large")
         m.note = "(%s)" % note if note else ""
         note_plans(m, pa, pb)
@@ -174,7 +179,8 @@ def wl_hashjoin_spill():
     def prepare():
         prepare_hj()
         # each batch's table is smaller than the cache the cost model
-        # assumes, so it may keep the built-in join: B is forced then
+        # assumes, so it may keep the built-in join: B is forced then (in
+        # the serial view)
         pa, pb, note = hj_choose(HJ_LARGE, [], extra_b, "hashjoin_spill")
         notes = [note] if note else []
         # once, untimed: A and B really partition into batch files (in the
@@ -268,4 +274,55 @@ def wl_hashjoin_schemes():
 
     wl = Workload("hashjoin_schemes", "hash join prefetching schemes (B only)", prepare,
                   [Test(measure, list(ms.values()))], list(ms.values()), comparison="executor")
+    return wl
+
+
+HJ_SCALING_WORKERS = (0, 1, 2)
+
+
+def wl_hashjoin_scaling():
+    """The large join at 0, 1 and 2 workers per Gather (default view only):
+    A is the built-in join as the planner picks it at that count (Parallel
+    Hash allowed), B PrefetchHashJoin forced at the same count (its partial
+    path, Parallel Hash off, fpbtree.hashjoin_cache_size = 0).  Parallel
+    costs and the table-size threshold are zeroed so that both plans use
+    the count they are given."""
+    ms = {n: Metric("hj_scaling_w%d" % n, "hash join %s x %s, %d worker%s (A built-in, B PrefetchHashJoin forced)"
+                    % (rows_label(HJ_ROWS), rows_label(HJ_ROWS), n, "" if n == 1 else "s"), "ms", "lower")
+          for n in HJ_SCALING_WORKERS}
+    got = {}
+
+    def sets(side, n):
+        s = ["max_parallel_workers_per_gather = %d" % n, "parallel_setup_cost = 0", "parallel_tuple_cost = 0",
+             "min_parallel_table_scan_size = 0"]
+        if side["id"] == "B":
+            s += ["enable_parallel_hash = off"] + HJ_FORCE
+        return hj_sets(side, s)
+
+    def prepare():
+        if serial_view():
+            wl.skip = "scaling over worker counts: default view only"
+            return
+        prepare_hj()
+        for n in HJ_SCALING_WORKERS:
+            pa = explain(HJ_LARGE, sets(SIDES[0], n))
+            pb = explain(HJ_LARGE, sets(SIDES[1], n))
+            if HJ_NODE in pa or HJ_NODE not in pb:
+                raise BenchError("hashjoin_scaling, %d workers: A must be built-in, B PrefetchHashJoin:\n"
+                                 "A:\n%s\nB:\n%s" % (n, pa, pb))
+            if n > 0 and not all("Workers Planned: %d" % n in p for p in (pa, pb)):
+                ms[n].note = "(a plan does not use %d workers)" % n
+            note_plans(ms[n], pa, pb)
+
+    def measure(side, rnd):
+        out = {}
+        for n in HJ_SCALING_WORKERS:
+            ms_, res = timed_sql(HJ_LARGE, sets(side, n))
+            hj_count_ok(res, HJ_ROWS // 2)
+            check_same(got, (rnd, n), side, res, "hash join scaling")
+            out[ms[n].key] = ms_
+        return out
+
+    wl = Workload("hashjoin_scaling", "hash join, 0/1/2 workers (built-in / PrefetchHashJoin at the same count)",
+                  prepare, [Test(measure, list(ms.values()))], list(ms.values()), comparison="executor")
     return wl

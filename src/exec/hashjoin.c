@@ -243,7 +243,7 @@ static void
 fpb_hj_cost(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 			List *hashclauses, Path *outer_path, Path *inner_path,
 			JoinPathExtraData *extra, Cost *startup, Cost *total,
-			int *nbatch)
+			int *nbatch, double *rows)
 {
 	JoinCostWorkspace ws;
 	HashPath	hp;
@@ -265,6 +265,8 @@ fpb_hj_cost(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	hp.jpath.path.pathtype = T_HashJoin;
 	hp.jpath.path.parent = joinrel;
 	hp.jpath.path.pathtarget = joinrel->reltarget;
+	/* a partial outer side: the join's rows are counted per participant */
+	hp.jpath.path.parallel_workers = outer_path->parallel_workers;
 	hp.jpath.jointype = jointype;
 	hp.jpath.inner_unique = extra->inner_unique;
 	hp.jpath.outerjoinpath = outer_path;
@@ -274,6 +276,7 @@ fpb_hj_cost(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	final_cost_hashjoin(root, &hp, &ws, extra);
 
 	*nbatch = Max(hp.num_batches, 1);
+	*rows = hp.jpath.path.rows;
 
 	/* stored tuple + bucket share + cell, per build tuple */
 	tuple_bytes = MAXALIGN(inner_path->pathtarget->width) +
@@ -302,6 +305,87 @@ fpb_hj_cost(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	*total = Max(*total, *startup);
 }
 
+/*
+ * Offer one join path over the given inputs: a complete one, or with a
+ * partial outer side a partial one that every participant of a Gather runs
+ * on its share of the outer side against a private copy of the whole inner
+ * side (parallel-oblivious, as the built-in hash join without Parallel
+ * Hash).  The inner build is then paid by every participant, which the
+ * cost of the inner path in the startup cost already says.
+ */
+static void
+fpb_hj_try_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+				JoinPathExtraData *extra, List *hashclauses,
+				Path *outer_path, Path *inner_path, bool partial)
+{
+	Cost		startup;
+	Cost		total;
+	int			nbatch;
+	double		rows;
+	CustomPath *cpath;
+
+	fpb_hj_cost(root, joinrel, jointype, hashclauses, outer_path, inner_path,
+				extra, &startup, &total, &nbatch, &rows);
+	if (partial ? !add_partial_path_precheck(joinrel, total, NIL) :
+		!add_path_precheck(joinrel, startup, total, NIL, NULL))
+		return;
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = joinrel;
+	cpath->path.pathtarget = joinrel->reltarget;
+	cpath->path.param_info = NULL;
+
+	/*
+	 * The partial path computes nothing shared, but is parallel-aware for
+	 * the DSM callbacks, through which the workers hand their EXPLAIN
+	 * ANALYZE figures to the leader (hashjoin_parallel.c).  It is
+	 * parallel-safe (the caller checked the join rel's quals and target and
+	 * both children).  The complete one is not: a worker running it alone
+	 * (force_parallel_mode) would keep those figures from the leader.
+	 */
+	cpath->path.parallel_aware = partial;
+	cpath->path.parallel_safe = partial;
+	cpath->path.parallel_workers = partial ? outer_path->parallel_workers : 0;
+	cpath->path.rows = rows;
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = total;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->custom_paths = list_make2(outer_path, inner_path);
+	cpath->custom_private = list_make3(hashclauses, extra->restrictlist,
+									   list_make3_int(nbatch,
+													  extra->inner_unique ? 1 : 0,
+													  (int) jointype));
+	cpath->methods = &fpb_hj_path_methods;
+
+	if (partial)
+		add_partial_path(joinrel, &cpath->path);
+	else
+		add_path(joinrel, &cpath->path);
+}
+
+/* The cheapest unparameterized parallel-safe complete path of a rel. */
+static Path *
+fpb_hj_cheapest_safe(RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	if (rel->cheapest_total_path != NULL &&
+		rel->cheapest_total_path->parallel_safe &&
+		rel->cheapest_total_path->param_info == NULL)
+		return rel->cheapest_total_path;
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		/* pathlist is sorted by total cost */
+		if (path->parallel_safe && path->param_info == NULL)
+			return path;
+	}
+	return NULL;
+}
+
 static void
 fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 					 RelOptInfo *outerrel, RelOptInfo *innerrel,
@@ -312,10 +396,6 @@ fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	ListCell   *lc;
 	Path	   *outer_path;
 	Path	   *inner_path;
-	Cost		startup;
-	Cost		total;
-	int			nbatch;
-	CustomPath *cpath;
 
 	if (prev_set_join_pathlist_hook)
 		prev_set_join_pathlist_hook(root, joinrel, outerrel, innerrel,
@@ -360,42 +440,28 @@ fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	 */
 	outer_path = outerrel->cheapest_total_path;
 	inner_path = innerrel->cheapest_total_path;
-	if (outer_path == NULL || inner_path == NULL ||
-		outer_path->param_info != NULL || inner_path->param_info != NULL)
-		return;
-
-	fpb_hj_cost(root, joinrel, jointype, hashclauses, outer_path, inner_path,
-				extra, &startup, &total, &nbatch);
-	if (!add_path_precheck(joinrel, startup, total, NIL, NULL))
-		return;
-
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = joinrel;
-	cpath->path.pathtarget = joinrel->reltarget;
-	cpath->path.param_info = NULL;
+	if (outer_path != NULL && inner_path != NULL &&
+		outer_path->param_info == NULL && inner_path->param_info == NULL)
+		fpb_hj_try_path(root, joinrel, jointype, extra, hashclauses,
+						outer_path, inner_path, false);
 
 	/*
-	 * Not parallel-safe: a copy in each worker would each see a part of the
-	 * outer side but would each emit all unmatched inner tuples, and nothing
-	 * is shared.  Gather may still sit below it.
+	 * The partial path, where each participant's output depends on its share
+	 * of the outer side only: not for right and full joins, whose every copy
+	 * would emit the unmatched inner tuples it alone did not match.  As for
+	 * the built-in join, not below a rel with lateral references.
 	 */
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = joinrel->rows;
-	cpath->path.startup_cost = startup;
-	cpath->path.total_cost = total;
-	cpath->path.pathkeys = NIL;
-	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
-	cpath->custom_paths = list_make2(outer_path, inner_path);
-	cpath->custom_private = list_make3(hashclauses, extra->restrictlist,
-									   list_make3_int(nbatch,
-													  extra->inner_unique ? 1 : 0,
-													  (int) jointype));
-	cpath->methods = &fpb_hj_path_methods;
-
-	add_path(joinrel, &cpath->path);
+	if (jointype == JOIN_RIGHT || jointype == JOIN_FULL ||
+		!joinrel->consider_parallel || outerrel->partial_pathlist == NIL ||
+		!bms_is_empty(joinrel->lateral_relids))
+		return;
+	outer_path = (Path *) linitial(outerrel->partial_pathlist);
+	inner_path = fpb_hj_cheapest_safe(innerrel);
+	if (!outer_path->parallel_safe || outer_path->param_info != NULL ||
+		inner_path == NULL)
+		return;
+	fpb_hj_try_path(root, joinrel, jointype, extra, hashclauses,
+					outer_path, inner_path, true);
 }
 
 static int

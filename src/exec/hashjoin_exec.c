@@ -44,6 +44,11 @@ static const CustomExecMethods fpb_hj_exec_methods = {
 	.EndCustomScan = fpb_hj_end,
 	.ReScanCustomScan = fpb_hj_rescan,
 	.ExplainCustomScan = fpb_hj_explain,
+	.EstimateDSMCustomScan = fpb_hj_estimate_dsm,
+	.InitializeDSMCustomScan = fpb_hj_initialize_dsm,
+	.ReInitializeDSMCustomScan = fpb_hj_reinitialize_dsm,
+	.InitializeWorkerCustomScan = fpb_hj_initialize_worker,
+	.ShutdownCustomScan = fpb_hj_shutdown,
 };
 
 Node *
@@ -711,24 +716,32 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (es->analyze)
 	{
+		FpbHjInstr	all;
+		FpbHjInstr *workers;
+		int			nworkers;
+
+		/* over all participants when below a Gather (hashjoin_parallel.c) */
+		nworkers = fpb_hj_instr_collect(st, &all, &workers);
 		ExplainPropertyText("Prefetch", fpb_hj_scheme_name(st->scheme), es);
 		if (st->scheme == FPB_HJ_PREFETCH_GROUP)
 			ExplainPropertyInteger("Group Size", NULL, st->group_size, es);
 		else if (st->scheme == FPB_HJ_PREFETCH_PIPELINED)
 			ExplainPropertyInteger("Prefetch Distance", NULL, st->distance, es);
-		ExplainPropertyInteger("Buckets", NULL, st->max_buckets, es);
-		ExplainPropertyInteger("Batches", NULL, st->nbatch, es);
+		ExplainPropertyInteger("Buckets", NULL, all.max_buckets, es);
+		ExplainPropertyInteger("Batches", NULL, all.nbatch, es);
 		ExplainPropertyInteger("Original Batches", NULL, st->plan_nbatch, es);
-		ExplainPropertyInteger("Builds", NULL, st->nbuilds, es);
+		ExplainPropertyInteger("Builds", NULL, all.nbuilds, es);
 		ExplainPropertyInteger("Peak Memory Usage", "kB",
-							   (int64) ((st->peak_space + 1023) / 1024), es);
-		ExplainPropertyBool("Spilled", st->spilled, es);
-		ExplainPropertyInteger("Radix Partitions", NULL, st->max_radix_parts,
+							   (int64) ((all.peak_space + 1023) / 1024), es);
+		ExplainPropertyBool("Spilled", all.spilled, es);
+		ExplainPropertyInteger("Radix Partitions", NULL, all.max_radix_parts,
 							   es);
-		if (st->max_radix_parts > 0)
-			ExplainPropertyInteger("Probe Chunks", NULL, st->radix.nchunks, es);
-		if (st->spilled)
+		if (all.max_radix_parts > 0)
+			ExplainPropertyInteger("Probe Chunks", NULL, all.nchunks, es);
+		if (all.spilled)
 			ExplainPropertyText("Partition Prefetch",
 								fpb_hj_scheme_name(st->partition_scheme), es);
+		if (es->verbose && nworkers > 0)
+			fpb_hj_explain_workers(workers, nworkers, es);
 	}
 }

@@ -70,6 +70,22 @@ typedef enum FpbEqKind
 	FPB_EQ_INT84				/* int84eq */
 } FpbEqKind;
 
+/* EXPLAIN ANALYZE figures of one participant (hashjoin_parallel.c) */
+typedef struct FpbHjInstr
+{
+	bool		ran;			/* built a table */
+	bool		spilled;
+	int			nbatch;
+	int			max_radix_parts;
+	uint32		max_buckets;
+	int64		nbuilds;
+	int64		nchunks;
+	Size		peak_space;
+} FpbHjInstr;
+
+typedef struct FpbHjSharedInstr FpbHjSharedInstr;
+typedef struct FpbHjInstrCopy FpbHjInstrCopy;
+
 typedef struct FpbHjState
 {
 	CustomScanState css;
@@ -161,6 +177,8 @@ typedef struct FpbHjState
 	Size		peak_space;
 	uint32		max_buckets;
 	bool		spilled;
+	FpbHjSharedInstr *shared_instr; /* a worker's slots in the DSM chunk */
+	FpbHjInstrCopy *instr_copy;	/* the leader's copy of the workers' */
 } FpbHjState;
 
 /* ---- hashjoin_build.c: hashing and loading the build side ---- */
@@ -212,6 +230,21 @@ extern TupleTableSlot *fpb_hj_probe_pipelined(FpbHjState *st);
  * matched, walking st->fill_iter; NULL at the end.
  */
 extern TupleTableSlot *fpb_hj_fill_inner_next(FpbHjState *st);
+
+/* ---- hashjoin_parallel.c: below a Gather ---- */
+extern Size fpb_hj_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+extern void fpb_hj_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+								  void *coordinate);
+extern void fpb_hj_reinitialize_dsm(CustomScanState *node,
+									ParallelContext *pcxt, void *coordinate);
+extern void fpb_hj_initialize_worker(CustomScanState *node, shm_toc *toc,
+									 void *coordinate);
+extern void fpb_hj_shutdown(CustomScanState *node);
+extern void fpb_hj_instr_add(FpbHjInstr *w, FpbHjState *st);
+extern int	fpb_hj_instr_collect(FpbHjState *st, FpbHjInstr *all,
+								 FpbHjInstr **workers);
+extern void fpb_hj_explain_workers(FpbHjInstr *workers, int n,
+								   struct ExplainState *es);
 
 /* ---- inline helpers of both phases ---- */
 

@@ -1,0 +1,212 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashjoin_parallel.c
+ *	  PrefetchHashJoin below a Gather: the CustomScan DSM callbacks.
+ *
+ *	  The partial path is parallel-oblivious in what it computes: every
+ *	  participant probes its share of a parallel outer scan against a
+ *	  private table of the whole inner side, and nothing of the join is
+ *	  shared.  The node is still marked parallel-aware so that it gets a
+ *	  chunk of the query's dynamic shared memory: there each worker leaves
+ *	  its EXPLAIN ANALYZE figures (tables built, batches, peak memory), which
+ *	  the leader, whose own node state holds only its own figures, shows
+ *	  next to them.
+ *
+ *	  The leader cannot read the chunk when its node shuts down, since the
+ *	  workers may still be running then (a Gather shuts its children down
+ *	  before it waits for its workers), nor at EXPLAIN time, when the
+ *	  segment is gone.  So it copies the chunk in a callback run when the
+ *	  segment is detached, after the workers finished.  The copy lives in
+ *	  TopTransactionContext, which outlives the segment on every path,
+ *	  error included, so the callback never writes into executor memory
+ *	  that an abort may already have released.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "commands/explain.h"
+#include "lib/stringinfo.h"
+#include "storage/dsm.h"
+#include "utils/memutils.h"
+
+#include "hashjoin_int.h"
+
+/* the DSM chunk: one slot per planned worker */
+typedef struct FpbHjSharedInstr
+{
+	int			nworkers;
+	FpbHjInstr	w[FLEXIBLE_ARRAY_MEMBER];
+} FpbHjSharedInstr;
+
+/* the leader's copy, filled when the segment is detached */
+struct FpbHjInstrCopy
+{
+	FpbHjSharedInstr *src;		/* in the segment, until it is detached */
+	bool		valid;
+	FpbHjSharedInstr copy;		/* nworkers slots follow */
+};
+
+static Size
+fpb_hj_instr_size(int nworkers)
+{
+	return add_size(offsetof(FpbHjSharedInstr, w),
+					mul_size(sizeof(FpbHjInstr), Max(nworkers, 0)));
+}
+
+Size
+fpb_hj_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return fpb_hj_instr_size(pcxt->nworkers);
+}
+
+static void
+fpb_hj_instr_detach(dsm_segment *seg, Datum arg)
+{
+	FpbHjInstrCopy *c = (FpbHjInstrCopy *) DatumGetPointer(arg);
+
+	memcpy(&c->copy, c->src, fpb_hj_instr_size(c->src->nworkers));
+	c->valid = true;
+}
+
+void
+fpb_hj_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+					  void *coordinate)
+{
+	FpbHjState *st = (FpbHjState *) node;
+	FpbHjSharedInstr *shared = (FpbHjSharedInstr *) coordinate;
+	Size		size = fpb_hj_instr_size(pcxt->nworkers);
+
+	memset(shared, 0, size);
+	shared->nworkers = pcxt->nworkers;
+
+	/*
+	 * Without a segment (no dynamic shared memory could be had) no worker
+	 * is launched, and the chunk is private memory freed with the context.
+	 */
+	st->instr_copy = NULL;
+	if (pcxt->seg == NULL || pcxt->nworkers == 0)
+		return;
+	st->instr_copy = MemoryContextAllocZero(TopTransactionContext,
+											offsetof(FpbHjInstrCopy, copy) +
+											size);
+	st->instr_copy->src = shared;
+	on_dsm_detach(pcxt->seg, fpb_hj_instr_detach,
+				  PointerGetDatum(st->instr_copy));
+}
+
+/*
+ * Rescan of the Gather: the workers of the next pass add their figures to
+ * the same slots, as the leader's own count over rescans.
+ */
+void
+fpb_hj_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+						void *coordinate)
+{
+}
+
+void
+fpb_hj_initialize_worker(CustomScanState *node, shm_toc *toc,
+						 void *coordinate)
+{
+	FpbHjState *st = (FpbHjState *) node;
+
+	st->shared_instr = (FpbHjSharedInstr *) coordinate;
+}
+
+/* A worker leaves its figures in its slot. */
+void
+fpb_hj_shutdown(CustomScanState *node)
+{
+	FpbHjState *st = (FpbHjState *) node;
+	FpbHjInstr *w;
+
+	if (st->shared_instr == NULL || !IsParallelWorker() ||
+		ParallelWorkerNumber < 0 ||
+		ParallelWorkerNumber >= st->shared_instr->nworkers)
+		return;
+	w = &st->shared_instr->w[ParallelWorkerNumber];
+	fpb_hj_instr_add(w, st);
+	st->shared_instr = NULL;	/* once */
+}
+
+/* Add a node's own figures to w. */
+void
+fpb_hj_instr_add(FpbHjInstr *w, FpbHjState *st)
+{
+	w->ran = w->ran || st->nbuilds > 0;
+	w->nbuilds += st->nbuilds;
+	w->nbatch = Max(w->nbatch, st->nbatch);
+	w->peak_space = Max(w->peak_space, st->peak_space);
+	w->max_buckets = Max(w->max_buckets, st->max_buckets);
+	w->max_radix_parts = Max(w->max_radix_parts, st->max_radix_parts);
+	w->nchunks += st->radix.nchunks;
+	w->spilled = w->spilled || st->spilled;
+}
+
+/*
+ * The figures of every participant that ran the node: the leader's own
+ * (when it built a table, or when no worker reported) and the workers'.
+ * Returns the number of workers whose slots are in *workers (0 when none
+ * reported); *all gets the sum / maximum over all participants.
+ */
+int
+fpb_hj_instr_collect(FpbHjState *st, FpbHjInstr *all, FpbHjInstr **workers)
+{
+	FpbHjInstrCopy *c = st->instr_copy;
+	int			n = 0;
+	int			i;
+
+	memset(all, 0, sizeof(FpbHjInstr));
+	*workers = NULL;
+	if (c != NULL && c->valid)
+	{
+		n = c->copy.nworkers;
+		*workers = c->copy.w;
+		for (i = 0; i < n; i++)
+		{
+			FpbHjInstr *w = &c->copy.w[i];
+
+			if (!w->ran)
+				continue;
+			all->ran = true;
+			all->nbuilds += w->nbuilds;
+			all->nbatch = Max(all->nbatch, w->nbatch);
+			all->peak_space = Max(all->peak_space, w->peak_space);
+			all->max_buckets = Max(all->max_buckets, w->max_buckets);
+			all->max_radix_parts = Max(all->max_radix_parts,
+									   w->max_radix_parts);
+			all->nchunks += w->nchunks;
+			all->spilled = all->spilled || w->spilled;
+		}
+	}
+	if (st->nbuilds > 0 || !all->ran)
+		fpb_hj_instr_add(all, st);
+	return n;
+}
+
+/* EXPLAIN (ANALYZE, VERBOSE): one line of figures per worker that ran. */
+void
+fpb_hj_explain_workers(FpbHjInstr *workers, int n, ExplainState *es)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		FpbHjInstr *w = &workers[i];
+		StringInfoData buf;
+		char		label[32];
+
+		if (!w->ran)
+			continue;
+		initStringInfo(&buf);
+		appendStringInfo(&buf,
+						 "Builds: " INT64_FORMAT ", Batches: %d, Peak Memory Usage: " INT64_FORMAT " kB",
+						 w->nbuilds, w->nbatch,
+						 (int64) ((w->peak_space + 1023) / 1024));
+		snprintf(label, sizeof(label), "Worker %d", i);
+		ExplainPropertyText(label, buf.data, es);
+		pfree(buf.data);
+	}
+}

@@ -1,0 +1,106 @@
+
+# PrefetchHashJoin below a Gather, cancelled by statement_timeout while its
+# participants build their tables and while they probe, both with batch
+# files open (a 64 kB hash_mem).  A plpgsql function that sleeps on the
+# rows after the first ones (declared parallel-safe so that the workers run
+# it) holds each phase long enough.  Afterwards no parallel worker is left,
+# no temporary file remains, the session runs the next query, and the same
+# join finishes with the same answer as the built-in Parallel Hash Join.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('hjpar');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'fpbtree'
+autovacuum = off
+lc_messages = 'C'
+max_parallel_workers_per_gather = 2
+max_parallel_workers = 4
+});
+$node->start;
+
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION fpbtree;
+CREATE TABLE o AS SELECT g AS id, g % 20000 AS k FROM generate_series(1, 200000) g;
+CREATE TABLE i AS SELECT g AS id, g AS k FROM generate_series(1, 20000) g;
+ANALYZE o, i;
+-- sleeps 1 ms for rows past n; cheap to the planner, which would otherwise
+-- rather divide its calls on i among the participants of a second Gather
+CREATE FUNCTION slow(v int, n int) RETURNS int LANGUAGE plpgsql PARALLEL SAFE COST 1
+AS $$ BEGIN IF v > n THEN PERFORM pg_sleep(0.001); END IF; RETURN v; END $$;
+});
+
+# forced onto our parallel path: the built-in join divides its build among
+# the participants, which wins at zero parallel costs
+my $set = q{
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET enable_parallel_hash = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SET fpbtree.hashjoin_cache_size = 0;
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+};
+
+# %s: the row past which the function sleeps; it is a filter of one
+# side's scan, so it runs in the phase that reads that side
+my %phase = (
+	# each participant loads the whole inner side
+	build => 'SELECT count(*), sum(o.id) FROM o JOIN i ON o.k = i.k WHERE slow(i.id, %s) > 0',
+	# each participant's share of the outer side
+	probe => 'SELECT count(*), sum(o.id) FROM o JOIN i ON o.k = i.k WHERE slow(o.id, %s) > 0',
+);
+my %slow_past = (build => 5000, probe => 20000);
+
+foreach my $p (sort keys %phase)
+{
+	my $q = sprintf($phase{$p}, $slow_past{$p});
+	my $plan = $node->safe_psql('postgres', $set . "EXPLAIN (COSTS OFF) $q");
+	like(
+		$plan,
+		qr/Gather.*Parallel Custom Scan \(PrefetchHashJoin\).*Parallel Seq Scan on o\b.*\bSeq Scan on i\b/s,
+		"$p: PrefetchHashJoin below a Gather, probing o, building on i");
+
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		$set . "SET statement_timeout = '1500ms';\n$q;\nSELECT 'next query ran';",
+		on_error_stop => 0);
+	like($stderr, qr/canceling statement due to statement timeout/,
+		"$p: cancelled by statement_timeout");
+	like($stdout, qr/next query ran/, "$p: the session runs the next query");
+
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
+		"$p: no parallel worker left");
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
+		'0', "$p: no temporary file left");
+}
+
+# the same joins without sleeping, run to the end, spill and agree with the
+# built-in join
+foreach my $p (sort keys %phase)
+{
+	my $q = sprintf($phase{$p}, 1000000);
+	my $explain = $node->safe_psql('postgres',
+		$set . "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $q");
+	like($explain, qr/Spilled: true/, "$p: the join spills");
+	my $ours = $node->safe_psql('postgres', $set . $q);
+	my $builtin = $node->safe_psql('postgres',
+		$set . "SET enable_prefetch_hashjoin = off;\nSET enable_parallel_hash = on;\n$q");
+	is($ours, $builtin, "$p: same answer as the built-in join");
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
+		'0', "$p: no temporary file left after completion");
+}
+
+$node->stop;
+done_testing();
