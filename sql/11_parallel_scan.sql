@@ -8,6 +8,7 @@
 
 \set ECHO none
 \i sql/include/setup.sql
+\i sql/include/fpb_helpers.sql
 \set ECHO all
 
 -- Every table exists twice: ps<n>_f with fpbtree indexes, ps<n>_b with
@@ -63,15 +64,9 @@ END $$;
 
 CREATE FUNCTION ps_plan(q text, workers int) RETURNS text
 LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	res text := '';
 BEGIN
 	PERFORM ps_mode(workers);
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		res := res || line || E'\n';
-	END LOOP;
-	RETURN res;
+	RETURN fpb_explain(q);
 END $$;
 
 CREATE FUNCTION ps_rows(q text, workers int) RETURNS text[]

@@ -94,7 +94,7 @@ say "TAP tests"
 # pgxs's prove_installcheck writes tmp_check/ next to the Makefile, and the
 # tests must run as a user initdb accepts: run them in a copy of the tree
 TAPDIR=$(mktemp -d /tmp/fpbtree_tap.XXXXXX)
-cp -r Makefile fpbtree.control fpbtree--1.0.sql src sql expected test "$TAPDIR"/
+cp -r Makefile fpbtree.control fpbtree--*.sql src sql expected test "$TAPDIR"/
 rm -rf "$TAPDIR/test/regress_out" "$TAPDIR/test/tmp_check"
 chmod 0755 "$TAPDIR"
 run_as=()

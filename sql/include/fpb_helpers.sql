@@ -24,18 +24,25 @@ BEGIN
 	PERFORM set_config('max_parallel_workers_per_gather', '0', true);
 END $$;
 
--- The EXPLAIN (COSTS OFF) of a query under a mode, as one text.
-CREATE OR REPLACE FUNCTION fpb_plan(q text, mode text) RETURNS text
+-- The EXPLAIN (COSTS OFF) of a query under the current settings, as one text.
+CREATE OR REPLACE FUNCTION fpb_explain(q text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
 	line text;
 	res text := '';
 BEGIN
-	PERFORM fpb_mode(mode);
 	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
 		res := res || line || E'\n';
 	END LOOP;
 	RETURN res;
+END $$;
+
+-- The EXPLAIN (COSTS OFF) of a query under a mode, as one text.
+CREATE OR REPLACE FUNCTION fpb_plan(q text, mode text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM fpb_mode(mode);
+	RETURN fpb_explain(q);
 END $$;
 
 -- The rows of a query under a mode, each row as text, in result order.

@@ -576,44 +576,26 @@ fpb_xbound_converted(const FpbXDomain *d, int64 conv, int overflow,
 	return conv;
 }
 
-PG_FUNCTION_INFO_V1(fpbtree_xkey_timestamp_date);
-Datum
-fpbtree_xkey_timestamp_date(PG_FUNCTION_ARGS)
-{
-	int			overflow;
-	Timestamp	conv = date2timestamp_opt_overflow(PG_GETARG_DATEADT(0),
-												   &overflow);
-
-	PG_RETURN_FPBKEY(int_to_key(fpb_xbound_converted(&fpb_timestamp_domain,
-													 conv, overflow,
-													 PG_GETARG_BOOL(1))));
+/* a support function 3 whose bound is the converted scan value */
+#define FPB_XKEY_CONVERTED(name, getarg, convert) \
+PG_FUNCTION_INFO_V1(name); \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	int			overflow; \
+	int64		conv = convert(getarg(0), &overflow); \
+ \
+	PG_RETURN_FPBKEY(int_to_key(fpb_xbound_converted(&fpb_timestamp_domain, \
+													 conv, overflow, \
+													 PG_GETARG_BOOL(1)))); \
 }
 
-PG_FUNCTION_INFO_V1(fpbtree_xkey_timestamptz_date);
-Datum
-fpbtree_xkey_timestamptz_date(PG_FUNCTION_ARGS)
-{
-	int			overflow;
-	TimestampTz conv = date2timestamptz_opt_overflow(PG_GETARG_DATEADT(0),
-													 &overflow);
-
-	PG_RETURN_FPBKEY(int_to_key(fpb_xbound_converted(&fpb_timestamp_domain,
-													 conv, overflow,
-													 PG_GETARG_BOOL(1))));
-}
-
-PG_FUNCTION_INFO_V1(fpbtree_xkey_timestamptz_timestamp);
-Datum
-fpbtree_xkey_timestamptz_timestamp(PG_FUNCTION_ARGS)
-{
-	int			overflow;
-	TimestampTz conv = timestamp2timestamptz_opt_overflow(PG_GETARG_TIMESTAMP(0),
-														  &overflow);
-
-	PG_RETURN_FPBKEY(int_to_key(fpb_xbound_converted(&fpb_timestamp_domain,
-													 conv, overflow,
-													 PG_GETARG_BOOL(1))));
-}
+FPB_XKEY_CONVERTED(fpbtree_xkey_timestamp_date, PG_GETARG_DATEADT,
+				   date2timestamp_opt_overflow)
+FPB_XKEY_CONVERTED(fpbtree_xkey_timestamptz_date, PG_GETARG_DATEADT,
+				   date2timestamptz_opt_overflow)
+FPB_XKEY_CONVERTED(fpbtree_xkey_timestamptz_timestamp, PG_GETARG_TIMESTAMP,
+				   timestamp2timestamptz_opt_overflow)
 
 #define FPB_XKEY_FUNC(name, domain, cmp) \
 PG_FUNCTION_INFO_V1(name); \

@@ -301,6 +301,24 @@ fpb_page_child(Page page, uint64 k, uint64 t, BlockNumber blkno)
 	return fpb_node_children(node, cap)[i];
 }
 
+/*
+ * The node at *line of the page's in-page leaf chain; advances *line to the
+ * next one.  *guard counts the steps, so that a damaged chain with a cycle
+ * is reported rather than followed for ever.
+ */
+static char *
+fpb_chain_step(Page page, FpbPageOpaque opq, uint16 *line, int cap,
+			   BlockNumber blkno, int *guard)
+{
+	char	   *node = fpb_get_node(page, opq, *line, opq->x, cap,
+									FPB_NODE_LEAF, blkno);
+
+	if (++(*guard) > FPB_NLINES)
+		fpb_page_corrupt(blkno, "cycle in the in-page leaf chain");
+	*line = ((FpbNodeHeader *) node)->next;
+	return node;
+}
+
 /* Does this internal page hold a downlink to child? */
 bool
 fpb_page_find_child(Page page, BlockNumber child, BlockNumber blkno)
@@ -314,17 +332,13 @@ fpb_page_find_child(Page page, BlockNumber child, BlockNumber blkno)
 		return false;
 	while (line != FPB_NONE)
 	{
-		char	   *node = fpb_get_node(page, opq, line, opq->x, cap,
-										FPB_NODE_LEAF, blkno);
+		char	   *node = fpb_chain_step(page, opq, &line, cap, blkno, &guard);
 		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
 		BlockNumber *ch = fpb_node_children(node, cap);
 
 		for (int i = 0; i < hdr->n; i++)
 			if (ch[i] == child)
 				return true;
-		line = hdr->next;
-		if (++guard > FPB_NLINES)
-			fpb_page_corrupt(blkno, "cycle in the in-page leaf chain");
 	}
 	return false;
 }
@@ -345,8 +359,7 @@ fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno)
 
 	while (line != FPB_NONE)
 	{
-		char	   *node = fpb_get_node(page, opq, line, opq->x, cap,
-										FPB_NODE_LEAF, blkno);
+		char	   *node = fpb_chain_step(page, opq, &line, cap, blkno, &guard);
 		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
 		uint64	   *keys = fpb_node_keys(node);
 		ItemPointerData *tids = fpb_node_tids(node, cap);
@@ -360,9 +373,6 @@ fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno)
 			out[n].t = fpb_tid_to_t(&tids[i]);
 			out[n].child = ch ? ch[i] : InvalidBlockNumber;
 		}
-		line = hdr->next;
-		if (++guard > FPB_NLINES)
-			fpb_page_corrupt(blkno, "cycle in the in-page leaf chain");
 	}
 	if (n != (int) opq->nentries)
 		fpb_page_corrupt(blkno, "fewer entries than the page header counts");
@@ -392,8 +402,7 @@ fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo, uint64 thi,
 	*ended = false;
 	while (line != FPB_NONE)
 	{
-		char	   *node = fpb_get_node(page, opq, line, opq->x, cap,
-										FPB_NODE_LEAF, blkno);
+		char	   *node = fpb_chain_step(page, opq, &line, cap, blkno, &guard);
 		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
 		uint64	   *keys = fpb_node_keys(node);
 		ItemPointerData *tids = fpb_node_tids(node, cap);
@@ -413,9 +422,6 @@ fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo, uint64 thi,
 				fpb_page_corrupt(blkno, "more entries than the page header counts");
 			out[n++] = t;
 		}
-		line = hdr->next;
-		if (++guard > FPB_NLINES)
-			fpb_page_corrupt(blkno, "cycle in the in-page leaf chain");
 	}
 	return n;
 }
