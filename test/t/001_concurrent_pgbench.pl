@@ -13,18 +13,18 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('main');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
+
+my $node = fpb_node(
+	'main', q{
 max_connections = 40
 autovacuum_naptime = 1s
 autovacuum_vacuum_threshold = 200
 autovacuum_vacuum_scale_factor = 0.01
 log_statement = none
 });
-$node->start;
 
 $node->safe_psql(
 	'postgres', q{

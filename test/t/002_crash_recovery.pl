@@ -12,18 +12,18 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
 use IPC::Run;
 use Time::HiRes qw(usleep);
 
-my $node = PostgreSQL::Test::Cluster->new('main');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+my $node = fpb_node(
+	'main', q{
 log_statement = none
 autovacuum = off
 });
-$node->start;
 
 $node->safe_psql(
 	'postgres', q{

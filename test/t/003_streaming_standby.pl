@@ -12,14 +12,14 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
+
+my $primary = fpb_node(
+	'primary', q{
 log_statement = none
-});
-$primary->start;
+}, allows_streaming => 1);
 
 # an index that exists before the base backup
 $primary->safe_psql(

@@ -35,14 +35,14 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('main');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
+
+my $node = fpb_node(
+	'main', q{
 autovacuum = off
 });
-$node->start;
 
 my $blcksz = $node->safe_psql('postgres', 'SHOW block_size') + 0;
 

@@ -15,16 +15,16 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('prefetch');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
+
+my $node = fpb_node(
+	'prefetch', q{
 effective_io_concurrency = 16
 shared_buffers = 16MB
 autovacuum = off
 });
-$node->start;
 
 $node->safe_psql(
 	'postgres', q{

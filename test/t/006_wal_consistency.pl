@@ -15,15 +15,15 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
+
+my $primary = fpb_node(
+	'primary', q{
 wal_consistency_checking = 'generic'
 log_statement = none
-});
-$primary->start;
+}, allows_streaming => 1);
 $primary->safe_psql('postgres',
 	q{SELECT pg_create_physical_replication_slot('standby')});
 $primary->safe_psql(

@@ -16,15 +16,14 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('main');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
+
+my $node = fpb_node(
+	'main', q{
 autovacuum = off
-lc_messages = 'C'
 });
-$node->start;
 
 # every dotted setting, with a value that is not its default
 my $rows = $node->safe_psql(

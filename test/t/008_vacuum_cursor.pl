@@ -24,17 +24,17 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('vacuum_cursor');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
+
+my $node = fpb_node(
+	'vacuum_cursor', q{
 autovacuum = off
 max_parallel_workers_per_gather = 0
 # VACUUM's own backend does all the work (and waits, where it waits)
 max_parallel_maintenance_workers = 0
 });
-$node->start;
 
 # kf and kb hold the same keys (pairs of duplicates); heap order is not key
 # order, so every leaf points into many heap pages

@@ -8,18 +8,18 @@ use PostgreSQL::Test::Utils;
 use IPC::Run;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('main');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
+
+my $node = fpb_node(
+	'main', q{
 max_parallel_maintenance_workers = 2
 maintenance_work_mem = '128MB'
 min_parallel_table_scan_size = 0
 autovacuum = off
 log_statement = none
 });
-$node->start;
 
 $node->safe_psql(
 	'postgres', q{

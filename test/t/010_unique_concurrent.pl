@@ -19,15 +19,15 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('unique_concurrent');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
+
+my $node = fpb_node(
+	'unique_concurrent', q{
 autovacuum = off
 max_parallel_workers_per_gather = 0
 });
-$node->start;
 
 $node->safe_psql(
 	'postgres', q{

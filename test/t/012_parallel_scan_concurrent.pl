@@ -15,18 +15,18 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('pscan');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
+
+my $node = fpb_node(
+	'pscan', q{
 effective_io_concurrency = 16
 shared_buffers = 16MB
 autovacuum = off
 max_worker_processes = 16
 max_parallel_workers = 16
 });
-$node->start;
 
 # full leaves and level-1 pages (fillfactor 100): nearly every insert
 # splits a leaf, and with it soon a level-1 page, while scans hold runs of

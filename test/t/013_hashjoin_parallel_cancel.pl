@@ -14,17 +14,16 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('hjpar');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'fpbtree'
+use FindBin;
+use lib $FindBin::RealBin;
+use FpbNode;
+
+my $node = fpb_node(
+	'hjpar', q{
 autovacuum = off
-lc_messages = 'C'
 max_parallel_workers_per_gather = 2
 max_parallel_workers = 4
 });
-$node->start;
 
 $node->safe_psql(
 	'postgres', q{

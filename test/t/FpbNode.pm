@@ -1,0 +1,28 @@
+# The cluster a TAP test starts from: fpbtree preloaded, server messages in
+# English (tests match them), the test's own settings appended.
+package FpbNode;
+
+use strict;
+use warnings;
+
+use Exporter 'import';
+use PostgreSQL::Test::Cluster;
+
+our @EXPORT = qw(fpb_node);
+
+# A started cluster called $name with $conf (postgresql.conf lines) added;
+# %init goes to init(), e.g. allows_streaming => 1.
+sub fpb_node
+{
+	my ($name, $conf, %init) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+
+	$node->init(%init);
+	$node->append_conf('postgresql.conf',
+		"shared_preload_libraries = 'fpbtree'\nlc_messages = 'C'\n"
+		  . ($conf // ''));
+	$node->start;
+	return $node;
+}
+
+1;
