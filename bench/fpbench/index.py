@@ -440,9 +440,10 @@ HALF_WARM_QUERIES = 5
 
 def wl_half():
     """Index-only count over half of the scattered (_grown) table, warm and
-    cold, at the view's parallel settings: both access methods run parallel
-    index-only scans where the view allows them (checked), so the default
-    view compares btree's parallel scan with fpbtree's."""
+    cold, at the view's parallel settings: where the view allows workers the
+    planner gives both access methods parallel index-only scans at the
+    published scale, so the default view compares btree's parallel scan with
+    fpbtree's; a row says when a side's plan is not parallel."""
     n = max(1, GROWN_ROWS // 2)
     mw = Metric("half_warm", "index-only count over %d of %d scattered entries, warm" % (n, GROWN_ROWS),
                 "ms/query", "lower")
@@ -450,9 +451,8 @@ def wl_half():
                 "ms/query", "lower")
 
     def needle(side):
-        # in views with workers both sides must choose their parallel scan
-        return "%sIndex Only Scan using %s" % ("" if C.serial_view() else "Parallel ",
-                                              idx(side, "_grown"))
+        # a plain or a parallel scan; the plan columns say which
+        return "Index Only Scan using %s" % idx(side, "_grown")
 
     def query(side, lo, hi):
         return "SELECT count(*) FROM %s WHERE a >= %s AND a < %s" % (tbl(side, "_grown"), lit(lo), lit(hi))
@@ -461,11 +461,16 @@ def wl_half():
         ensure_grown()
         ensure_warm_tables()
         lo, hi = random_ranges(8000, n, GROWN_ROWS, 1)[0]
-        counts = []
+        counts, serial = [], []
         for side in SIDES:
             plan = check_plan(query(side, lo, hi), [needle(side)], FORCE_INDEX, analyze=True)
             note_plan([mw, mc], side["id"], plan)
+            if not C.serial_view() and "Parallel Index Only Scan" not in plan:
+                serial.append(side["id"])
             counts.append(int(psql_val(query(side, lo, hi) + ";", options=FORCE_INDEX)))
+        # in a view with workers the planner may still keep a small range serial
+        for m in (mw, mc):
+            m.note = "(%s: not a parallel scan)" % "+".join(serial) if serial else ""
         if counts[0] != counts[1] or not count_ok(counts[0], n):
             raise BenchError("half range [%d, %d): btree counts %d, fpbtree %d, expected about %d"
                              % (lo, hi, counts[0], counts[1], n))
