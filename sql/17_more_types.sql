@@ -4,8 +4,8 @@
 -- btree's order and decode to the very value, every operator with bounds
 -- at the ends of each type's range and between stored values, NULLs,
 -- duplicates, ORDER BY both ways, index-only scans returning the stored
--- values (the same as btree's), bitmap scans, unique indexes, the
--- structural check after inserts and after VACUUM.
+-- values (the same as btree's), parallel index-only scans, bitmap scans,
+-- unique indexes, the structural check after inserts and after VACUUM.
 --
 
 -- on its own: the extension, settings, fpb_same() and its helpers
@@ -195,6 +195,55 @@ SELECT m::numeric FROM (SELECT m FROM mt ORDER BY m LIMIT 1) s;
 SELECT t FROM mt ORDER BY t DESC NULLS LAST LIMIT 2;
 SELECT ch = '\377' AS ch_max FROM mt ORDER BY ch DESC NULLS LAST LIMIT 1;
 SELECT b, count(*) FROM mt GROUP BY b ORDER BY b;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+-- parallel index-only scans: the workers decode the values too
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_index_scan_size = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) CREATE TABLE mt_par_ma AS SELECT ma::text AS v FROM mt WHERE ma > '80:00:00:00:00:00';
+EXPLAIN (COSTS OFF) CREATE TABLE mt_par_t AS SELECT t::text AS v FROM mt WHERE t < '20:00';
+CREATE TABLE mt_par_ma AS SELECT ma::text AS v FROM mt WHERE ma > '80:00:00:00:00:00';
+CREATE TABLE mt_par_m8 AS SELECT m8::text AS v FROM mt WHERE m8 <= '80:00:00:00:00:00:00:00';
+CREATE TABLE mt_par_m AS SELECT m::text AS v FROM mt WHERE m >= '-1.00';
+CREATE TABLE mt_par_t AS SELECT t::text AS v FROM mt WHERE t < '20:00';
+-- the same under a sequential scan
+SET max_parallel_workers_per_gather = 0;
+SET enable_seqscan = on;
+SET enable_indexscan = off;
+SET enable_indexonlyscan = off;
+CREATE TABLE mt_ref_ma AS SELECT ma::text AS v FROM mt WHERE ma > '80:00:00:00:00:00';
+CREATE TABLE mt_ref_m8 AS SELECT m8::text AS v FROM mt WHERE m8 <= '80:00:00:00:00:00:00:00';
+CREATE TABLE mt_ref_m AS SELECT m::text AS v FROM mt WHERE m >= '-1.00';
+CREATE TABLE mt_ref_t AS SELECT t::text AS v FROM mt WHERE t < '20:00';
+RESET enable_indexscan;
+RESET enable_indexonlyscan;
+SELECT 'ma' AS c, (SELECT count(*) FROM mt_ref_ma) AS n,
+       (SELECT count(*) FROM (SELECT v FROM mt_par_ma EXCEPT ALL SELECT v FROM mt_ref_ma) x) AS not_in_seq,
+       (SELECT count(*) FROM (SELECT v FROM mt_ref_ma EXCEPT ALL SELECT v FROM mt_par_ma) x) AS not_in_par
+UNION ALL
+SELECT 'm8' AS c, (SELECT count(*) FROM mt_ref_m8) AS n,
+       (SELECT count(*) FROM (SELECT v FROM mt_par_m8 EXCEPT ALL SELECT v FROM mt_ref_m8) x) AS not_in_seq,
+       (SELECT count(*) FROM (SELECT v FROM mt_ref_m8 EXCEPT ALL SELECT v FROM mt_par_m8) x) AS not_in_par
+UNION ALL
+SELECT 'm' AS c, (SELECT count(*) FROM mt_ref_m) AS n,
+       (SELECT count(*) FROM (SELECT v FROM mt_par_m EXCEPT ALL SELECT v FROM mt_ref_m) x) AS not_in_seq,
+       (SELECT count(*) FROM (SELECT v FROM mt_ref_m EXCEPT ALL SELECT v FROM mt_par_m) x) AS not_in_par
+UNION ALL
+SELECT 't' AS c, (SELECT count(*) FROM mt_ref_t) AS n,
+       (SELECT count(*) FROM (SELECT v FROM mt_par_t EXCEPT ALL SELECT v FROM mt_ref_t) x) AS not_in_seq,
+       (SELECT count(*) FROM (SELECT v FROM mt_ref_t EXCEPT ALL SELECT v FROM mt_par_t) x) AS not_in_par;
+DROP TABLE mt_par_ma, mt_ref_ma, mt_par_m8, mt_ref_m8, mt_par_m, mt_ref_m, mt_par_t, mt_ref_t;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_index_scan_size;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 
