@@ -28,6 +28,19 @@
  * oid:
  *		zero-extended; oid is unsigned and so is the key.
  *
+ * bool, "char":
+ *		false -> 0, true -> 1; a "char" is its byte zero-extended, since
+ *		"char" compares its bytes as unsigned ('\377' sorts last).
+ *
+ * money (an int64 count of the smallest currency unit), time (int64
+ *		microseconds, 00:00 to 24:00:00):
+ *		as the integers, each in a key domain of its own.
+ *
+ * macaddr, macaddr8:
+ *		the bytes in order as one big-endian unsigned number (48 or 64
+ *		bits), which is how the core compares them.
+ *			08:00:2b:01:02:03 -> 000008002B010203
+ *
  * float8:
  *		NaN (any payload, either sign) -> FFFFFFFFFFFFFFFF, the largest key,
  *		since btree sorts all NaNs as equal and above +Infinity.  Otherwise
@@ -61,8 +74,10 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "utils/cash.h"
 #include "utils/date.h"
 #include "utils/float.h"
+#include "utils/inet.h"
 #include "utils/timestamp.h"
 
 #include "fpbtree.h"
@@ -318,6 +333,156 @@ fpbtree_decode_oid(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("OID out of range")));
 	PG_RETURN_OID((Oid) k);
+}
+
+/* ----------------------------------------------------------------
+ * bool, "char", money, time: small or plain integers
+ * ----------------------------------------------------------------
+ */
+
+PG_FUNCTION_INFO_V1(fpbtree_encode_bool);
+PG_FUNCTION_INFO_V1(fpbtree_decode_bool);
+PG_FUNCTION_INFO_V1(fpbtree_encode_char);
+PG_FUNCTION_INFO_V1(fpbtree_decode_char);
+PG_FUNCTION_INFO_V1(fpbtree_encode_money);
+PG_FUNCTION_INFO_V1(fpbtree_decode_money);
+PG_FUNCTION_INFO_V1(fpbtree_encode_time);
+PG_FUNCTION_INFO_V1(fpbtree_decode_time);
+
+Datum
+fpbtree_encode_bool(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY(PG_GETARG_BOOL(0) ? 1 : 0);
+}
+
+Datum
+fpbtree_decode_bool(PG_FUNCTION_ARGS)
+{
+	uint64		k = PG_GETARG_FPBKEY(0);
+
+	if (unlikely(k > 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("fpbtree key is not the key of a boolean value")));
+	PG_RETURN_BOOL(k == 1);
+}
+
+Datum
+fpbtree_encode_char(PG_FUNCTION_ARGS)
+{
+	/* charlt and friends compare the byte as unsigned */
+	PG_RETURN_FPBKEY((uint8) PG_GETARG_CHAR(0));
+}
+
+Datum
+fpbtree_decode_char(PG_FUNCTION_ARGS)
+{
+	uint64		k = PG_GETARG_FPBKEY(0);
+
+	if (unlikely(k > PG_UINT8_MAX))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("\"char\" out of range")));
+	PG_RETURN_CHAR((char) (uint8) k);
+}
+
+Datum
+fpbtree_encode_money(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_CASH(0)));
+}
+
+Datum
+fpbtree_decode_money(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_CASH((Cash) key_to_int(PG_GETARG_FPBKEY(0)));
+}
+
+Datum
+fpbtree_encode_time(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_TIMEADT(0)));
+}
+
+Datum
+fpbtree_decode_time(PG_FUNCTION_ARGS)
+{
+	int64		v = key_to_int(PG_GETARG_FPBKEY(0));
+
+	/* 24:00:00 is a valid time */
+	if (unlikely(v < 0 || v > USECS_PER_DAY))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("time out of range")));
+	PG_RETURN_TIMEADT((TimeADT) v);
+}
+
+/* ----------------------------------------------------------------
+ * macaddr, macaddr8: bytes compared as one big-endian unsigned number
+ * ----------------------------------------------------------------
+ */
+
+PG_FUNCTION_INFO_V1(fpbtree_encode_macaddr);
+PG_FUNCTION_INFO_V1(fpbtree_decode_macaddr);
+PG_FUNCTION_INFO_V1(fpbtree_encode_macaddr8);
+PG_FUNCTION_INFO_V1(fpbtree_decode_macaddr8);
+
+Datum
+fpbtree_encode_macaddr(PG_FUNCTION_ARGS)
+{
+	macaddr    *m = PG_GETARG_MACADDR_P(0);
+
+	PG_RETURN_FPBKEY(((uint64) m->a << 40) | ((uint64) m->b << 32) |
+					 ((uint64) m->c << 24) | ((uint64) m->d << 16) |
+					 ((uint64) m->e << 8) | (uint64) m->f);
+}
+
+Datum
+fpbtree_decode_macaddr(PG_FUNCTION_ARGS)
+{
+	uint64		k = PG_GETARG_FPBKEY(0);
+	macaddr    *m;
+
+	if (unlikely(k >> 48))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("fpbtree key is not the key of a macaddr value")));
+	m = (macaddr *) palloc(sizeof(macaddr));
+	m->a = (unsigned char) (k >> 40);
+	m->b = (unsigned char) (k >> 32);
+	m->c = (unsigned char) (k >> 24);
+	m->d = (unsigned char) (k >> 16);
+	m->e = (unsigned char) (k >> 8);
+	m->f = (unsigned char) k;
+	PG_RETURN_MACADDR_P(m);
+}
+
+Datum
+fpbtree_encode_macaddr8(PG_FUNCTION_ARGS)
+{
+	macaddr8   *m = PG_GETARG_MACADDR8_P(0);
+
+	PG_RETURN_FPBKEY(((uint64) m->a << 56) | ((uint64) m->b << 48) |
+					 ((uint64) m->c << 40) | ((uint64) m->d << 32) |
+					 ((uint64) m->e << 24) | ((uint64) m->f << 16) |
+					 ((uint64) m->g << 8) | (uint64) m->h);
+}
+
+Datum
+fpbtree_decode_macaddr8(PG_FUNCTION_ARGS)
+{
+	uint64		k = PG_GETARG_FPBKEY(0);
+	macaddr8   *m = (macaddr8 *) palloc(sizeof(macaddr8));
+
+	m->a = (unsigned char) (k >> 56);
+	m->b = (unsigned char) (k >> 48);
+	m->c = (unsigned char) (k >> 40);
+	m->d = (unsigned char) (k >> 32);
+	m->e = (unsigned char) (k >> 24);
+	m->f = (unsigned char) (k >> 16);
+	m->g = (unsigned char) (k >> 8);
+	m->h = (unsigned char) k;
+	PG_RETURN_MACADDR8_P(m);
 }
 
 /* ----------------------------------------------------------------
