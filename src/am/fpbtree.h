@@ -511,6 +511,8 @@ extern void fpbparallelrescan(IndexScanDesc scan);
 extern bool fpb_pscan_claim(IndexScanDesc scan, bool forward,
 							uint64 lok, uint64 lot, uint64 hik, uint64 hit,
 							FpbScanRun *run);
+extern int	fpb_pscan_claim_interval(IndexScanDesc scan, bool forward,
+									 int nintervals);
 
 /* ---- scan.c ---- */
 extern IndexScanDesc fpbbeginscan(Relation r, int nkeys, int norderbys);

@@ -65,6 +65,7 @@ typedef struct FpbParallelScanData
 	uint64		et;
 	int			nents;
 	int			next;			/* first unclaimed entry */
+	int			nextival;		/* array keys: intervals handed out */
 	FpbEntry	ents[FLEXIBLE_ARRAY_MEMBER];	/* downlinks, in scan order */
 } FpbParallelScanData;
 
@@ -87,6 +88,7 @@ fpbinitparallelscan(void *target)
 	ps->status = FPB_PS_NOT_STARTED;
 	ps->first = true;
 	ps->nents = ps->next = 0;
+	ps->nextival = 0;
 }
 
 void
@@ -100,7 +102,43 @@ fpbparallelrescan(IndexScanDesc scan)
 	ps->status = FPB_PS_NOT_STARTED;
 	ps->first = true;
 	ps->nents = ps->next = 0;
+	ps->nextival = 0;
 	SpinLockRelease(&ps->mutex);
+}
+
+/*
+ * Scans with equality array keys read a list of disjoint key intervals
+ * (scankeys.c), the same list in every participant.  Each participant
+ * claims whole intervals, the next one in scan order, and reads it as a
+ * serial scan would: the intervals partition what the scan returns, so no
+ * entry is returned twice or missed, and each participant's entries come
+ * in index order.  Returns the interval's index in the list, or -1 when all
+ * have been handed out.  (One interval is not shared out in runs: a long
+ * interval is read by one participant.)
+ */
+int
+fpb_pscan_claim_interval(IndexScanDesc scan, bool forward, int nintervals)
+{
+	ParallelIndexScanDesc pscan = scan->parallel_scan;
+	FpbParallelScan ps = (FpbParallelScan)
+	OffsetToPointer(pscan, pscan->ps_offset);
+	int			c;
+
+	SpinLockAcquire(&ps->mutex);
+	if (ps->nextival == 0)
+		ps->forward = forward;
+	else if (ps->forward != forward)
+	{
+		SpinLockRelease(&ps->mutex);
+		elog(ERROR, "fpbtree: participants of a parallel scan disagree on its direction");
+	}
+	c = ps->nextival;
+	if (c < nintervals)
+		ps->nextival++;
+	SpinLockRelease(&ps->mutex);
+	if (c >= nintervals)
+		return -1;
+	return forward ? c : nintervals - 1 - c;
 }
 
 /* The key just below (k, t); (k, t) is above (0, 0). */

@@ -4,7 +4,9 @@
  *	  Index scans: amgettuple (both directions, index-only) and amgetbitmap.
  *
  * The scan keys are turned into one closed interval [lo, hi] of compound
- * keys (see fpb_scan_bounds), so no per-entry qual evaluation is needed.
+ * keys, or with equality array keys into a sorted list of disjoint ones
+ * read one after another (see scankeys.c), so no per-entry qual evaluation
+ * is needed.
  * Each leaf page is read under a share lock: the matching entries are
  * copied into the scan state and the lock is released, then the scan steps
  * to the sibling remembered at read time.  Only scans that must hold VACUUM
@@ -27,53 +29,8 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-typedef struct FpbScanOpaqueData
-{
-	bool		empty;			/* the keys can match nothing */
-	uint64		lok,
-				lot,
-				hik,
-				hit;			/* inclusive bounds */
+#include "scan.h"
 
-	bool		started;
-	BlockNumber curblk;			/* page the batch came from */
-	bool		keep_pin;		/* hold a pin on curblk while returning it */
-	Buffer		pinbuf;			/* pin on curblk, or InvalidBuffer */
-	BlockNumber leftblk;		/* its links when it was read */
-	BlockNumber rightblk;
-	uint64		curhik;			/* and its high key, unless rightmost */
-	uint64		curhit;
-	bool		more_left;		/* may pages to the left hold matches? */
-	bool		more_right;
-	FpbScanItem *items;
-	int			nitems;
-	int			cur;
-	int			maxitems;
-
-	/* encode procedure for a cross-type scan argument, cached */
-	Oid			xtype;
-	FmgrInfo	xproc;
-	bool		xbound;			/* xproc is support function 3 */
-	MemoryContext scancxt;		/* where the scan lives */
-	MemoryContext tupcxt;		/* index-only scan tuples, made when needed */
-	IndexTuple	valtup;			/* reusable index-only tuples (by-value */
-	IndexTuple	nulltup;		/* types: the datum is overwritten) */
-	FmgrInfo   *decproc;		/* index-only scans: decode, looked up once */
-	char	   *valdata;		/* where valtup's datum lives */
-
-	/* parallel scans: the scan's interval; [lok, hik] is the run's */
-	uint64		slok,
-				slot,
-				shik,
-				shit;
-	BlockNumber runlast;		/* lowest leaf listed for a backward run */
-
-	FpbPrefetcher pf;			/* leaf pages, through the jump pointers */
-	FpbHeapPrefetcher hp;		/* heap blocks of upcoming TIDs */
-	int			nodedist;		/* in-page leaf nodes prefetched ahead */
-} FpbScanOpaqueData;
-
-typedef FpbScanOpaqueData *FpbScanOpaque;
 
 IndexScanDesc
 fpbbeginscan(Relation r, int nkeys, int norderbys)
@@ -83,6 +40,7 @@ fpbbeginscan(Relation r, int nkeys, int norderbys)
 
 	so->pinbuf = InvalidBuffer;
 	so->curblk = InvalidBlockNumber;
+	so->runlast = InvalidBlockNumber;
 	/* a full leaf of the usual widths; a larger one grows it (readpage) */
 	so->maxitems = 512;
 	so->items = palloc(sizeof(FpbScanItem) * so->maxitems);
@@ -99,141 +57,6 @@ fpb_scan_release(FpbScanOpaque so)
 	if (BufferIsValid(so->pinbuf))
 		ReleaseBuffer(so->pinbuf);
 	so->pinbuf = InvalidBuffer;
-}
-
-static inline void
-fpb_lower(FpbScanOpaque so, uint64 k, uint64 t)
-{
-	if (fpb_key_cmp(k, t, so->lok, so->lot) > 0)
-	{
-		so->lok = k;
-		so->lot = t;
-	}
-}
-
-static inline void
-fpb_upper(FpbScanOpaque so, uint64 k, uint64 t)
-{
-	if (fpb_key_cmp(k, t, so->hik, so->hit) < 0)
-	{
-		so->hik = k;
-		so->hit = t;
-	}
-}
-
-/*
- * The closed range [*lo, *hi] of the column's keys whose values compare
- * equal to a scan key's value of type typid (empty, lo > hi, when none
- * does).  A cross-type value is bounded by its family's support function 3
- * for (column type, typid) when there is one (the date/time families), or
- * else encoded by typid's own encode function (a family whose types share
- * one key domain).  The function is looked up once per scan and type.
- */
-static void
-fpb_scan_encode(IndexScanDesc scan, Oid typid, Datum value,
-				uint64 *lo, uint64 *hi)
-{
-	Relation	index = scan->indexRelation;
-	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
-	Oid			coltype = index->rd_opcintype[0];
-
-	if (typid == InvalidOid || typid == coltype)
-	{
-		fpb_encode_range(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
-						 coltype, value, lo, hi);
-		return;
-	}
-	if (so->xtype != typid)
-	{
-		Oid			proc = get_opfamily_proc(index->rd_opfamily[0], coltype,
-											 typid, FPB_XKEY_PROC);
-
-		so->xbound = OidIsValid(proc);
-		if (!so->xbound)
-			proc = get_opfamily_proc(index->rd_opfamily[0], typid, typid,
-									 FPB_ENCODE_PROC);
-		if (!OidIsValid(proc))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_FUNCTION),
-					 errmsg("operator family of index \"%s\" has no encode function for type %s",
-							RelationGetRelationName(index), format_type_be(typid))));
-		fmgr_info_cxt(proc, &so->xproc, index->rd_indexcxt);
-		so->xtype = typid;
-	}
-	if (so->xbound)
-	{
-		*lo = (uint64) DatumGetInt64(FunctionCall2(&so->xproc, value,
-												   BoolGetDatum(false)));
-		*hi = (uint64) DatumGetInt64(FunctionCall2(&so->xproc, value,
-												   BoolGetDatum(true)));
-	}
-	else
-		fpb_encode_range(&so->xproc, typid, value, lo, hi);
-}
-
-/*
- * Intersect all scan keys into [lo, hi].  Every comparison also excludes
- * NULLs (they sort last, with the tiebreaker's top bit set).
- */
-static void
-fpb_scan_bounds(IndexScanDesc scan)
-{
-	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
-
-	so->empty = false;
-	so->lok = 0;
-	so->lot = 0;
-	so->hik = FPB_KEY_MAX;
-	so->hit = PG_UINT64_MAX;
-
-	for (int i = 0; i < scan->numberOfKeys; i++)
-	{
-		ScanKey		sk = &scan->keyData[i];
-		Oid			typid;
-		uint64		elo,
-					ehi;
-
-		if (sk->sk_flags & SK_ISNULL)
-		{
-			if (sk->sk_flags & SK_SEARCHNULL)
-				fpb_lower(so, FPB_KEY_MAX, FPB_T_NULLBIT);
-			else if (sk->sk_flags & SK_SEARCHNOTNULL)
-				fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
-			else
-				so->empty = true;	/* comparison with NULL */
-			continue;
-		}
-
-		typid = sk->sk_subtype;
-		fpb_scan_encode(scan, typid, sk->sk_argument, &elo, &ehi);
-
-		switch (sk->sk_strategy)
-		{
-			case BTLessStrategyNumber:
-				/* (elo, 0) itself is no entry: offset 0 is never used */
-				fpb_upper(so, elo, 0);
-				break;
-			case BTLessEqualStrategyNumber:
-				fpb_upper(so, ehi, FPB_T_MAX_NONNULL);
-				break;
-			case BTEqualStrategyNumber:
-				fpb_lower(so, elo, 0);
-				fpb_upper(so, ehi, FPB_T_MAX_NONNULL);
-				break;
-			case BTGreaterEqualStrategyNumber:
-				fpb_lower(so, elo, 0);
-				break;
-			case BTGreaterStrategyNumber:
-				fpb_lower(so, ehi, FPB_T_NULLBIT);
-				break;
-			default:
-				elog(ERROR, "fpbtree: unsupported strategy number %d",
-					 sk->sk_strategy);
-		}
-		fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
-	}
-	if (fpb_key_cmp(so->lok, so->lot, so->hik, so->hit) > 0)
-		so->empty = true;
 }
 
 void
@@ -498,7 +321,7 @@ fpb_scan_advance_prefetch(IndexScanDesc scan, bool forward)
 
 	if (so->pf.state == FPB_PF_OFF)
 		return;
-	if (scan->parallel_scan != NULL)
+	if (scan->parallel_scan != NULL && so->nivals == 0)
 	{
 		fpb_pf_run_advance(scan->indexRelation, &so->pf, so->curblk);
 		return;
@@ -570,6 +393,60 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 }
 
 /*
+ * Scans with array keys: start reading the next of the key intervals in
+ * direction forward, by a descent to its start.  Serial scans take the
+ * intervals in order; parallel participants claim them from the shared
+ * state, so each interval is read by exactly one participant, in whole,
+ * and each participant's intervals come to it in order.  Returns false when
+ * no interval is left (the batch and position are then left as they were).
+ */
+static bool
+fpb_scan_next_interval(IndexScanDesc scan, bool forward)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	FpbScanInterval *iv;
+	FpbStack	stack;
+	Buffer		buf;
+	int			i;
+
+	if (scan->parallel_scan != NULL)
+	{
+		i = fpb_pscan_claim_interval(scan, forward, so->nivals);
+		if (i < 0)
+			return false;
+	}
+	else
+	{
+		i = so->ival + (forward ? 1 : -1);
+		if (i < 0 || i >= so->nivals)
+			return false;
+	}
+	CHECK_FOR_INTERRUPTS();
+	so->ival = i;
+	iv = &so->ivals[i];
+	so->lok = iv->lok;
+	so->lot = iv->lot;
+	so->hik = iv->hik;
+	so->hit = iv->hit;
+	so->runlast = InvalidBlockNumber;
+	/* one descent, one index scan, per array element, as in btree */
+	pgstat_count_index_scan(scan->indexRelation);
+	fpb_scan_release(so);
+	fpb_pf_stop(&so->pf);
+	if (forward)
+		buf = fpb_search(scan->indexRelation, so->lok, so->lot,
+						 BUFFER_LOCK_SHARE, &stack, NULL);
+	else
+		buf = fpb_search(scan->indexRelation, so->hik, so->hit,
+						 BUFFER_LOCK_SHARE, &stack, NULL);
+	fpb_pf_init(&so->pf, stack ? stack->blkno : InvalidBlockNumber, forward);
+	fpb_free_stack(stack);
+	fpb_scan_readpage(scan, buf, so->keep_pin);
+	so->cur = forward ? 0 : so->nitems - 1;
+	return true;
+}
+
+/*
  * Advance to the next matching entry in direction dir.  Returns false at
  * the end of the range.  gettuple: called by amgettuple (not amgetbitmap).
  */
@@ -589,10 +466,13 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 
 		/*
 		 * One scan per (re)scan, as nbtree counts in _bt_first, even when
-		 * the keys can match nothing.  Tuples are counted by the caller
+		 * the keys can match nothing (but not for an array without
+		 * elements, nor here for array keys: fpb_scan_next_interval counts
+		 * each interval).  Tuples are counted by the caller
 		 * (index_getnext_tid, index_getbitmap).
 		 */
-		pgstat_count_index_scan(scan->indexRelation);
+		if (!so->noscan && (so->empty || so->nivals == 0))
+			pgstat_count_index_scan(scan->indexRelation);
 		if (so->empty)
 		{
 			so->nitems = 0;
@@ -607,7 +487,17 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		if (so->nodedist <= 0)
 			so->nodedist = (int) ceil(meta->t1 / (meta->x * meta->tnext));
 		so->nodedist = Max(1, so->nodedist);
-		if (scan->parallel_scan != NULL)
+		if (so->nivals > 0)
+		{
+			so->ival = forward ? -1 : so->nivals;
+			if (!fpb_scan_next_interval(scan, forward))
+			{
+				so->nitems = 0;
+				so->cur = 0;
+				return false;
+			}
+		}
+		else if (scan->parallel_scan != NULL)
 		{
 			/*
 			 * The participants share out the interval in runs (bitmap scans
@@ -659,7 +549,13 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		{
 			if (!so->more_right)
 			{
-				if (scan->parallel_scan != NULL && fpb_scan_claim(scan, true))
+				if (so->nivals > 0)
+				{
+					if (fpb_scan_next_interval(scan, true))
+						continue;
+				}
+				else if (scan->parallel_scan != NULL &&
+						 fpb_scan_claim(scan, true))
 					continue;
 				so->cur = so->nitems;
 				return false;
@@ -676,7 +572,13 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		{
 			if (!so->more_left)
 			{
-				if (scan->parallel_scan != NULL && fpb_scan_claim(scan, false))
+				if (so->nivals > 0)
+				{
+					if (fpb_scan_next_interval(scan, false))
+						continue;
+				}
+				else if (scan->parallel_scan != NULL &&
+						 fpb_scan_claim(scan, false))
 					continue;
 				so->cur = -1;
 				return false;
