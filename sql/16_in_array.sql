@@ -305,7 +305,7 @@ SELECT ia_par_rescan('ia_i8_f') = ia_par_rescan('ia_i8_b') AS same,
 	   ia_par_rescan('ia_i8_f') AS rows;
 
 -- one index scan is counted per array element that can match, as btree
--- counts one per element (none for an empty array)
+-- counts one per element (none for an empty or NULL array)
 SELECT pg_stat_force_next_flush();
 CREATE FUNCTION ia_idx_scans(idx text) RETURNS bigint LANGUAGE sql AS $$
 	SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = idx
@@ -314,7 +314,11 @@ CREATE TABLE ia_stats AS SELECT ia_idx_scans('ia_i4_f_k') AS f, ia_idx_scans('ia
 SELECT fpb_rows('SELECT k FROM ia_i4_f WHERE k IN (5, 1, 3, 3, 17) ORDER BY k', 'index') =
 	   fpb_rows('SELECT k FROM ia_i4_b WHERE k IN (5, 1, 3, 3, 17) ORDER BY k', 'index') AS same,
 	   fpb_rows('SELECT k FROM ia_i4_f WHERE k = ANY (''{}'')', 'index') =
-	   fpb_rows('SELECT k FROM ia_i4_b WHERE k = ANY (''{}'')', 'index') AS same_empty;
+	   fpb_rows('SELECT k FROM ia_i4_b WHERE k = ANY (''{}'')', 'index') AS same_empty,
+	   fpb_rows('SELECT k FROM ia_i4_f WHERE k = ANY (NULL::int4[])', 'index') =
+	   fpb_rows('SELECT k FROM ia_i4_b WHERE k = ANY (NULL::int4[])', 'index') AS same_null,
+	   fpb_rows('SELECT k FROM ia_i4_f WHERE k = ANY (''{NULL, 8}'') AND k > 5', 'index') =
+	   fpb_rows('SELECT k FROM ia_i4_b WHERE k = ANY (''{NULL, 8}'') AND k > 5', 'index') AS same_one;
 SELECT pg_stat_force_next_flush();
 SELECT ia_idx_scans('ia_i4_f_k') - f AS fpbtree_scans, ia_idx_scans('ia_i4_b_k') - b AS btree_scans
 FROM ia_stats;

@@ -105,12 +105,12 @@ fpb_scan_encode(IndexScanDesc scan, Oid typid, Datum value,
 }
 
 /*
- * The non-NULL elements of an array scan key's argument, in arrcxt.
+ * The non-NULL elements of an array scan key's argument (allocated in the
+ * current context, the scan's arrcxt).
  */
 static Datum *
-fpb_array_elems(FpbScanOpaque so, ScanKey sk, int *nelems)
+fpb_array_elems(ScanKey sk, int *nelems)
 {
-	MemoryContext old = MemoryContextSwitchTo(so->arrcxt);
 	ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
 	int16		elmlen;
 	bool		elmbyval;
@@ -127,7 +127,6 @@ fpb_array_elems(FpbScanOpaque so, ScanKey sk, int *nelems)
 	for (int i = 0; i < n; i++)
 		if (!nulls[i])
 			elems[j++] = elems[i];
-	MemoryContextSwitchTo(old);
 	*nelems = j;
 	return elems;
 }
@@ -161,7 +160,7 @@ fpb_array_ranges(IndexScanDesc scan, ScanKey sk, int *nranges)
 	int			n = 0;
 	int			m = 0;
 
-	elems = fpb_array_elems(so, sk, &nelems);
+	elems = fpb_array_elems(sk, &nelems);
 	/* an empty array (or all NULLs): btree starts no descent either */
 	if (nelems == 0)
 		so->noscan = true;
@@ -238,7 +237,7 @@ fpb_array_inequality(IndexScanDesc scan, ScanKey sk)
 	uint64		bk = 0,
 				bt = 0;
 
-	elems = fpb_array_elems(so, sk, &nelems);
+	elems = fpb_array_elems(sk, &nelems);
 	for (int i = 0; i < nelems; i++)
 	{
 		uint64		elo,
@@ -317,6 +316,9 @@ fpb_scan_bounds(IndexScanDesc scan)
 
 		if (sk->sk_flags & SK_ISNULL)
 		{
+			/* a NULL array: btree starts no descent */
+			if (sk->sk_flags & SK_SEARCHARRAY)
+				so->noscan = true;
 			if (sk->sk_flags & SK_SEARCHNULL)
 				fpb_lower(so, FPB_KEY_MAX, FPB_T_NULLBIT);
 			else if (sk->sk_flags & SK_SEARCHNOTNULL)
@@ -328,10 +330,14 @@ fpb_scan_bounds(IndexScanDesc scan)
 
 		if (sk->sk_flags & SK_SEARCHARRAY)
 		{
+			MemoryContext old;
+
 			if (so->arrcxt == NULL)
 				so->arrcxt = AllocSetContextCreate(so->scancxt,
 												   "fpbtree array keys",
 												   ALLOCSET_SMALL_SIZES);
+			/* what the elements' encoding allocates goes with the list */
+			old = MemoryContextSwitchTo(so->arrcxt);
 			if (sk->sk_strategy == BTEqualStrategyNumber)
 			{
 				FpbKeyRange *r;
@@ -348,6 +354,7 @@ fpb_scan_bounds(IndexScanDesc scan)
 			}
 			else if (!fpb_array_inequality(scan, sk))
 				so->noscan = so->empty = true;
+			MemoryContextSwitchTo(old);
 			fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
 			continue;
 		}
