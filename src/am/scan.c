@@ -24,13 +24,9 @@
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
-#include "utils/builtins.h"
-#include "utils/lsyscache.h"
+#include "scan.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-
-#include "scan.h"
-
 
 IndexScanDesc
 fpbbeginscan(Relation r, int nkeys, int norderbys)

@@ -19,13 +19,12 @@
 
 #include "access/relscan.h"
 #include "fpbtree.h"
+#include "scan.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-
-#include "scan.h"
 
 /* a closed range of column keys [lo, hi], every tiebreaker */
 typedef struct FpbKeyRange
