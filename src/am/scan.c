@@ -395,6 +395,15 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
  * state, so each interval is read by exactly one participant, in whole,
  * and each participant's intervals come to it in order.  Returns false when
  * no interval is left (the batch and position are then left as they were).
+ *
+ * Forward, an interval that begins on the leaf just read (below its high
+ * key then) is read from that leaf without a descent: the leaf's lower
+ * bound, which never changes, is at or below the new interval's start
+ * (every leaf a forward scan reaches starts at or below the end of the
+ * interval it reads, and the intervals come in key order), so moving right
+ * from it finds the start as a descent would, also after concurrent splits.
+ * Only while the scan has not left the leaf its last descent found: the
+ * leaf prefetcher set up by that descent is then still untouched and fits.
  */
 static bool
 fpb_scan_next_interval(IndexScanDesc scan, bool forward)
@@ -425,9 +434,23 @@ fpb_scan_next_interval(IndexScanDesc scan, bool forward)
 	so->hik = iv->hik;
 	so->hit = iv->hit;
 	so->runlast = InvalidBlockNumber;
-	/* one descent, one index scan, per array element, as in btree */
+	/* one index scan per array element, as in btree */
 	pgstat_count_index_scan(scan->indexRelation);
 	fpb_scan_release(so);
+	if (forward && !so->moved && BlockNumberIsValid(so->curblk) &&
+		(so->rightblk == InvalidBlockNumber ||
+		 fpb_key_cmp(so->lok, so->lot, so->curhik, so->curhit) < 0))
+	{
+		BlockNumber blkno = so->curblk;
+
+		buf = fpb_getbuf(scan->indexRelation, blkno, BUFFER_LOCK_SHARE);
+		buf = fpb_moveright(scan->indexRelation, buf, so->lok, so->lot,
+							BUFFER_LOCK_SHARE, false, NULL, NULL);
+		fpb_scan_readpage(scan, buf, so->keep_pin);
+		so->cur = 0;
+		so->moved = (so->curblk != blkno);
+		return true;
+	}
 	fpb_pf_stop(&so->pf);
 	if (forward)
 		buf = fpb_search(scan->indexRelation, so->lok, so->lot,
@@ -439,6 +462,7 @@ fpb_scan_next_interval(IndexScanDesc scan, bool forward)
 	fpb_free_stack(stack);
 	fpb_scan_readpage(scan, buf, so->keep_pin);
 	so->cur = forward ? 0 : so->nitems - 1;
+	so->moved = false;
 	return true;
 }
 
@@ -486,6 +510,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		if (so->nivals > 0)
 		{
 			so->ival = forward ? -1 : so->nivals;
+			so->curblk = InvalidBlockNumber;	/* the first needs a descent */
 			if (!fpb_scan_next_interval(scan, forward))
 			{
 				so->nitems = 0;
@@ -562,6 +587,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 								   BUFFER_LOCK_SHARE);
 			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = 0;
+			so->moved = true;
 			fpb_scan_advance_prefetch(scan, true);
 		}
 		else
@@ -583,6 +609,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 			fpb_scan_release(so);
 			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = so->nitems - 1;
+			so->moved = true;
 			fpb_pscan_stop_left(so);
 			fpb_scan_advance_prefetch(scan, false);
 		}

@@ -70,6 +70,7 @@ typedef struct FpbScanOpaqueData
 	FpbScanInterval *ivals;
 	int			nivals;			/* 0: no array keys, [lok, hik] is all */
 	int			ival;			/* the interval being read */
+	bool		moved;			/* left the leaf of the last descent */
 	MemoryContext arrcxt;		/* ivals and the arrays, reset by rescan */
 
 	FpbPrefetcher pf;			/* leaf pages, through the jump pointers */
