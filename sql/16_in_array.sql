@@ -193,6 +193,47 @@ SELECT q, ia_cursor('ia_i8_f', q, steps) = ia_cursor('ia_i8_b', q, steps) AS sam
 	   cardinality(array_remove(ia_cursor('ia_i8_f', q, steps), '-')) AS fetched
 FROM ia_cq ORDER BY q;
 
+-- Leaves split under an IN scan: a cursor reads part of the list, then
+-- the same transaction inserts many rows with keys of the list (invisible
+-- to the cursor's snapshot), splitting the leaves the scan is on and those
+-- ahead of it; the rest of the cursor must be what btree's gives (equal
+-- keys come in heap order from both), in both directions.
+CREATE FUNCTION ia_split(am text, q text) RETURNS text[]
+LANGUAGE plpgsql AS $$
+DECLARE
+	c refcursor;
+	r text;
+	res text[] := '{}';
+	tbl text := 'ia_sp_' || am;
+BEGIN
+	EXECUTE format('CREATE TABLE %s (k int8, v int4) WITH (autovacuum_enabled = off)', tbl);
+	EXECUTE format('INSERT INTO %s SELECT g %% 200, g FROM generate_series(1, 4000) g', tbl);
+	EXECUTE format('CREATE INDEX %s_k ON %s USING %s (k)', tbl, tbl,
+				   CASE am WHEN 'f' THEN 'fpbtree' ELSE 'btree' END);
+	EXECUTE format('ANALYZE %s', tbl);
+	PERFORM fpb_mode('index');
+	OPEN c FOR EXECUTE format(q, tbl);
+	FOR i IN 1 .. 25 LOOP
+		FETCH c INTO r;
+		res := res || r;
+	END LOOP;
+	EXECUTE format('INSERT INTO %s SELECT 10 + (g * 7) %% 60, -g FROM generate_series(1, 3000) g', tbl);
+	LOOP
+		FETCH c INTO r;
+		EXIT WHEN NOT FOUND;
+		res := res || r;
+	END LOOP;
+	CLOSE c;
+	EXECUTE format('DROP TABLE %s', tbl);
+	RETURN res;
+END $$;
+SELECT q, ia_split('f', q) = ia_split('b', q) AS same, cardinality(ia_split('f', q)) AS nrows
+FROM (VALUES
+	('SELECT k::text || '' '' || v FROM %s WHERE k = ANY (ARRAY(SELECT g FROM generate_series(10, 60) g)) ORDER BY k'),
+	('SELECT k::text FROM %s WHERE k = ANY (ARRAY(SELECT g FROM generate_series(10, 60) g)) ORDER BY k'),
+	('SELECT k::text FROM %s WHERE k = ANY (ARRAY(SELECT g FROM generate_series(10, 60) g)) ORDER BY k DESC')) v(q)
+ORDER BY q;
+
 -- Rescans: a nested loop runs the inner index scan once per outer row,
 -- with that row's array (and once with a NULL array); the inner scan's
 -- LIMIT stops some scans early, so the next rescan starts mid-scan.
