@@ -268,8 +268,9 @@ SELECT q, ia_rescan('ia_i8_f', q) = ia_rescan('ia_i8_b', q) AS same,
 FROM ia_rq ORDER BY q;
 
 -- Parallel plans (forced, zero parallel cost, 2 workers): the participants
--- share out the array's intervals; nothing may be returned twice or lost,
--- and Gather Merge keeps the order.  ia_keep is a costly filter the
+-- go through the array's intervals together, sharing out each in runs of
+-- leaves; nothing may be returned twice or lost, and Gather Merge keeps
+-- the order.  ia_keep is a costly filter the
 -- workers evaluate, so the parallel plan wins.
 CREATE FUNCTION ia_keep(id int4) RETURNS bool
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 100000 AS $$ BEGIN RETURN id % 5 <> 1; END $$;
@@ -283,7 +284,7 @@ BEGIN
 	PERFORM set_config('min_parallel_table_scan_size', '0', true);
 	PERFORM set_config('max_parallel_workers_per_gather', workers::text, true);
 END $$;
-CREATE FUNCTION ia_par(q text, ordered bool) RETURNS text
+CREATE FUNCTION ia_par(t text, q text, ordered bool) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
 	plan text := '';
@@ -291,17 +292,17 @@ DECLARE
 	ref text[];
 	got text[];
 BEGIN
-	ref := fpb_rows(replace(q, '{t}', 'ia_i8_b'), 'index');
+	ref := fpb_rows(replace(q, '{t}', format('ia_%s_b', t)), 'index');
 	PERFORM ia_par_mode(2);
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || replace(q, '{t}', 'ia_i8_f') LOOP
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || replace(q, '{t}', format('ia_%s_f', t)) LOOP
 		plan := plan || line || E'\n';
 	END LOOP;
-	IF plan !~ 'Parallel Index (Only )?Scan (Backward )?using ia_i8_f_k ' OR
+	IF plan !~ format('Parallel Index (Only )?Scan (Backward )?using ia_%s_f_k ', t) OR
 		(ordered AND plan !~ 'Gather Merge') THEN
 		RETURN 'no parallel scan: ' || plan;
 	END IF;
 	PERFORM ia_par_mode(2);
-	EXECUTE format('SELECT coalesce(array_agg(r::text), ''{}'') FROM (%s) r', replace(q, '{t}', 'ia_i8_f'))
+	EXECUTE format('SELECT coalesce(array_agg(r::text), ''{}'') FROM (%s) r', replace(q, '{t}', format('ia_%s_f', t)))
 		INTO got;
 	IF ordered AND got IS DISTINCT FROM ref THEN
 		RETURN format('got %s, expected %s', left(got::text, 300), left(ref::text, 300));
@@ -310,13 +311,20 @@ BEGIN
 	END IF;
 	RETURN 'ok ' || cardinality(ref);
 END $$;
-SELECT q, ia_par(q, o) FROM (VALUES
-	('SELECT id, k FROM {t} WHERE k = ANY (ARRAY(SELECT (g * 37) % 1700 - 50 FROM generate_series(1, 900) g)) AND ia_keep(id)', false),
-	('SELECT k, v * 0 FROM {t} WHERE k = ANY (ARRAY(SELECT (g * 37) % 1700 - 50 FROM generate_series(1, 900) g)) AND ia_keep(id) ORDER BY k', true),
-	('SELECT k, v * 0 FROM {t} WHERE k = ANY (ARRAY(SELECT (g * 37) % 1700 - 50 FROM generate_series(1, 900) g)) AND ia_keep(id) ORDER BY k DESC', true),
-	('SELECT id, k FROM {t} WHERE k IN (3, 3, 700, 1, 1499, 9999) AND k > 1 AND ia_keep(id)', false),
-	('SELECT id FROM {t} WHERE k = ANY (''{}'') AND ia_keep(id)', false)) v(q, o)
-ORDER BY q;
+-- dp: 3 values, each over dozens of leaves, so that each interval is
+-- shared out in runs
+SELECT ia_make('dp', 'int8', 'CASE WHEN g % 11 = 0 THEN NULL ELSE g % 3 END', 12000, 'WITH (fillfactor = 10)');
+VACUUM ANALYZE ia_dp_f, ia_dp_b;
+SELECT t, q, ia_par(t, q, o) FROM (VALUES
+	('dp', 'SELECT id, k FROM {t} WHERE k IN (2, 0, 7) AND ia_keep(id)', false),
+	('dp', 'SELECT k, v * 0 FROM {t} WHERE k IN (2, 0, 7) AND ia_keep(id) ORDER BY k', true),
+	('dp', 'SELECT k, v * 0 FROM {t} WHERE k = ANY (''{2, 1, 0}'') AND k < 2 AND ia_keep(id) ORDER BY k DESC', true),
+	('i8', 'SELECT id, k FROM {t} WHERE k = ANY (ARRAY(SELECT (g * 37) % 1700 - 50 FROM generate_series(1, 900) g)) AND ia_keep(id)', false),
+	('i8', 'SELECT k, v * 0 FROM {t} WHERE k = ANY (ARRAY(SELECT (g * 37) % 1700 - 50 FROM generate_series(1, 900) g)) AND ia_keep(id) ORDER BY k', true),
+	('i8', 'SELECT k, v * 0 FROM {t} WHERE k = ANY (ARRAY(SELECT (g * 37) % 1700 - 50 FROM generate_series(1, 900) g)) AND ia_keep(id) ORDER BY k DESC', true),
+	('i8', 'SELECT id, k FROM {t} WHERE k IN (3, 3, 700, 1, 1499, 9999) AND k > 1 AND ia_keep(id)', false),
+	('i8', 'SELECT id FROM {t} WHERE k = ANY (''{}'') AND ia_keep(id)', false)) v(t, q, o)
+ORDER BY t, q;
 
 -- rescans of a parallel array scan: a Gather on the inner side of a nested
 -- loop runs the shared scan again for each outer row

@@ -317,7 +317,7 @@ fpb_scan_advance_prefetch(IndexScanDesc scan, bool forward)
 
 	if (so->pf.state == FPB_PF_OFF)
 		return;
-	if (scan->parallel_scan != NULL && so->nivals == 0)
+	if (scan->parallel_scan != NULL)
 	{
 		fpb_pf_run_advance(scan->indexRelation, &so->pf, so->curblk);
 		return;
@@ -352,9 +352,19 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	Buffer		buf;
 
 	fpb_scan_release(so);
-	if (!fpb_pscan_claim(scan, forward, so->slok, so->slot, so->shik,
-						 so->shit, &run))
-		return false;
+	if (so->nivals > 0)
+	{
+		/* array keys: the participants go through the intervals together */
+		if (!fpb_pscan_claim(scan, forward, so->ivals, so->nivals, &run))
+			return false;
+	}
+	else
+	{
+		FpbScanInterval whole = {so->slok, so->slot, so->shik, so->shit};
+
+		if (!fpb_pscan_claim(scan, forward, &whole, 1, &run))
+			return false;
+	}
 	so->lok = run.lok;
 	so->lot = run.lot;
 	so->hik = run.hik;
@@ -389,12 +399,10 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 }
 
 /*
- * Scans with array keys: start reading the next of the key intervals in
- * direction forward, by a descent to its start.  Serial scans take the
- * intervals in order; parallel participants claim them from the shared
- * state, so each interval is read by exactly one participant, in whole,
- * and each participant's intervals come to it in order.  Returns false when
- * no interval is left (the batch and position are then left as they were).
+ * Serial scans with array keys: start reading the next of the key
+ * intervals in direction forward, by a descent to its start.  Returns false
+ * when no interval is left (the batch and position are then left as they
+ * were).  (Parallel scans share out each interval in runs: fpb_scan_claim.)
  *
  * Forward, an interval that begins on the leaf just read (below its high
  * key then) is read from that leaf without a descent: the leaf's lower
@@ -414,18 +422,9 @@ fpb_scan_next_interval(IndexScanDesc scan, bool forward)
 	Buffer		buf;
 	int			i;
 
-	if (scan->parallel_scan != NULL)
-	{
-		i = fpb_pscan_claim_interval(scan, forward, so->nivals);
-		if (i < 0)
-			return false;
-	}
-	else
-	{
-		i = so->ival + (forward ? 1 : -1);
-		if (i < 0 || i >= so->nivals)
-			return false;
-	}
+	i = so->ival + (forward ? 1 : -1);
+	if (i < 0 || i >= so->nivals)
+		return false;
 	CHECK_FOR_INTERRUPTS();
 	so->ival = i;
 	iv = &so->ivals[i];
@@ -491,7 +490,8 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		 * each interval).  Tuples are counted by the caller
 		 * (index_getnext_tid, index_getbitmap).
 		 */
-		if (!so->noscan && (so->empty || so->nivals == 0))
+		if (!so->noscan &&
+			(so->empty || so->nivals == 0 || scan->parallel_scan != NULL))
 			pgstat_count_index_scan(scan->indexRelation);
 		if (so->empty)
 		{
@@ -507,7 +507,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		if (so->nodedist <= 0)
 			so->nodedist = (int) ceil(meta->t1 / (meta->x * meta->tnext));
 		so->nodedist = Max(1, so->nodedist);
-		if (so->nivals > 0)
+		if (so->nivals > 0 && scan->parallel_scan == NULL)
 		{
 			so->ival = forward ? -1 : so->nivals;
 			so->curblk = InvalidBlockNumber;	/* the first needs a descent */
@@ -521,8 +521,9 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		else if (scan->parallel_scan != NULL)
 		{
 			/*
-			 * The participants share out the interval in runs (bitmap scans
-			 * are never parallel).  Each prefetches its own runs' leaves.
+			 * The participants share out the interval (with array keys,
+			 * each of the intervals in turn) in runs (bitmap scans are never
+			 * parallel).  Each prefetches its own runs' leaves.
 			 */
 			Assert(gettuple);
 			so->slok = so->lok;
@@ -570,13 +571,13 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		{
 			if (!so->more_right)
 			{
-				if (so->nivals > 0)
+				if (scan->parallel_scan != NULL)
 				{
-					if (fpb_scan_next_interval(scan, true))
+					if (fpb_scan_claim(scan, true))
 						continue;
 				}
-				else if (scan->parallel_scan != NULL &&
-						 fpb_scan_claim(scan, true))
+				else if (so->nivals > 0 &&
+						 fpb_scan_next_interval(scan, true))
 					continue;
 				so->cur = so->nitems;
 				return false;
@@ -594,13 +595,13 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		{
 			if (!so->more_left)
 			{
-				if (so->nivals > 0)
+				if (scan->parallel_scan != NULL)
 				{
-					if (fpb_scan_next_interval(scan, false))
+					if (fpb_scan_claim(scan, false))
 						continue;
 				}
-				else if (scan->parallel_scan != NULL &&
-						 fpb_scan_claim(scan, false))
+				else if (so->nivals > 0 &&
+						 fpb_scan_next_interval(scan, false))
 					continue;
 				so->cur = -1;
 				return false;

@@ -12,15 +12,6 @@
 #include "access/genam.h"
 #include "fpbtree.h"
 
-/* a closed interval [(lok, lot), (hik, hit)] of compound keys */
-typedef struct FpbScanInterval
-{
-	uint64		lok,
-				lot,
-				hik,
-				hit;
-} FpbScanInterval;
-
 typedef struct FpbScanOpaqueData
 {
 	bool		empty;			/* the keys can match nothing */
