@@ -3,8 +3,8 @@
 -- (amsearcharray): plain, index-only and bitmap scans return what btree and
 -- a sequential scan return, in index order both ways; cross-type arrays,
 -- NULLs, duplicates, empty and unsorted arrays, -0/+0 and NaN, array keys
--- with range keys and with each other, cursors going backward, rescans
--- with a changing array, parallel plans.
+-- with range keys and with each other, cursors going backward, leaves
+-- splitting under a cursor, rescans with a changing array, parallel plans.
 --
 
 -- on its own: the extension and settings
@@ -32,7 +32,7 @@ BEGIN
 END $$;
 
 -- int8 keys 0..1499, each about four times, every 11th NULL; fillfactor 30
--- spreads them over several dozen leaves (about 45 values a leaf)
+-- spreads them over several dozen leaves (about 35 values a leaf)
 SELECT ia_make('i8', 'int8', 'CASE WHEN g % 11 = 0 THEN NULL ELSE (g::int8 * 7919) % 1500 END', 6600, 'WITH (fillfactor = 30)');
 SELECT ia_make('i4', 'int4', 'CASE WHEN g % 11 = 0 THEN NULL ELSE (g * 7919) % 1500 - 700 END', 3000);
 SELECT ia_make('i2', 'int2', 'CASE WHEN g % 11 = 0 THEN NULL ELSE ((g * 7919) % 1500 - 700)::int2 END', 3000);
