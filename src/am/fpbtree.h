@@ -492,6 +492,15 @@ extern void fpb_heap_prefetch(FpbHeapPrefetcher *hp, Relation heap,
 /* ---- pscan.c: parallel scans ---- */
 #define FPB_PSCAN_RUN	16		/* leaves per claimed run (see README) */
 
+/* a closed interval [(lok, lot), (hik, hit)] of compound keys */
+typedef struct FpbScanInterval
+{
+	uint64		lok,
+				lot,
+				hik,
+				hit;
+} FpbScanInterval;
+
 /* A run of a parallel scan, as claimed by one participant. */
 typedef struct FpbScanRun
 {
@@ -509,7 +518,7 @@ extern Size fpbestimateparallelscan(void);
 extern void fpbinitparallelscan(void *target);
 extern void fpbparallelrescan(IndexScanDesc scan);
 extern bool fpb_pscan_claim(IndexScanDesc scan, bool forward,
-							uint64 lok, uint64 lot, uint64 hik, uint64 hit,
+							const FpbScanInterval *ivals, int nivals,
 							FpbScanRun *run);
 
 /* ---- scan.c ---- */

@@ -12,6 +12,9 @@
  * that range, starting at leaf C_i and following right-links.  Because the
  * ranges partition the interval, no entry is returned twice or missed,
  * whatever concurrent splits move meanwhile (see README, "Parallel scans").
+ * A scan with array keys has several disjoint intervals; the participants
+ * share out one after another the same way, all moving on to the next once
+ * the last run of one has been handed out.
  *
  * The shared state is protected by a spinlock.  Loading the next level-1
  * page reads buffers, so it is done outside the spinlock by one participant
@@ -65,6 +68,8 @@ typedef struct FpbParallelScanData
 	uint64		et;
 	int			nents;
 	int			next;			/* first unclaimed entry */
+	int			ival;			/* array keys: the interval being shared out,
+								 * counted in scan direction */
 	FpbEntry	ents[FLEXIBLE_ARRAY_MEMBER];	/* downlinks, in scan order */
 } FpbParallelScanData;
 
@@ -87,6 +92,7 @@ fpbinitparallelscan(void *target)
 	ps->status = FPB_PS_NOT_STARTED;
 	ps->first = true;
 	ps->nents = ps->next = 0;
+	ps->ival = 0;
 }
 
 void
@@ -100,6 +106,7 @@ fpbparallelrescan(IndexScanDesc scan)
 	ps->status = FPB_PS_NOT_STARTED;
 	ps->first = true;
 	ps->nents = ps->next = 0;
+	ps->ival = 0;
 	SpinLockRelease(&ps->mutex);
 }
 
@@ -222,14 +229,17 @@ fpb_pscan_runlen(FpbParallelScan ps, int a,
 
 /*
  * Claim the next run of the parallel scan for direction `forward` over the
- * scan's interval [lo, hi].  Returns false once everything has been handed
- * out.  On success, run holds the run's key range intersected with the
- * scan's (never empty), where to start, and the run's leaves as listed by
- * the downlinks (hints for prefetching).
+ * scan's intervals ivals[0 .. nivals - 1] (disjoint, in key order; one
+ * [lo, hi] without array keys).  The intervals are shared out one after
+ * another: once the last run of one is handed out (DONE), the next claimant
+ * starts the next one afresh.  Returns false once everything has been
+ * handed out.  On success, run holds the run's key range intersected with
+ * its interval (never empty), where to start, and the run's leaves as
+ * listed by the downlinks (hints for prefetching).
  */
 bool
 fpb_pscan_claim(IndexScanDesc scan, bool forward,
-				uint64 lok, uint64 lot, uint64 hik, uint64 hit, FpbScanRun *run)
+				const FpbScanInterval *ivals, int nivals, FpbScanRun *run)
 {
 	Relation	index = scan->indexRelation;
 	ParallelIndexScanDesc pscan = scan->parallel_scan;
@@ -244,8 +254,33 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 		bool		got = false;
 		uint64		xk = 0,
 					xt = 0;
+		const FpbScanInterval *iv;
+		uint64		lok,
+					lot,
+					hik,
+					hit;
 
 		SpinLockAcquire(&ps->mutex);
+		if (ps->ival >= nivals)
+		{
+			SpinLockRelease(&ps->mutex);
+			elog(ERROR, "fpbtree: participants of a parallel scan disagree on its array keys");
+		}
+		iv = &ivals[forward ? ps->ival : nivals - 1 - ps->ival];
+		lok = iv->lok;
+		lot = iv->lot;
+		hik = iv->hik;
+		hit = iv->hit;
+		if (ps->status == FPB_PS_DONE && ps->ival + 1 < nivals)
+		{
+			/* on to the next interval: start it as a new scan */
+			ps->ival++;
+			ps->status = FPB_PS_NOT_STARTED;
+			ps->first = true;
+			ps->nents = ps->next = 0;
+			SpinLockRelease(&ps->mutex);
+			continue;
+		}
 		if (ps->status == FPB_PS_NOT_STARTED)
 		{
 			ps->forward = forward;

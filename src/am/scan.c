@@ -4,7 +4,9 @@
  *	  Index scans: amgettuple (both directions, index-only) and amgetbitmap.
  *
  * The scan keys are turned into one closed interval [lo, hi] of compound
- * keys (see fpb_scan_bounds), so no per-entry qual evaluation is needed.
+ * keys, or with equality array keys into a sorted list of disjoint ones
+ * read one after another (see scankeys.c), so no per-entry qual evaluation
+ * is needed.
  * Each leaf page is read under a share lock: the matching entries are
  * copied into the scan state and the lock is released, then the scan steps
  * to the sibling remembered at read time.  Only scans that must hold VACUUM
@@ -22,58 +24,9 @@
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
-#include "utils/builtins.h"
-#include "utils/lsyscache.h"
+#include "scan.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-
-typedef struct FpbScanOpaqueData
-{
-	bool		empty;			/* the keys can match nothing */
-	uint64		lok,
-				lot,
-				hik,
-				hit;			/* inclusive bounds */
-
-	bool		started;
-	BlockNumber curblk;			/* page the batch came from */
-	bool		keep_pin;		/* hold a pin on curblk while returning it */
-	Buffer		pinbuf;			/* pin on curblk, or InvalidBuffer */
-	BlockNumber leftblk;		/* its links when it was read */
-	BlockNumber rightblk;
-	uint64		curhik;			/* and its high key, unless rightmost */
-	uint64		curhit;
-	bool		more_left;		/* may pages to the left hold matches? */
-	bool		more_right;
-	FpbScanItem *items;
-	int			nitems;
-	int			cur;
-	int			maxitems;
-
-	/* encode procedure for a cross-type scan argument, cached */
-	Oid			xtype;
-	FmgrInfo	xproc;
-	bool		xbound;			/* xproc is support function 3 */
-	MemoryContext scancxt;		/* where the scan lives */
-	MemoryContext tupcxt;		/* index-only scan tuples, made when needed */
-	IndexTuple	valtup;			/* reusable index-only tuples (by-value */
-	IndexTuple	nulltup;		/* types: the datum is overwritten) */
-	FmgrInfo   *decproc;		/* index-only scans: decode, looked up once */
-	char	   *valdata;		/* where valtup's datum lives */
-
-	/* parallel scans: the scan's interval; [lok, hik] is the run's */
-	uint64		slok,
-				slot,
-				shik,
-				shit;
-	BlockNumber runlast;		/* lowest leaf listed for a backward run */
-
-	FpbPrefetcher pf;			/* leaf pages, through the jump pointers */
-	FpbHeapPrefetcher hp;		/* heap blocks of upcoming TIDs */
-	int			nodedist;		/* in-page leaf nodes prefetched ahead */
-} FpbScanOpaqueData;
-
-typedef FpbScanOpaqueData *FpbScanOpaque;
 
 IndexScanDesc
 fpbbeginscan(Relation r, int nkeys, int norderbys)
@@ -83,6 +36,7 @@ fpbbeginscan(Relation r, int nkeys, int norderbys)
 
 	so->pinbuf = InvalidBuffer;
 	so->curblk = InvalidBlockNumber;
+	so->runlast = InvalidBlockNumber;
 	/* a full leaf of the usual widths; a larger one grows it (readpage) */
 	so->maxitems = 512;
 	so->items = palloc(sizeof(FpbScanItem) * so->maxitems);
@@ -99,141 +53,6 @@ fpb_scan_release(FpbScanOpaque so)
 	if (BufferIsValid(so->pinbuf))
 		ReleaseBuffer(so->pinbuf);
 	so->pinbuf = InvalidBuffer;
-}
-
-static inline void
-fpb_lower(FpbScanOpaque so, uint64 k, uint64 t)
-{
-	if (fpb_key_cmp(k, t, so->lok, so->lot) > 0)
-	{
-		so->lok = k;
-		so->lot = t;
-	}
-}
-
-static inline void
-fpb_upper(FpbScanOpaque so, uint64 k, uint64 t)
-{
-	if (fpb_key_cmp(k, t, so->hik, so->hit) < 0)
-	{
-		so->hik = k;
-		so->hit = t;
-	}
-}
-
-/*
- * The closed range [*lo, *hi] of the column's keys whose values compare
- * equal to a scan key's value of type typid (empty, lo > hi, when none
- * does).  A cross-type value is bounded by its family's support function 3
- * for (column type, typid) when there is one (the date/time families), or
- * else encoded by typid's own encode function (a family whose types share
- * one key domain).  The function is looked up once per scan and type.
- */
-static void
-fpb_scan_encode(IndexScanDesc scan, Oid typid, Datum value,
-				uint64 *lo, uint64 *hi)
-{
-	Relation	index = scan->indexRelation;
-	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
-	Oid			coltype = index->rd_opcintype[0];
-
-	if (typid == InvalidOid || typid == coltype)
-	{
-		fpb_encode_range(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
-						 coltype, value, lo, hi);
-		return;
-	}
-	if (so->xtype != typid)
-	{
-		Oid			proc = get_opfamily_proc(index->rd_opfamily[0], coltype,
-											 typid, FPB_XKEY_PROC);
-
-		so->xbound = OidIsValid(proc);
-		if (!so->xbound)
-			proc = get_opfamily_proc(index->rd_opfamily[0], typid, typid,
-									 FPB_ENCODE_PROC);
-		if (!OidIsValid(proc))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_FUNCTION),
-					 errmsg("operator family of index \"%s\" has no encode function for type %s",
-							RelationGetRelationName(index), format_type_be(typid))));
-		fmgr_info_cxt(proc, &so->xproc, index->rd_indexcxt);
-		so->xtype = typid;
-	}
-	if (so->xbound)
-	{
-		*lo = (uint64) DatumGetInt64(FunctionCall2(&so->xproc, value,
-												   BoolGetDatum(false)));
-		*hi = (uint64) DatumGetInt64(FunctionCall2(&so->xproc, value,
-												   BoolGetDatum(true)));
-	}
-	else
-		fpb_encode_range(&so->xproc, typid, value, lo, hi);
-}
-
-/*
- * Intersect all scan keys into [lo, hi].  Every comparison also excludes
- * NULLs (they sort last, with the tiebreaker's top bit set).
- */
-static void
-fpb_scan_bounds(IndexScanDesc scan)
-{
-	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
-
-	so->empty = false;
-	so->lok = 0;
-	so->lot = 0;
-	so->hik = FPB_KEY_MAX;
-	so->hit = PG_UINT64_MAX;
-
-	for (int i = 0; i < scan->numberOfKeys; i++)
-	{
-		ScanKey		sk = &scan->keyData[i];
-		Oid			typid;
-		uint64		elo,
-					ehi;
-
-		if (sk->sk_flags & SK_ISNULL)
-		{
-			if (sk->sk_flags & SK_SEARCHNULL)
-				fpb_lower(so, FPB_KEY_MAX, FPB_T_NULLBIT);
-			else if (sk->sk_flags & SK_SEARCHNOTNULL)
-				fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
-			else
-				so->empty = true;	/* comparison with NULL */
-			continue;
-		}
-
-		typid = sk->sk_subtype;
-		fpb_scan_encode(scan, typid, sk->sk_argument, &elo, &ehi);
-
-		switch (sk->sk_strategy)
-		{
-			case BTLessStrategyNumber:
-				/* (elo, 0) itself is no entry: offset 0 is never used */
-				fpb_upper(so, elo, 0);
-				break;
-			case BTLessEqualStrategyNumber:
-				fpb_upper(so, ehi, FPB_T_MAX_NONNULL);
-				break;
-			case BTEqualStrategyNumber:
-				fpb_lower(so, elo, 0);
-				fpb_upper(so, ehi, FPB_T_MAX_NONNULL);
-				break;
-			case BTGreaterEqualStrategyNumber:
-				fpb_lower(so, elo, 0);
-				break;
-			case BTGreaterStrategyNumber:
-				fpb_lower(so, ehi, FPB_T_NULLBIT);
-				break;
-			default:
-				elog(ERROR, "fpbtree: unsupported strategy number %d",
-					 sk->sk_strategy);
-		}
-		fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
-	}
-	if (fpb_key_cmp(so->lok, so->lot, so->hik, so->hit) > 0)
-		so->empty = true;
 }
 
 void
@@ -533,9 +352,19 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	Buffer		buf;
 
 	fpb_scan_release(so);
-	if (!fpb_pscan_claim(scan, forward, so->slok, so->slot, so->shik,
-						 so->shit, &run))
-		return false;
+	if (so->nivals > 0)
+	{
+		/* array keys: the participants go through the intervals together */
+		if (!fpb_pscan_claim(scan, forward, so->ivals, so->nivals, &run))
+			return false;
+	}
+	else
+	{
+		FpbScanInterval whole = {so->slok, so->slot, so->shik, so->shit};
+
+		if (!fpb_pscan_claim(scan, forward, &whole, 1, &run))
+			return false;
+	}
 	so->lok = run.lok;
 	so->lot = run.lot;
 	so->hik = run.hik;
@@ -570,6 +399,73 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 }
 
 /*
+ * Serial scans with array keys: start reading the next of the key
+ * intervals in direction forward, by a descent to its start.  Returns false
+ * when no interval is left (the batch and position are then left as they
+ * were).  (Parallel scans share out each interval in runs: fpb_scan_claim.)
+ *
+ * Forward, an interval that begins on the leaf just read (below its high
+ * key then) is read from that leaf without a descent: the leaf's lower
+ * bound, which never changes, is at or below the new interval's start
+ * (every leaf a forward scan reaches starts at or below the end of the
+ * interval it reads, and the intervals come in key order), so moving right
+ * from it finds the start as a descent would, also after concurrent splits.
+ * Only while the scan has not left the leaf its last descent found: the
+ * leaf prefetcher set up by that descent is then still untouched and fits.
+ */
+static bool
+fpb_scan_next_interval(IndexScanDesc scan, bool forward)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	FpbScanInterval *iv;
+	FpbStack	stack;
+	Buffer		buf;
+	int			i;
+
+	i = so->ival + (forward ? 1 : -1);
+	if (i < 0 || i >= so->nivals)
+		return false;
+	CHECK_FOR_INTERRUPTS();
+	so->ival = i;
+	iv = &so->ivals[i];
+	so->lok = iv->lok;
+	so->lot = iv->lot;
+	so->hik = iv->hik;
+	so->hit = iv->hit;
+	so->runlast = InvalidBlockNumber;
+	/* one index scan per array element, as in btree */
+	pgstat_count_index_scan(scan->indexRelation);
+	fpb_scan_release(so);
+	if (forward && !so->moved && BlockNumberIsValid(so->curblk) &&
+		(so->rightblk == InvalidBlockNumber ||
+		 fpb_key_cmp(so->lok, so->lot, so->curhik, so->curhit) < 0))
+	{
+		BlockNumber blkno = so->curblk;
+
+		buf = fpb_getbuf(scan->indexRelation, blkno, BUFFER_LOCK_SHARE);
+		buf = fpb_moveright(scan->indexRelation, buf, so->lok, so->lot,
+							BUFFER_LOCK_SHARE, false, NULL, NULL);
+		fpb_scan_readpage(scan, buf, so->keep_pin);
+		so->cur = 0;
+		so->moved = (so->curblk != blkno);
+		return true;
+	}
+	fpb_pf_stop(&so->pf);
+	if (forward)
+		buf = fpb_search(scan->indexRelation, so->lok, so->lot,
+						 BUFFER_LOCK_SHARE, &stack, NULL);
+	else
+		buf = fpb_search(scan->indexRelation, so->hik, so->hit,
+						 BUFFER_LOCK_SHARE, &stack, NULL);
+	fpb_pf_init(&so->pf, stack ? stack->blkno : InvalidBlockNumber, forward);
+	fpb_free_stack(stack);
+	fpb_scan_readpage(scan, buf, so->keep_pin);
+	so->cur = forward ? 0 : so->nitems - 1;
+	so->moved = false;
+	return true;
+}
+
+/*
  * Advance to the next matching entry in direction dir.  Returns false at
  * the end of the range.  gettuple: called by amgettuple (not amgetbitmap).
  */
@@ -589,10 +485,14 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 
 		/*
 		 * One scan per (re)scan, as nbtree counts in _bt_first, even when
-		 * the keys can match nothing.  Tuples are counted by the caller
+		 * the keys can match nothing (but not for an array without
+		 * elements, nor here for array keys: fpb_scan_next_interval counts
+		 * each interval).  Tuples are counted by the caller
 		 * (index_getnext_tid, index_getbitmap).
 		 */
-		pgstat_count_index_scan(scan->indexRelation);
+		if (!so->noscan &&
+			(so->empty || so->nivals == 0 || scan->parallel_scan != NULL))
+			pgstat_count_index_scan(scan->indexRelation);
 		if (so->empty)
 		{
 			so->nitems = 0;
@@ -607,11 +507,23 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		if (so->nodedist <= 0)
 			so->nodedist = (int) ceil(meta->t1 / (meta->x * meta->tnext));
 		so->nodedist = Max(1, so->nodedist);
-		if (scan->parallel_scan != NULL)
+		if (so->nivals > 0 && scan->parallel_scan == NULL)
+		{
+			so->ival = forward ? -1 : so->nivals;
+			so->curblk = InvalidBlockNumber;	/* the first needs a descent */
+			if (!fpb_scan_next_interval(scan, forward))
+			{
+				so->nitems = 0;
+				so->cur = 0;
+				return false;
+			}
+		}
+		else if (scan->parallel_scan != NULL)
 		{
 			/*
-			 * The participants share out the interval in runs (bitmap scans
-			 * are never parallel).  Each prefetches its own runs' leaves.
+			 * The participants share out the interval (with array keys,
+			 * each of the intervals in turn) in runs (bitmap scans are never
+			 * parallel).  Each prefetches its own runs' leaves.
 			 */
 			Assert(gettuple);
 			so->slok = so->lok;
@@ -659,7 +571,13 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		{
 			if (!so->more_right)
 			{
-				if (scan->parallel_scan != NULL && fpb_scan_claim(scan, true))
+				if (scan->parallel_scan != NULL)
+				{
+					if (fpb_scan_claim(scan, true))
+						continue;
+				}
+				else if (so->nivals > 0 &&
+						 fpb_scan_next_interval(scan, true))
 					continue;
 				so->cur = so->nitems;
 				return false;
@@ -670,13 +588,20 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 								   BUFFER_LOCK_SHARE);
 			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = 0;
+			so->moved = true;
 			fpb_scan_advance_prefetch(scan, true);
 		}
 		else
 		{
 			if (!so->more_left)
 			{
-				if (scan->parallel_scan != NULL && fpb_scan_claim(scan, false))
+				if (scan->parallel_scan != NULL)
+				{
+					if (fpb_scan_claim(scan, false))
+						continue;
+				}
+				else if (so->nivals > 0 &&
+						 fpb_scan_next_interval(scan, false))
 					continue;
 				so->cur = -1;
 				return false;
@@ -685,6 +610,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 			fpb_scan_release(so);
 			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = so->nitems - 1;
+			so->moved = true;
 			fpb_pscan_stop_left(so);
 			fpb_scan_advance_prefetch(scan, false);
 		}

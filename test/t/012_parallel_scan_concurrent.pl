@@ -90,12 +90,15 @@ COMMIT;
 # the parallel plans the scripts rely on
 my $plan = $node->safe_psql('postgres',
 	"BEGIN; $parallel EXPLAIN (COSTS OFF) SELECT count(*) FROM t WHERE k >= 5; "
-	  . "EXPLAIN (COSTS OFF) SELECT id, k FROM t WHERE k <= 5000 AND ps_keep(id) ORDER BY k DESC; COMMIT;"
+	  . "EXPLAIN (COSTS OFF) SELECT id, k FROM t WHERE k <= 5000 AND ps_keep(id) ORDER BY k DESC; "
+	  . "EXPLAIN (COSTS OFF) SELECT id, k FROM t WHERE k = ANY ('{7, 5, 3}') AND ps_keep(id) ORDER BY k; COMMIT;"
 );
 like($plan, qr/Parallel Index Only Scan using t_k/,
 	'index-only count runs a parallel scan');
 like($plan, qr/Gather Merge.*Parallel Index Scan Backward using t_k/s,
 	'descending order runs a backward parallel scan under Gather Merge');
+like($plan, qr/Gather Merge.*Parallel Index Scan using t_k.*Index Cond: \(k = ANY/s,
+	'an IN list runs a parallel scan with the array in the index condition');
 
 my $range = "\\set lo random(-100, 200000)\n\\set w random(2000, 60000)\n";
 my %scripts = (
@@ -119,6 +122,14 @@ VACUUM t;
 	'ps_fwd_ordered@1' => $range . $compare->(
 		'SELECT id, k FROM t WHERE k BETWEEN :lo AND :lo + :w AND ps_keep(id) ORDER BY k',
 		'k BETWEEN :lo AND :lo + :w AND ps_keep(id)', 'id', '<'),
+	'ps_in_ordered@1' => $range . $compare->(
+		'SELECT id, k FROM t WHERE k = ANY (ARRAY(SELECT (:lo + g * 11) % 200003 FROM generate_series(1, 600) g)) AND ps_keep(id) ORDER BY k',
+		'k = ANY (ARRAY(SELECT (:lo + g * 11) % 200003 FROM generate_series(1, 600) g)) AND ps_keep(id)',
+		'id', '<'),
+	'ps_in_bwd@1' => $range . $compare->(
+		'SELECT id, k FROM t WHERE k = ANY (ARRAY(SELECT :lo + g % 5000 FROM generate_series(1, 900) g)) AND k >= :lo + 20 AND ps_keep(id) ORDER BY k DESC',
+		'k = ANY (ARRAY(SELECT :lo + g % 5000 FROM generate_series(1, 900) g)) AND k >= :lo + 20 AND ps_keep(id)',
+		'id', '>'),
 	'ps_bwd_ordered@1' => $range . $compare->(
 		'SELECT id, k FROM t WHERE k <= :lo AND ps_keep(id) ORDER BY k DESC',
 		'k <= :lo AND ps_keep(id)', 'id', '>'),);

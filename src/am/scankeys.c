@@ -1,0 +1,422 @@
+/*-------------------------------------------------------------------------
+ *
+ * scankeys.c
+ *	  Scan keys to key intervals.
+ *
+ * A scan's keys become one closed interval [lo, hi] of compound keys, the
+ * conjunction of all of them, so no entry is ever re-checked.  Equality
+ * array keys (k = ANY (array), amsearcharray) match a set of values
+ * instead: each element becomes the key range of the column values equal
+ * to it, the ranges are sorted in index order and merged where they
+ * overlap (which also removes duplicate elements, and -0 against +0), the
+ * lists of several array keys are intersected, and each remaining range is
+ * clipped to the interval of the other keys.  The scan then reads the
+ * resulting disjoint intervals one after another (scan.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "fpbtree.h"
+#include "scan.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+/* a closed range of column keys [lo, hi], every tiebreaker */
+typedef struct FpbKeyRange
+{
+	uint64		lo;
+	uint64		hi;
+} FpbKeyRange;
+
+static inline void
+fpb_lower(FpbScanOpaque so, uint64 k, uint64 t)
+{
+	if (fpb_key_cmp(k, t, so->lok, so->lot) > 0)
+	{
+		so->lok = k;
+		so->lot = t;
+	}
+}
+
+static inline void
+fpb_upper(FpbScanOpaque so, uint64 k, uint64 t)
+{
+	if (fpb_key_cmp(k, t, so->hik, so->hit) < 0)
+	{
+		so->hik = k;
+		so->hit = t;
+	}
+}
+
+/*
+ * The closed range [*lo, *hi] of the column's keys whose values compare
+ * equal to a scan key's value of type typid (empty, lo > hi, when none
+ * does).  A cross-type value is bounded by its family's support function 3
+ * for (column type, typid) when there is one (the date/time families), or
+ * else encoded by typid's own encode function (a family whose types share
+ * one key domain).  The function is looked up once per scan and type.
+ */
+static void
+fpb_scan_encode(IndexScanDesc scan, Oid typid, Datum value,
+				uint64 *lo, uint64 *hi)
+{
+	Relation	index = scan->indexRelation;
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Oid			coltype = index->rd_opcintype[0];
+
+	if (typid == InvalidOid || typid == coltype)
+	{
+		fpb_encode_range(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
+						 coltype, value, lo, hi);
+		return;
+	}
+	if (so->xtype != typid)
+	{
+		Oid			proc = get_opfamily_proc(index->rd_opfamily[0], coltype,
+											 typid, FPB_XKEY_PROC);
+
+		so->xbound = OidIsValid(proc);
+		if (!so->xbound)
+			proc = get_opfamily_proc(index->rd_opfamily[0], typid, typid,
+									 FPB_ENCODE_PROC);
+		if (!OidIsValid(proc))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("operator family of index \"%s\" has no encode function for type %s",
+							RelationGetRelationName(index), format_type_be(typid))));
+		fmgr_info_cxt(proc, &so->xproc, index->rd_indexcxt);
+		so->xtype = typid;
+	}
+	if (so->xbound)
+	{
+		*lo = (uint64) DatumGetInt64(FunctionCall2(&so->xproc, value,
+												   BoolGetDatum(false)));
+		*hi = (uint64) DatumGetInt64(FunctionCall2(&so->xproc, value,
+												   BoolGetDatum(true)));
+	}
+	else
+		fpb_encode_range(&so->xproc, typid, value, lo, hi);
+}
+
+/*
+ * The non-NULL elements of an array scan key's argument (allocated in the
+ * current context, the scan's arrcxt).
+ */
+static Datum *
+fpb_array_elems(ScanKey sk, int *nelems)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int			j = 0;
+
+	get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
+					  &elems, &nulls, &n);
+	/* a NULL element is equal to, less or greater than nothing */
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			elems[j++] = elems[i];
+	*nelems = j;
+	return elems;
+}
+
+static int
+fpb_keyrange_cmp(const void *a, const void *b)
+{
+	const FpbKeyRange *x = (const FpbKeyRange *) a;
+	const FpbKeyRange *y = (const FpbKeyRange *) b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The key ranges an equality array key matches: one per element that some
+ * column value equals, sorted, overlapping ones merged (equal elements, and
+ * elements such as -0 and +0 whose ranges overlap, become one range).  The
+ * result is strictly increasing and disjoint.
+ */
+static FpbKeyRange *
+fpb_array_ranges(IndexScanDesc scan, ScanKey sk, int *nranges)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Datum	   *elems;
+	int			nelems;
+	FpbKeyRange *r;
+	int			n = 0;
+	int			m = 0;
+
+	elems = fpb_array_elems(sk, &nelems);
+	/* an empty array (or all NULLs): btree starts no descent either */
+	if (nelems == 0)
+		so->noscan = true;
+	r = MemoryContextAlloc(so->arrcxt, sizeof(FpbKeyRange) * Max(nelems, 1));
+	for (int i = 0; i < nelems; i++)
+	{
+		fpb_scan_encode(scan, sk->sk_subtype, elems[i], &r[n].lo, &r[n].hi);
+		if (r[n].lo <= r[n].hi)
+			n++;
+	}
+	if (n > 1)
+		qsort(r, n, sizeof(FpbKeyRange), fpb_keyrange_cmp);
+	for (int i = 0; i < n; i++)
+	{
+		if (m > 0 && r[i].lo <= r[m - 1].hi)
+			r[m - 1].hi = Max(r[m - 1].hi, r[i].hi);
+		else
+			r[m++] = r[i];
+	}
+	*nranges = m;
+	return r;
+}
+
+/*
+ * Intersect two increasing disjoint range lists (several array keys on the
+ * column: a value must satisfy each of them).  The result is one too.
+ */
+static FpbKeyRange *
+fpb_ranges_intersect(FpbScanOpaque so, FpbKeyRange *a, int na,
+					 FpbKeyRange *b, int nb, int *nout)
+{
+	FpbKeyRange *r = MemoryContextAlloc(so->arrcxt,
+										sizeof(FpbKeyRange) *
+										Max(na + nb, 1));
+	int			i = 0,
+				j = 0,
+				n = 0;
+
+	while (i < na && j < nb)
+	{
+		uint64		lo = Max(a[i].lo, b[j].lo);
+		uint64		hi = Min(a[i].hi, b[j].hi);
+
+		if (lo <= hi)
+		{
+			r[n].lo = lo;
+			r[n].hi = hi;
+			n++;
+		}
+		/* the range that ends first overlaps nothing further in the other */
+		if (a[i].hi < b[j].hi)
+			i++;
+		else
+			j++;
+	}
+	*nout = n;
+	return r;
+}
+
+/*
+ * An inequality against ANY (array): the element that admits the most
+ * values decides (as btree reduces it), since the key is true when any
+ * element's comparison is.  Returns false when the array has no non-NULL
+ * element, and the key then matches nothing.
+ */
+static bool
+fpb_array_inequality(IndexScanDesc scan, ScanKey sk)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Datum	   *elems;
+	int			nelems;
+	bool		upper = (sk->sk_strategy == BTLessStrategyNumber ||
+						 sk->sk_strategy == BTLessEqualStrategyNumber);
+	uint64		bk = 0,
+				bt = 0;
+
+	elems = fpb_array_elems(sk, &nelems);
+	for (int i = 0; i < nelems; i++)
+	{
+		uint64		elo,
+					ehi,
+					k,
+					t;
+
+		fpb_scan_encode(scan, sk->sk_subtype, elems[i], &elo, &ehi);
+		switch (sk->sk_strategy)
+		{
+			case BTLessStrategyNumber:
+				k = elo;
+				t = 0;
+				break;
+			case BTLessEqualStrategyNumber:
+				k = ehi;
+				t = FPB_T_MAX_NONNULL;
+				break;
+			case BTGreaterEqualStrategyNumber:
+				k = elo;
+				t = 0;
+				break;
+			case BTGreaterStrategyNumber:
+				k = ehi;
+				t = FPB_T_NULLBIT;
+				break;
+			default:
+				elog(ERROR, "fpbtree: unsupported strategy number %d",
+					 sk->sk_strategy);
+		}
+		if (i == 0 || (upper ? fpb_key_cmp(k, t, bk, bt) > 0 :
+					   fpb_key_cmp(k, t, bk, bt) < 0))
+		{
+			bk = k;
+			bt = t;
+		}
+	}
+	if (nelems == 0)
+		return false;
+	if (upper)
+		fpb_upper(so, bk, bt);
+	else
+		fpb_lower(so, bk, bt);
+	return true;
+}
+
+/*
+ * Intersect all scan keys into [lo, hi].  Every comparison also excludes
+ * NULLs (they sort last, with the tiebreaker's top bit set).  With
+ * equality array keys, also make the list of intervals to read, ivals.
+ */
+void
+fpb_scan_bounds(IndexScanDesc scan)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	FpbKeyRange *eq = NULL;
+	int			neq = -1;		/* -1: no equality array key */
+
+	so->empty = false;
+	so->noscan = false;
+	so->lok = 0;
+	so->lot = 0;
+	so->hik = FPB_KEY_MAX;
+	so->hit = PG_UINT64_MAX;
+	so->ivals = NULL;
+	so->nivals = 0;
+	if (so->arrcxt)
+		MemoryContextReset(so->arrcxt);
+
+	for (int i = 0; i < scan->numberOfKeys; i++)
+	{
+		ScanKey		sk = &scan->keyData[i];
+		Oid			typid;
+		uint64		elo,
+					ehi;
+
+		if (sk->sk_flags & SK_ISNULL)
+		{
+			/* a NULL array: btree starts no descent */
+			if (sk->sk_flags & SK_SEARCHARRAY)
+				so->noscan = true;
+			if (sk->sk_flags & SK_SEARCHNULL)
+				fpb_lower(so, FPB_KEY_MAX, FPB_T_NULLBIT);
+			else if (sk->sk_flags & SK_SEARCHNOTNULL)
+				fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
+			else
+				so->empty = true;	/* comparison with NULL */
+			continue;
+		}
+
+		if (sk->sk_flags & SK_SEARCHARRAY)
+		{
+			MemoryContext old;
+
+			if (so->arrcxt == NULL)
+				so->arrcxt = AllocSetContextCreate(so->scancxt,
+												   "fpbtree array keys",
+												   ALLOCSET_SMALL_SIZES);
+			/* what the elements' encoding allocates goes with the list */
+			old = MemoryContextSwitchTo(so->arrcxt);
+			if (sk->sk_strategy == BTEqualStrategyNumber)
+			{
+				FpbKeyRange *r;
+				int			nr;
+
+				r = fpb_array_ranges(scan, sk, &nr);
+				if (neq < 0)
+				{
+					eq = r;
+					neq = nr;
+				}
+				else
+					eq = fpb_ranges_intersect(so, eq, neq, r, nr, &neq);
+			}
+			else if (!fpb_array_inequality(scan, sk))
+				so->noscan = so->empty = true;
+			MemoryContextSwitchTo(old);
+			fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
+			continue;
+		}
+
+		typid = sk->sk_subtype;
+		fpb_scan_encode(scan, typid, sk->sk_argument, &elo, &ehi);
+
+		switch (sk->sk_strategy)
+		{
+			case BTLessStrategyNumber:
+				/* (elo, 0) itself is no entry: offset 0 is never used */
+				fpb_upper(so, elo, 0);
+				break;
+			case BTLessEqualStrategyNumber:
+				fpb_upper(so, ehi, FPB_T_MAX_NONNULL);
+				break;
+			case BTEqualStrategyNumber:
+				fpb_lower(so, elo, 0);
+				fpb_upper(so, ehi, FPB_T_MAX_NONNULL);
+				break;
+			case BTGreaterEqualStrategyNumber:
+				fpb_lower(so, elo, 0);
+				break;
+			case BTGreaterStrategyNumber:
+				fpb_lower(so, ehi, FPB_T_NULLBIT);
+				break;
+			default:
+				elog(ERROR, "fpbtree: unsupported strategy number %d",
+					 sk->sk_strategy);
+		}
+		fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
+	}
+	if (fpb_key_cmp(so->lok, so->lot, so->hik, so->hit) > 0)
+		so->empty = true;
+	if (neq == 0)
+		so->empty = true;
+	if (neq > 0 && !so->empty)
+	{
+		/* each element's range, clipped to the other keys' interval */
+		so->ivals = MemoryContextAlloc(so->arrcxt,
+									   sizeof(FpbScanInterval) * neq);
+		for (int i = 0; i < neq; i++)
+		{
+			FpbScanInterval *iv = &so->ivals[so->nivals];
+
+			iv->lok = eq[i].lo;
+			iv->lot = 0;
+			iv->hik = eq[i].hi;
+			iv->hit = FPB_T_MAX_NONNULL;
+			if (fpb_key_cmp(so->lok, so->lot, iv->lok, iv->lot) > 0)
+			{
+				iv->lok = so->lok;
+				iv->lot = so->lot;
+			}
+			if (fpb_key_cmp(so->hik, so->hit, iv->hik, iv->hit) < 0)
+			{
+				iv->hik = so->hik;
+				iv->hit = so->hit;
+			}
+			if (fpb_key_cmp(iv->lok, iv->lot, iv->hik, iv->hit) <= 0)
+				so->nivals++;
+		}
+		if (so->nivals == 0)
+			so->empty = true;
+	}
+}
