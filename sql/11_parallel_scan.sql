@@ -48,9 +48,14 @@ SELECT n, s.height, s.pages_per_level[1] AS leaves, s.pages_per_level[2] AS leve
 FROM generate_series(1, 3) n, fpbtree_stats(format('ps%s_f_k', n)::regclass) s
 ORDER BY n;
 
--- Plan settings: serial (workers = 0) or parallel at zero cost.
+-- Plan settings: serial (workers = 0) or parallel at zero cost.  The
+-- session settings ps.leader and ps.max_workers, when set, override
+-- parallel_leader_participation and max_parallel_workers.
 CREATE FUNCTION ps_mode(workers int) RETURNS void
 LANGUAGE plpgsql AS $$
+DECLARE
+	leader text := coalesce(nullif(current_setting('ps.leader', true), ''), 'on');
+	maxw text := nullif(current_setting('ps.max_workers', true), '');
 BEGIN
 	PERFORM set_config('enable_seqscan', 'off', true);
 	PERFORM set_config('enable_bitmapscan', 'off', true);
@@ -58,7 +63,10 @@ BEGIN
 	PERFORM set_config('parallel_tuple_cost', '0', true);
 	PERFORM set_config('min_parallel_index_scan_size', '0', true);
 	PERFORM set_config('min_parallel_table_scan_size', '0', true);
-	PERFORM set_config('parallel_leader_participation', 'on', true);
+	PERFORM set_config('parallel_leader_participation', leader, true);
+	IF maxw IS NOT NULL THEN
+		PERFORM set_config('max_parallel_workers', maxw, true);
+	END IF;
 	PERFORM set_config('max_parallel_workers_per_gather', workers::text, true);
 END $$;
 
@@ -220,6 +228,19 @@ RESET min_parallel_index_scan_size;
 RESET max_parallel_maintenance_workers;
 SELECT fpbtree_check('ps3_f_k', true), fpbtree_check('ps3_f_f', true);
 SELECT q, left(ps_same(q, 3, col, ordered), 400) AS res FROM ps_q ORDER BY q;
+
+-- the leader only gathers (parallel_leader_participation off): the workers
+-- claim every run; and no worker can start (max_parallel_workers = 0): the
+-- leader claims every run itself (the planner keeps the lookups of one key
+-- serial when the leader does not scan)
+SET ps.leader = off;
+SELECT q, left(ps_same(q, 3, col, ordered), 400) AS res FROM ps_q
+WHERE q !~ '[^<>]= \d' ORDER BY q;
+RESET ps.leader;
+SET ps.max_workers = 0;
+SELECT q, left(ps_same(q, 3, col, ordered), 400) AS res FROM ps_q
+WHERE q !~ '[^<>]= \d' ORDER BY q;
+RESET ps.max_workers;
 
 DROP TABLE ps1_f, ps1_b, ps2_f, ps2_b, ps3_f, ps3_b, ps_q;
 DROP FUNCTION ps_true(anyelement), ps_keep(int4);
