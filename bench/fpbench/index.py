@@ -443,66 +443,83 @@ def wl_half():
     cold, at the view's parallel settings: where the view allows workers the
     planner gives both access methods parallel index-only scans at the
     published scale, so the default view compares btree's parallel scan with
-    fpbtree's; a row says when a side's plan is not parallel."""
+    fpbtree's; a row says when a side's plan is not parallel.  The same
+    counts again on the _narrow tables (the same keys inserted in the same
+    order, a heap in one visibility-map page; see wl_cold)."""
     n = max(1, GROWN_ROWS // 2)
-    mw = Metric("half_warm", "index-only count over %d of %d scattered entries, warm" % (n, GROWN_ROWS),
-                "ms/query", "lower")
-    mc = Metric("half_cold", "index-only count over %d of %d scattered entries, cold" % (n, GROWN_ROWS),
-                "ms/query", "lower")
+    variants = []
+    for suffix, what, tag in (("_grown", "", ""), ("_narrow", ", int8-only table", "_narrow")):
+        mw = Metric("half_warm" + tag, "index-only count over %d of %d scattered entries%s, warm"
+                    % (n, GROWN_ROWS, what), "ms/query", "lower")
+        mc = Metric("half_cold" + tag, "index-only count over %d of %d scattered entries%s, cold"
+                    % (n, GROWN_ROWS, what), "ms/query", "lower")
+        variants.append((suffix, mw, mc))
 
-    def needle(side):
+    def needle(side, suffix):
         # a plain or a parallel scan; the plan columns say which
-        return "Index Only Scan using %s" % idx(side, "_grown")
+        return "Index Only Scan using %s" % idx(side, suffix)
 
-    def query(side, lo, hi):
-        return "SELECT count(*) FROM %s WHERE a >= %s AND a < %s" % (tbl(side, "_grown"), lit(lo), lit(hi))
+    def query(side, suffix, lo, hi):
+        return "SELECT count(*) FROM %s WHERE a >= %s AND a < %s" % (tbl(side, suffix), lit(lo), lit(hi))
 
     def prepare():
         ensure_grown()
+        ensure_grown_narrow()
         ensure_warm_tables()
         lo, hi = random_ranges(8000, n, GROWN_ROWS, 1)[0]
-        counts, serial = [], []
-        for side in SIDES:
-            plan = check_plan(query(side, lo, hi), [needle(side)], FORCE_INDEX, analyze=True)
-            note_plan([mw, mc], side["id"], plan)
-            if not C.serial_view() and "Parallel Index Only Scan" not in plan:
-                serial.append(side["id"])
-            counts.append(int(psql_val(query(side, lo, hi) + ";", options=FORCE_INDEX)))
-        # in a view with workers the planner may still keep a small range serial
-        for m in (mw, mc):
-            m.note = "(%s: not a parallel scan)" % "+".join(serial) if serial else ""
-        if counts[0] != counts[1] or not count_ok(counts[0], n):
-            raise BenchError("half range [%d, %d): btree counts %d, fpbtree %d, expected about %d"
-                             % (lo, hi, counts[0], counts[1], n))
+        for suffix, mw, mc in variants:
+            counts, serial = [], []
+            for side in SIDES:
+                plan = check_plan(query(side, suffix, lo, hi), [needle(side, suffix)], FORCE_INDEX,
+                                  analyze=True)
+                note_plan([mw, mc], side["id"], plan)
+                if not C.serial_view() and "Parallel Index Only Scan" not in plan:
+                    serial.append(side["id"])
+                counts.append(int(psql_val(query(side, suffix, lo, hi) + ";", options=FORCE_INDEX)))
+            # in a view with workers the planner may still keep a small range serial
+            for m in (mw, mc):
+                m.note = "(%s: not a parallel scan)" % "+".join(serial) if serial else ""
+            if counts[0] != counts[1] or not count_ok(counts[0], n):
+                raise BenchError("half range [%d, %d) of %s: btree counts %d, fpbtree %d, expected about %d"
+                                 % (lo, hi, suffix, counts[0], counts[1], n))
 
     def measure_warm(side, rnd):
-        rs = random_ranges(8100 + rnd, n, GROWN_ROWS, HALF_WARM_QUERIES)
-        warm(side, "_grown")
-        sql = "\\timing on\n" + "".join(query(side, lo, hi) + ";\n" for lo, hi in rs)
-        out = psql(sql, options=FORCE_INDEX)
-        for c in re.findall(r"^(\d+)$", out, re.M):
-            if not count_ok(int(c), n):
-                raise BenchError("warm half count %s on %s, expected about %d" % (c, tbl(side, "_grown"), n))
-        return {mw.key: statistics.median(parse_times(out))}
+        out = {}
+        for suffix, mw, _ in variants:
+            rs = random_ranges(8100 + rnd, n, GROWN_ROWS, HALF_WARM_QUERIES)
+            warm(side, suffix)
+            sql = "\\timing on\n" + "".join(query(side, suffix, lo, hi) + ";\n" for lo, hi in rs)
+            res = psql(sql, options=FORCE_INDEX)
+            for c in re.findall(r"^(\d+)$", res, re.M):
+                if not count_ok(int(c), n):
+                    raise BenchError("warm half count %s on %s, expected about %d" % (c, tbl(side, suffix), n))
+            out[mw.key] = statistics.median(parse_times(res))
+        return out
 
     def measure_cold(side, rnd):
-        times = []
-        for qi, (lo, hi) in enumerate(random_ranges(8200 + rnd, n, GROWN_ROWS, COLD_QUERIES)):
-            wq = "SELECT count(*) FROM %s WHERE a >= %s AND a < %s" % (warm_tbl(side), lit(WARM_LO),
-                                                                     lit(WARM_HI))
-            tm, last, out = cold_query(side, query(side, lo, hi), wq, needle(side))
-            if not count_ok(int(last), n):
-                raise BenchError("cold half count %s on %s, expected about %d" % (last, tbl(side, "_grown"), n))
-            key = (rnd, "half", qi)
-            if key in _cold_counts and _cold_counts[key] != int(last):
-                raise BenchError("cold half range [%d, %d): btree counts %d, fpbtree %s"
-                                 % (lo, hi, _cold_counts[key], last))
-            _cold_counts[key] = int(last)
-            times.append(tm)
-        return {mc.key: statistics.mean(times)}
+        out = {}
+        for suffix, _, mc in variants:
+            times = []
+            for qi, (lo, hi) in enumerate(random_ranges(8200 + rnd, n, GROWN_ROWS, COLD_QUERIES)):
+                wq = "SELECT count(*) FROM %s WHERE a >= %s AND a < %s" % (warm_tbl(side), lit(WARM_LO),
+                                                                         lit(WARM_HI))
+                tm, last, _ = cold_query(side, query(side, suffix, lo, hi), wq, needle(side, suffix))
+                if not count_ok(int(last), n):
+                    raise BenchError("cold half count %s on %s, expected about %d"
+                                     % (last, tbl(side, suffix), n))
+                key = (rnd, "half" + suffix, qi)
+                if key in _cold_counts and _cold_counts[key] != int(last):
+                    raise BenchError("cold half range [%d, %d) of %s: btree counts %d, fpbtree %s"
+                                     % (lo, hi, suffix, _cold_counts[key], last))
+                _cold_counts[key] = int(last)
+                times.append(tm)
+            out[mc.key] = statistics.mean(times)
+        return out
 
+    metrics = [m for _, mw, mc in variants for m in (mw, mc)]
     return Workload("half", "index-only count over half the scattered table, warm and cold", prepare,
-                    [Test(measure_warm, [mw]), Test(measure_cold, [mc])], [mw, mc])
+                    [Test(measure_warm, [v[1] for v in variants]), Test(measure_cold, [v[2] for v in variants])],
+                    metrics)
 
 
 def wl_insert():
