@@ -4,6 +4,7 @@
 The same rows go into two tables: diff_fpb, indexed with fpbtree, and
 diff_bt, indexed with btree.  Several hundred generated queries (one or
 more scan keys on one column with <, <=, =, >=, >, BETWEEN, IS [NOT] NULL,
+IN lists and = / < / > ANY (array) with duplicates and NULL elements,
 constants of other types of the operator family, ORDER BY ASC/DESC with and
 without LIMIT) are run on both tables, the fpbtree side with index scans
 (bitmap scans off) and with bitmap scans, and must give the same rows as the
@@ -212,9 +213,12 @@ class Gen:
         r = self.r
         ops = ['<', '<=', '=', '>=', '>']
         form = r.choices(['one', 'between', 'two', 'three', 'null', 'eqeq',
-                          'nullmix', 'commuted'],
-                         [30, 12, 25, 8, 6, 4, 6, 4])[0]
+                          'nullmix', 'commuted', 'inlist', 'anyarray',
+                          'anyrange'],
+                         [30, 12, 25, 8, 6, 4, 6, 4, 8, 8, 3])[0]
         c = col
+        if form in ('inlist', 'anyarray', 'anyrange'):
+            return self.where_array(col, form)
         if form == 'one':
             return '%s %s %s' % (c, r.choice(ops), self.const(col))
         if form == 'commuted':
@@ -245,6 +249,60 @@ class Gen:
         # nullmix
         return '%s IS %sNULL AND %s %s %s' % (c, r.choice(['', 'NOT ']), c,
                                               r.choice(ops), self.const(col))
+
+    def array_elems(self, col):
+        """array elements of one type: existing keys, neighbours, hot
+        values, duplicates and sometimes NULL; the type is int8 or (when
+        every element fits) int4/int2, float8 or float4"""
+        r = self.r
+        n = r.choice([1, 2, 3, 5, 8, 20])
+        vals = []
+        for _ in range(n):
+            if vals and r.random() < 0.15:
+                vals.append(r.choice(vals))         # a duplicate
+            elif r.random() < 0.07:
+                vals.append(None)
+            else:
+                vals.append(self.kval() if col == 'k' else self.fval())
+        if col == 'k':
+            known = [v for v in vals if v is not None]
+            types = ['int8']
+            if all(INT4_MIN <= v <= INT4_MAX for v in known):
+                types.append('int4')
+            if all(INT2_MIN <= v <= INT2_MAX for v in known):
+                types.append('int2')
+            t = r.choice(types)
+            lits = ['NULL' if v is None else ('(%d)' % v if v < 0 else '%d' % v)
+                    for v in vals]
+        else:
+            t = 'float8' if r.random() < 0.7 else 'float4'
+            lits = []
+            for v in vals:
+                if v is not None and t == 'float4':
+                    x = float(v)
+                    if not (x != x or abs(x) == float('inf') or x == 0 or
+                            1e-37 < abs(x) < 3e38):
+                        v = '0.25'
+                lits.append('NULL' if v is None else "'%s'" % v)
+        return t, lits
+
+    def where_array(self, col, form):
+        """col IN (...), col = ANY (ARRAY[...]), col < ANY (...) etc.,
+        sometimes with a range key on the same column"""
+        r = self.r
+        t, lits = self.array_elems(col)
+        arr = 'ARRAY[%s]::%s[]' % (', '.join(lits), t)
+        if form == 'inlist':
+            cond = '%s IN (%s)' % (col, ', '.join('%s::%s' % (x, t) for x in lits))
+        elif form == 'anyarray':
+            cond = '%s = ANY (%s)' % (col, arr)
+            if r.random() < 0.1:
+                cond = "%s = ANY ('{}'::%s[])" % (col, t)
+        else:
+            cond = '%s %s ANY (%s)' % (col, r.choice(['<', '<=', '>', '>=']), arr)
+        if r.random() < 0.3:
+            cond += ' AND %s %s %s' % (col, r.choice(['<', '<=', '>=', '>']), self.const(col))
+        return cond
 
     def query(self, col):
         """(kind, sql) with {T} for the table"""
