@@ -632,7 +632,9 @@ fpb_key_equal_range(Oid typid, uint64 k, uint64 *lo, uint64 *hi)
  * timestamptz converts each column value to timestamptz, which is not
  * monotonic across a daylight-saving gap; local times inside a gap may
  * then be misplaced, as in a btree index scan, whose binary search uses
- * the same comparison.
+ * the same comparison.  The scan has the executor recheck such keys
+ * (scankeys.c), so a misplaced bound can leave rows out but never let
+ * one in that fails the key.
  * ----------------------------------------------------------------
  */
 

@@ -645,7 +645,7 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 	if (so->hp.cap != 0)
 		fpb_heap_prefetch(&so->hp, scan->heapRelation, so->items, so->nitems,
 						  so->cur, ScanDirectionIsForward(dir));
-	scan->xs_recheck = false;
+	scan->xs_recheck = so->recheck;
 
 	if (scan->xs_want_itup)
 	{
@@ -717,7 +717,7 @@ fpbgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		}
 		for (int i = so->cur; i < so->nitems; i++)
 			fpb_t_to_heaptid(so->items[i].t, &tids[i - so->cur]);
-		tbm_add_tuples(tbm, tids, so->nitems - so->cur, false);
+		tbm_add_tuples(tbm, tids, so->nitems - so->cur, so->recheck);
 		total += so->nitems - so->cur;
 		so->cur = so->nitems - 1;
 		CHECK_FOR_INTERRUPTS();

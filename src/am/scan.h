@@ -16,6 +16,7 @@ typedef struct FpbScanOpaqueData
 {
 	bool		empty;			/* the keys can match nothing */
 	bool		noscan;			/* ... because an array key has no element */
+	bool		recheck;		/* the executor must recheck the keys */
 	uint64		lok,
 				lot,
 				hik,

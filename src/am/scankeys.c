@@ -4,7 +4,8 @@
  *	  Scan keys to key intervals.
  *
  * A scan's keys become one closed interval [lo, hi] of compound keys, the
- * conjunction of all of them, so no entry is ever re-checked.  Equality
+ * conjunction of all of them, so no entry is re-checked (but for a
+ * timestamptz key in a timestamp column, see fpb_scan_bounds).  Equality
  * array keys (k = ANY (array), amsearcharray) match a set of values
  * instead: each element becomes the key range of the column values equal
  * to it, the ranges are sorted in index order and merged where they
@@ -18,6 +19,7 @@
 #include "postgres.h"
 
 #include "access/relscan.h"
+#include "catalog/pg_type.h"
 #include "fpbtree.h"
 #include "scan.h"
 #include "utils/array.h"
@@ -297,6 +299,7 @@ fpb_scan_bounds(IndexScanDesc scan)
 
 	so->empty = false;
 	so->noscan = false;
+	so->recheck = false;
 	so->lok = 0;
 	so->lot = 0;
 	so->hik = FPB_KEY_MAX;
@@ -312,6 +315,19 @@ fpb_scan_bounds(IndexScanDesc scan)
 		Oid			typid;
 		uint64		elo,
 					ehi;
+
+		/*
+		 * A timestamp column against a timestamptz key: the core converts
+		 * each column value, which is not monotonic across a
+		 * daylight-saving gap, so the values that satisfy the key need not
+		 * be one key range.  Support function 3 then finds a bound by
+		 * bisection that may admit values failing the key (see keys.c):
+		 * have the executor recheck every entry, so that none is returned
+		 * wrongly.
+		 */
+		if (sk->sk_subtype == TIMESTAMPTZOID &&
+			scan->indexRelation->rd_opcintype[0] == TIMESTAMPOID)
+			so->recheck = true;
 
 		if (sk->sk_flags & SK_ISNULL)
 		{
