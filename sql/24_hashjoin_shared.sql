@@ -203,4 +203,8 @@ SET LOCAL max_parallel_workers_per_gather = 2;
 SET LOCAL enable_parallel_hash = off;
 SET LOCAL fpbtree.hashjoin_parallel_shared = on;
 SELECT regexp_replace(l, ' \(actual.*', '') FROM hj_explain_lines('SELECT count(*) FROM hs_a a JOIN hs_b b ON a.k = b.k', '(PrefetchHashJoin|Shared|Batches|Spilled)', true) l;
+-- every rescan of the Gather builds the table again (the leader alone:
+-- with workers, they may have built it before the leader attaches)
+SET LOCAL max_parallel_workers = 0;
+SELECT regexp_replace(l, ' \(actual.*', '') FROM hj_explain_lines('SELECT o.g, (SELECT count(*) + o.g FROM hs_a a JOIN hs_b b ON a.k = b.k) FROM hs_o o', '(PrefetchHashJoin|Builds)', true) l;
 COMMIT;
