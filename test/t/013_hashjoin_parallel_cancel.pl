@@ -23,7 +23,20 @@ my $node = fpb_node(
 autovacuum = off
 max_parallel_workers_per_gather = 2
 max_parallel_workers = 4
+dynamic_shared_memory_type = mmap
 });
+
+# with mmap, this cluster's DSM segments are files in pg_dynshmem
+sub dsm_segments
+{
+	my $dir = $node->data_dir . '/pg_dynshmem';
+	opendir(my $dh, $dir) or return 0;
+	my @f = grep { /^mmap\./ } readdir($dh);
+	closedir($dh);
+	return scalar(@f);
+}
+my $dsm_idle = dsm_segments();
+ok($dsm_idle > 0, 'the DSM control segment is seen');
 
 $node->safe_psql(
 	'postgres', q{
@@ -99,6 +112,48 @@ foreach my $p (sort keys %phase)
 	is($ours, $builtin, "$p: same answer as the built-in join");
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
 		'0', "$p: no temporary file left after completion");
+}
+
+# The shared table (fpbtree.hashjoin_parallel_shared): cancelled while the
+# participants load the inner side (the rows past 17000 sleep, so the
+# participants that read them are late and the others wait for them at the
+# barrier) and while they probe.  Afterwards no worker, no DSM segment
+# beyond the idle server's and no temporary file is left.
+my $set_shared = $set . q{
+SET work_mem = '4MB';
+SET fpbtree.hashjoin_parallel_shared = on;
+};
+my %slow_shared = (build => 17000, probe => 20000);
+foreach my $p (sort keys %phase)
+{
+	my $q = sprintf($phase{$p}, $slow_shared{$p});
+	my $plan = $node->safe_psql('postgres', $set_shared . "EXPLAIN (COSTS OFF) $q");
+	like(
+		$plan,
+		qr/Gather.*Parallel Custom Scan \(PrefetchHashJoin\).*Shared Hash Table: true.*Parallel Seq Scan on o\b.*Parallel Seq Scan on i\b/s,
+		"shared $p: one shared table, both sides parallel scans");
+
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		$set_shared . "SET statement_timeout = '1500ms';\n$q;\nSELECT 'next query ran';",
+		on_error_stop => 0);
+	like($stderr, qr/canceling statement due to statement timeout/,
+		"shared $p: cancelled by statement_timeout");
+	like($stdout, qr/next query ran/, "shared $p: the session runs the next query");
+
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
+		"shared $p: no parallel worker left");
+	is(dsm_segments(), $dsm_idle, "shared $p: no DSM segment left");
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
+		'0', "shared $p: no temporary file left");
+
+	$q = sprintf($phase{$p}, 1000000);
+	my $ours = $node->safe_psql('postgres', $set_shared . $q);
+	my $builtin = $node->safe_psql('postgres',
+		$set . "SET enable_prefetch_hashjoin = off;\nSET enable_parallel_hash = on;\n$q");
+	is($ours, $builtin, "shared $p: same answer as the built-in join");
+	is(dsm_segments(), $dsm_idle, "shared $p: no DSM segment left after completion");
 }
 
 $node->stop;
