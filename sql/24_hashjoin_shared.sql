@@ -157,6 +157,15 @@ SELECT * FROM hjs_check_all('SELECT a.id, e.id FROM hs_a a LEFT JOIN hs_gone e O
 SELECT * FROM hjs_check_all('SELECT e.id, a.id FROM hs_gone e JOIN hs_a a ON e.k = a.k');
 SELECT * FROM hjs_check_all('SELECT e.id FROM hs_gone e WHERE NOT EXISTS (SELECT 1 FROM hs_a a WHERE e.k = a.k)');
 
+-- radix-clustered probing of the shared table (forced: the tables are
+-- small), each participant with its own chunks
+SET fpbtree.hashjoin_radix_bits = 4;
+SELECT * FROM hjs_check_all('SELECT a.id, b.id FROM hs_a a JOIN hs_b b ON a.k = b.k');
+SELECT * FROM hjs_check_all('SELECT a.id, b.id FROM hs_a a LEFT JOIN hs_b b ON a.t = b.t AND a.k8 % 3 = b.k8 % 3');
+SELECT * FROM hjs_check_all('SELECT a.id FROM hs_a a WHERE NOT EXISTS (SELECT 1 FROM hs_b b WHERE b.k = a.k)');
+SELECT * FROM hjs_check_all('SELECT count(*) FROM (SELECT a.id FROM hs_a a JOIN hs_b b ON a.k = b.k LIMIT 50000) s');
+RESET fpbtree.hashjoin_radix_bits;
+
 -- LIMIT: the Gather stops the participants early
 SELECT * FROM hjs_check_all('SELECT count(*) FROM (SELECT a.id FROM hs_a a JOIN hs_b b ON a.k = b.k LIMIT 50000) s');
 
@@ -202,7 +211,10 @@ BEGIN;
 SET LOCAL max_parallel_workers_per_gather = 2;
 SET LOCAL enable_parallel_hash = off;
 SET LOCAL fpbtree.hashjoin_parallel_shared = on;
-SELECT regexp_replace(l, ' \(actual.*', '') FROM hj_explain_lines('SELECT count(*) FROM hs_a a JOIN hs_b b ON a.k = b.k', '(PrefetchHashJoin|Shared|Batches|Spilled)', true) l;
+SELECT regexp_replace(l, ' \(actual.*', '') FROM hj_explain_lines('SELECT count(*) FROM hs_a a JOIN hs_b b ON a.k = b.k', '(PrefetchHashJoin|Shared|Batches|Spilled|Radix)', true) l;
+SET LOCAL fpbtree.hashjoin_radix_bits = 4;
+SELECT regexp_replace(l, ' \(actual.*', '') FROM hj_explain_lines('SELECT count(*) FROM hs_a a JOIN hs_b b ON a.k = b.k', '(PrefetchHashJoin|Radix)', true) l;
+SET LOCAL fpbtree.hashjoin_radix_bits = -1;
 -- every rescan of the Gather builds the table again (the leader alone:
 -- with workers, they may have built it before the leader attaches)
 SET LOCAL max_parallel_workers = 0;

@@ -216,6 +216,13 @@ extern const char *fpb_hj_form_minimal(FpbHjState *st, TupleTableSlot *slot,
  */
 extern void fpb_hj_build(FpbHjState *st);
 
+/*
+ * Probe the shared table by radix partitions if worthwhile (the slices are
+ * partitions already): sets st->radix_on and the chunk pool.
+ */
+extern void fpb_hj_radix_shared(FpbHjState *st, Size table, Size room,
+								int max_bits, int log2nb);
+
 /* ---- hashjoin_probe.c: the staged probe ---- */
 
 /* Empty the entry ring and the radix chunk: the next probe starts afresh. */

@@ -375,6 +375,7 @@ fpb_hj_shared_build(FpbHjState *st)
 	FpbShGeom	g;
 	int			phase;
 	char	   *region;
+	Size		combined;
 
 	if (st->shared == NULL)
 	{
@@ -436,8 +437,19 @@ fpb_hj_shared_build(FpbHjState *st)
 	st->ht.reloc = (uintptr_t) region;
 	st->inner_total = g.ntuples;
 	st->nbatch = 1;
-	st->radix_on = false;
-	st->peak_space = Max(st->peak_space, sh->region_size);
+
+	/*
+	 * Radix-clustered probing as the serial join's: each participant's
+	 * chunk pool comes from what the combined budget leaves beside the
+	 * table, shared out among the planned participants.
+	 */
+	combined = mul_size(st->space_allowed, sh->nparticipants);
+	fpb_hj_radix_shared(st, sh->region_size,
+						combined > sh->region_size ?
+						(combined - sh->region_size) / sh->nparticipants : 0,
+						g.bits, g.log2nb);
+	st->peak_space = Max(st->peak_space, sh->region_size +
+						 (st->radix_on ? st->radix.poolsize : 0));
 	st->max_buckets = Max(st->max_buckets, g.nbuckets);
 }
 
