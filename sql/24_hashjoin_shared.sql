@@ -123,14 +123,14 @@ SET parallel_setup_cost = 10;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 
--- off by default: the partial path with private tables
+-- on by default: both sides parallel scans, one shared table
 BEGIN;
 SET LOCAL max_parallel_workers_per_gather = 2;
 SET LOCAL enable_parallel_hash = off;
 EXPLAIN (COSTS OFF)
 SELECT a.id, b.id FROM hs_a a JOIN hs_b b ON a.k = b.k;
--- on: both sides parallel scans, one shared table
-SET LOCAL fpbtree.hashjoin_parallel_shared = on;
+-- off: the partial path with private tables
+SET LOCAL fpbtree.hashjoin_parallel_shared = off;
 EXPLAIN (COSTS OFF)
 SELECT a.id, b.id FROM hs_a a JOIN hs_b b ON a.k = b.k;
 COMMIT;

@@ -34,7 +34,7 @@ int			fpb_hj_cache_size_kb = -1;
 bool		fpb_hj_partition_prefetch = false;
 bool		fpb_hj_huge_pages = false;
 int			fpb_hj_radix_bits_setting = -1;
-bool		fpb_hj_parallel_shared = false;
+bool		fpb_hj_parallel_shared = true;
 
 /* the three kinds of path offered */
 typedef enum FpbHjPathKind
@@ -207,7 +207,7 @@ fpb_hashjoin_init(void)
 							 "Offers PrefetchHashJoin with one hash table shared by the participants of a Gather.",
 							 "The participants load their shares of a partial inner side and build one table in shared memory together.",
 							 &fpb_hj_parallel_shared,
-							 false,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

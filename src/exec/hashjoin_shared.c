@@ -278,6 +278,9 @@ fpb_hj_shared_scatter(FpbHjState *st, const FpbShGeom *g, char *region)
 		int			s = fpb_hj_slice(g, htup->hashvalue);
 		Size		size = FPB_HT_SIZE(htup);
 
+		/* the counts of COUNT hold: never write past the slice */
+		if (unlikely(cursor[s] + size > tstart[s + 1]))
+			elog(ERROR, "shared hash table slice %d overflows", s);
 		memcpy(region + cursor[s], htup, size);
 		cursor[s] += size;
 		if ((++n & 0xFFFF) == 0)

@@ -50,8 +50,8 @@ CREATE FUNCTION slow(v int, n int) RETURNS int LANGUAGE plpgsql PARALLEL SAFE CO
 AS $$ BEGIN IF v > n THEN PERFORM pg_sleep(0.001); END IF; RETURN v; END $$;
 });
 
-# forced onto our parallel path: the built-in join divides its build among
-# the participants, which wins at zero parallel costs
+# forced onto our private-table parallel path: the built-in join divides its
+# build among the participants, which wins at zero parallel costs
 my $set = q{
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -60,6 +60,7 @@ SET enable_parallel_hash = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
 SET fpbtree.hashjoin_cache_size = 0;
+SET fpbtree.hashjoin_parallel_shared = off;
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
 };
