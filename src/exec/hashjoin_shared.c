@@ -115,6 +115,9 @@ fpb_hj_shared_reinit(FpbHjShared *sh, dsa_area *area)
 {
 	if (area != NULL && DsaPointerIsValid(sh->region))
 		dsa_free(area, sh->region);
+	/* no DSM segment: the leader alone built it in local memory */
+	if (sh->private_region != NULL)
+		pfree(sh->private_region);
 	fpb_hj_shared_init(sh, sh->nparticipants);
 }
 
@@ -213,6 +216,7 @@ fpb_hj_shared_count(FpbHjState *st, const FpbShGeom *g)
 	FpbShCount *mine = &st->shared->counts[st->participant * FPB_SH_MAX_SLICES];
 	FpbArenaIter it;
 	FpbHashTuple *htup;
+	int64		n = 0;
 
 	fpb_arena_iter_init(&it, st->ht.tuples);
 	while ((htup = fpb_arena_iter_next(&it)) != NULL)
@@ -221,6 +225,8 @@ fpb_hj_shared_count(FpbHjState *st, const FpbShGeom *g)
 
 		c->ntuples++;
 		c->bytes += FPB_HT_SIZE(htup);
+		if ((++n & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 	}
 }
 
