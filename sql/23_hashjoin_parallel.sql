@@ -109,6 +109,8 @@ BEGIN
 END $$;
 
 SET fpbtree.hashjoin_cache_size = 0;
+-- the private-table path: the shared one is sql/24_hashjoin_shared.sql's
+SET fpbtree.hashjoin_parallel_shared = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
 -- not 0: a serial join over two Gathers should not tie with one Gather

@@ -283,8 +283,9 @@ HJ_SCALING_WORKERS = (0, 1, 2)
 def wl_hashjoin_scaling():
     """The large join at 0, 1 and 2 workers per Gather (default view only):
     A is the built-in join as the planner picks it at that count (Parallel
-    Hash allowed), B PrefetchHashJoin forced at the same count (its partial
-    path, Parallel Hash off, fpbtree.hashjoin_cache_size = 0).  Parallel
+    Hash allowed), B PrefetchHashJoin forced at the same count (with
+    workers its shared-table partial path, fpbtree.hashjoin_parallel_shared
+    on; Parallel Hash off, fpbtree.hashjoin_cache_size = 0).  Parallel
     costs and the table-size threshold are zeroed so that both plans use
     the count they are given."""
     ms = {n: Metric("hj_scaling_w%d" % n, "hash join %s x %s, %d worker%s (A built-in, B PrefetchHashJoin forced)"
@@ -296,7 +297,7 @@ def wl_hashjoin_scaling():
         s = ["max_parallel_workers_per_gather = %d" % n, "parallel_setup_cost = 0", "parallel_tuple_cost = 0",
              "min_parallel_table_scan_size = 0"]
         if side["id"] == "B":
-            s += ["enable_parallel_hash = off"] + HJ_FORCE
+            s += ["enable_parallel_hash = off", "fpbtree.hashjoin_parallel_shared = on"] + HJ_FORCE
         return hj_sets(side, s)
 
     def prepare():
@@ -312,6 +313,8 @@ def wl_hashjoin_scaling():
                                  "A:\n%s\nB:\n%s" % (n, pa, pb))
             if n > 0 and not all("Workers Planned: %d" % n in p for p in (pa, pb)):
                 ms[n].note = "(a plan does not use %d workers)" % n
+            elif n > 0 and "Shared Hash Table: true" not in pb:
+                ms[n].note = "(B does not use the shared table)"
             note_plans(ms[n], pa, pb)
 
     def measure(side, rnd):

@@ -34,6 +34,15 @@ int			fpb_hj_cache_size_kb = -1;
 bool		fpb_hj_partition_prefetch = false;
 bool		fpb_hj_huge_pages = false;
 int			fpb_hj_radix_bits_setting = -1;
+bool		fpb_hj_parallel_shared = true;
+
+/* the three kinds of path offered */
+typedef enum FpbHjPathKind
+{
+	FPB_HJ_COMPLETE,			/* serial, or above a Gather */
+	FPB_HJ_PARTIAL,				/* below a Gather, private tables */
+	FPB_HJ_SHARED				/* below a Gather, one shared table */
+} FpbHjPathKind;
 
 /*
  * Detected at load (fpb_hj_detect_cache): the level-2 cache, which the cost
@@ -194,6 +203,14 @@ fpb_hashjoin_init(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+	DefineCustomBoolVariable("fpbtree.hashjoin_parallel_shared",
+							 "Offers PrefetchHashJoin with one hash table shared by the participants of a Gather.",
+							 "The participants load their shares of a partial inner side and build one table in shared memory together.",
+							 &fpb_hj_parallel_shared,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.hashjoin_cache_size",
 							"Cache size the PrefetchHashJoin cost model assumes; -1 reads the level-2 cache size.",
 							"Hash tables larger than this are where prefetching pays; 0 treats every table as out of cache.",
@@ -242,8 +259,8 @@ fpb_hj_clause_sides_match(RestrictInfo *rinfo, RelOptInfo *outerrel,
 static void
 fpb_hj_cost(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 			List *hashclauses, Path *outer_path, Path *inner_path,
-			JoinPathExtraData *extra, Cost *startup, Cost *total,
-			int *nbatch, double *rows)
+			JoinPathExtraData *extra, bool shared, Cost *startup,
+			Cost *total, int *nbatch, double *rows)
 {
 	JoinCostWorkspace ws;
 	HashPath	hp;
@@ -257,8 +274,13 @@ fpb_hj_cost(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	Cost		probe_credit;
 	Cost		overhead;
 
+	/*
+	 * Shared: the inner path is partial, each participant builds with its
+	 * share of the rows, and the budget is hash_mem times the participants
+	 * (Parallel Hash's costing).
+	 */
 	initial_cost_hashjoin(root, &ws, jointype, hashclauses,
-						  outer_path, inner_path, extra, false);
+						  outer_path, inner_path, extra, shared);
 
 	memset(&hp, 0, sizeof(hp));
 	hp.jpath.path.type = T_HashPath;
@@ -282,7 +304,9 @@ fpb_hj_cost(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	tuple_bytes = MAXALIGN(inner_path->pathtarget->width) +
 		MAXALIGN(SizeofMinimalTupleHeader) + FPB_HT_OVERHEAD +
 		sizeof(FpbBucket) + sizeof(FpbHashCell);
-	table_bytes = inner_rows * tuple_bytes / *nbatch;
+	/* a shared table holds the whole rel, not one participant's share */
+	table_bytes = (shared ? inner_path->parent->rows : inner_rows) *
+		tuple_bytes / *nbatch;
 	cache_bytes = (double) fpb_hj_cache_bytes();
 	if (table_bytes > cache_bytes)
 		miss_share = 1.0 - cache_bytes / table_bytes;
@@ -311,21 +335,32 @@ fpb_hj_cost(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
  * on its share of the outer side against a private copy of the whole inner
  * side (parallel-oblivious, as the built-in hash join without Parallel
  * Hash).  The inner build is then paid by every participant, which the
- * cost of the inner path in the startup cost already says.
+ * cost of the inner path in the startup cost already says.  Or, shared,
+ * with a partial inner side too, one table built by all participants
+ * together, each paying for its share (hashjoin_shared.c).
  */
 static void
 fpb_hj_try_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				JoinPathExtraData *extra, List *hashclauses,
-				Path *outer_path, Path *inner_path, bool partial)
+				Path *outer_path, Path *inner_path, FpbHjPathKind kind)
 {
 	Cost		startup;
 	Cost		total;
 	int			nbatch;
 	double		rows;
 	CustomPath *cpath;
+	bool		partial = kind != FPB_HJ_COMPLETE;
 
 	fpb_hj_cost(root, joinrel, jointype, hashclauses, outer_path, inner_path,
-				extra, &startup, &total, &nbatch, &rows);
+				extra, kind == FPB_HJ_SHARED, &startup, &total, &nbatch, &rows);
+
+	/*
+	 * No spilling in the shared table yet: offered only when the estimate
+	 * fits the participants' combined budget in one batch.  A run-time
+	 * overflow is absorbed by growing past the budget (README.md).
+	 */
+	if (kind == FPB_HJ_SHARED && nbatch > 1)
+		return;
 	if (partial ? !add_partial_path_precheck(joinrel, total, NIL) :
 		!add_path_precheck(joinrel, startup, total, NIL, NULL))
 		return;
@@ -337,9 +372,9 @@ fpb_hj_try_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	cpath->path.param_info = NULL;
 
 	/*
-	 * The partial path computes nothing shared, but is parallel-aware for
-	 * the DSM callbacks, through which the workers hand their EXPLAIN
-	 * ANALYZE figures to the leader (hashjoin_parallel.c).  It is
+	 * The partial paths are parallel-aware for the DSM callbacks: the shared
+	 * one keeps its table's state there, and through them the workers hand
+	 * their EXPLAIN ANALYZE figures to the leader (hashjoin_parallel.c).  It is
 	 * parallel-safe (the caller checked the join rel's quals and target and
 	 * both children).  The complete one is not: a worker running it alone
 	 * (force_parallel_mode) would keep those figures from the leader.
@@ -354,9 +389,10 @@ fpb_hj_try_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make2(outer_path, inner_path);
 	cpath->custom_private = list_make3(hashclauses, extra->restrictlist,
-									   list_make3_int(nbatch,
+									   list_make4_int(nbatch,
 													  extra->inner_unique ? 1 : 0,
-													  (int) jointype));
+													  (int) jointype,
+													  kind == FPB_HJ_SHARED ? 1 : 0));
 	cpath->methods = &fpb_hj_path_methods;
 
 	if (partial)
@@ -443,7 +479,7 @@ fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	if (outer_path != NULL && inner_path != NULL &&
 		outer_path->param_info == NULL && inner_path->param_info == NULL)
 		fpb_hj_try_path(root, joinrel, jointype, extra, hashclauses,
-						outer_path, inner_path, false);
+						outer_path, inner_path, FPB_HJ_COMPLETE);
 
 	/*
 	 * The partial path, where each participant's output depends on its share
@@ -456,12 +492,26 @@ fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 		!bms_is_empty(joinrel->lateral_relids))
 		return;
 	outer_path = (Path *) linitial(outerrel->partial_pathlist);
+	if (!outer_path->parallel_safe || outer_path->param_info != NULL)
+		return;
+
+	/*
+	 * The shared table: the inner side partial too, each participant loading
+	 * its share (hashjoin_shared.c).
+	 */
+	if (fpb_hj_parallel_shared && innerrel->partial_pathlist != NIL)
+	{
+		inner_path = (Path *) linitial(innerrel->partial_pathlist);
+		if (inner_path->parallel_safe && inner_path->param_info == NULL)
+			fpb_hj_try_path(root, joinrel, jointype, extra, hashclauses,
+							outer_path, inner_path, FPB_HJ_SHARED);
+	}
+
 	inner_path = fpb_hj_cheapest_safe(innerrel);
-	if (!outer_path->parallel_safe || outer_path->param_info != NULL ||
-		inner_path == NULL)
+	if (inner_path == NULL)
 		return;
 	fpb_hj_try_path(root, joinrel, jointype, extra, hashclauses,
-					outer_path, inner_path, true);
+					outer_path, inner_path, FPB_HJ_PARTIAL);
 }
 
 static int
@@ -623,7 +673,7 @@ fpb_hj_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 								  list_length(outer_plan->targetlist),
 								  linitial_int(ints),
 								  lsecond_int(ints),
-								  0),
+								  lfourth_int(ints)),
 				   hashops, collations, outer_left);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->methods = &fpb_hj_scan_methods;

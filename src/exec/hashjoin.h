@@ -46,6 +46,7 @@ extern int	fpb_hj_cache_size_kb;
 extern bool fpb_hj_partition_prefetch;
 extern bool fpb_hj_huge_pages;
 extern int	fpb_hj_radix_bits_setting;
+extern bool fpb_hj_parallel_shared;
 
 /*
  * A build tuple as stored in the tuple arena: a small header, then the
@@ -123,7 +124,28 @@ typedef struct FpbHashTable
 	int			radix_bits;		/* tuples clustered by partition; 0 = not */
 	int			radix_shift;	/* partition = bucket index >> this */
 	bool		built;
+
+	/*
+	 * 0 for a private table, whose cells hold pointers.  A shared table
+	 * (hashjoin_shared.c) is mapped at a different address in each process,
+	 * so its cells and bucket headers hold offsets from the start of the
+	 * shared region, and reloc is where this process maps that start.
+	 */
+	uintptr_t	reloc;
 } FpbHashTable;
+
+/* The tuple of a cell and the cell array of a bucket, relocated. */
+static inline FpbHashTuple *
+fpb_ht_cell_tuple(const FpbHashTable *ht, const FpbHashCell *c)
+{
+	return (FpbHashTuple *) ((uintptr_t) c->tuple + ht->reloc);
+}
+
+static inline FpbHashCell *
+fpb_ht_bucket_cells(const FpbHashTable *ht, const FpbBucket *b)
+{
+	return (FpbHashCell *) ((uintptr_t) b->u.cells + ht->reloc);
+}
 
 /*
  * Radix partition of a hash code: the top radix_bits bits of its bucket

@@ -279,6 +279,34 @@ fpb_hj_radix_bits(FpbHjState *st, Size table)
 	return bits;
 }
 
+/*
+ * Radix-clustered probing of the shared table (hashjoin_shared.c), whose
+ * slices are radix partitions already (tuples and cells of a slice lie
+ * together): at most max_bits bits; room is this participant's share of
+ * what the combined budget leaves beside the table, for its chunk pool.
+ */
+void
+fpb_hj_radix_shared(FpbHjState *st, Size table, Size room, int max_bits,
+					int log2nb)
+{
+	Size		saved = st->space_allowed;
+	int			bits;
+
+	fpb_radix_release(&st->radix);
+	st->space_allowed = add_size(table, room);
+	bits = fpb_hj_radix_bits(st, table);
+	st->space_allowed = saved;
+	bits = Min(bits, max_bits);
+	st->radix_on = bits > 0 &&
+		st->radix_pool >= FPB_RADIX_MIN_POOL((Size) 1 << bits);
+	if (!st->radix_on)
+		return;
+	st->ht.radix_bits = bits;
+	st->ht.radix_shift = log2nb - bits;
+	fpb_radix_setup(&st->radix, 1 << bits, st->radix_pool);
+	st->max_radix_parts = Max(st->max_radix_parts, st->radix.nparts);
+}
+
 /* Load the current batch's build side and build its hash table. */
 void
 fpb_hj_build(FpbHjState *st)

@@ -216,6 +216,7 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 	st->nouter = lsecond_int(ints);
 	st->plan_nbatch = lthird_int(ints);
 	inner_unique = lfourth_int(ints) != 0;
+	st->shared_table = list_nth_int(ints, 4) != 0;
 
 	/* children: never asked to go backward or to mark/restore */
 	eflags &= ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
@@ -358,6 +359,14 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 	fpb_ht_init(&st->ht, CurrentMemoryContext, st->space_allowed);
 	st->nbatch = (int) pg_nextpower2_32(Max(st->plan_nbatch, 1));
 	st->nbatch = Min(st->nbatch, FPB_MAX_BATCHES);
+	if (st->shared_table)
+	{
+		/* one batch, built together (hashjoin_shared.c) */
+		st->nbatch = 1;
+		st->regioncxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "PrefetchHashJoin shared table",
+											  ALLOCSET_DEFAULT_SIZES);
+	}
 	st->curbatch = 0;
 	st->grow_enabled = true;
 	/*
@@ -505,7 +514,10 @@ fpb_hj_exec(CustomScanState *node)
 					st->phase = FPB_HJ_DONE;
 					break;
 				}
-				fpb_hj_build(st);
+				if (st->shared_table)
+					fpb_hj_shared_build(st);
+				else
+					fpb_hj_build(st);
 				if (st->inner_total == 0)
 				{
 					/*
@@ -571,6 +583,8 @@ fpb_hj_release(FpbHjState *st)
 		fpb_hj_close_files(st, i);
 	st->outer_read = NULL;
 	fpb_ht_reset(&st->ht);
+	if (st->shared_table)
+		fpb_hj_shared_forget(st);
 	fpb_hj_reset_ring(st);
 	fpb_radix_release(&st->radix);
 	st->radix_on = false;
@@ -610,7 +624,12 @@ fpb_hj_rescan(CustomScanState *node)
 	}
 
 	st->first_outer = NULL;
-	if (st->phase != FPB_HJ_BUILD && st->ht.built && st->nbatch == 1 &&
+	/*
+	 * A shared table is never kept: the Gather above starts its workers
+	 * again, and they build it again (fpb_hj_reinitialize_dsm).
+	 */
+	if (!st->shared_table &&
+		st->phase != FPB_HJ_BUILD && st->ht.built && st->nbatch == 1 &&
 		st->curbatch == 0 && inner->chgParam == NULL &&
 		!bms_overlap(node->ss.ps.chgParam, st->inner_key_params))
 	{
@@ -692,6 +711,8 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	useprefix = list_length(es->rtable) > 1 || es->verbose;
 
 	ExplainPropertyText("Join Type", fpb_hj_jointype_name(jointype), es);
+	if (st->shared_table)
+		ExplainPropertyBool("Shared Hash Table", true, es);
 	ExplainPropertyText("Hash Cond",
 						deparse_expression((Node *) make_ands_explicit(lthird(cscan->custom_exprs)),
 										   context, useprefix, false),

@@ -84,6 +84,7 @@ typedef struct FpbHjInstr
 } FpbHjInstr;
 
 typedef struct FpbHjSharedInstr FpbHjSharedInstr;
+typedef struct FpbHjShared FpbHjShared;
 typedef struct FpbHjInstrCopy FpbHjInstrCopy;
 
 typedef struct FpbHjState
@@ -179,6 +180,15 @@ typedef struct FpbHjState
 	bool		spilled;
 	FpbHjSharedInstr *shared_instr; /* a worker's slots in the DSM chunk */
 	FpbHjInstrCopy *instr_copy;	/* the leader's copy of the workers' */
+
+	/* parallel-aware: one table for all participants (hashjoin_shared.c) */
+	bool		shared_table;
+	FpbHjShared *shared;		/* in the DSM chunk, or private */
+	bool		shared_private; /* no parallel context: allocated here */
+	struct dsa_area *area;		/* the query's DSA area, or NULL */
+	int			participant;	/* slot in shared's counts */
+	bool		attached;		/* to shared's barrier */
+	MemoryContext regioncxt;	/* a private shared state and its table */
 } FpbHjState;
 
 /* ---- hashjoin_build.c: hashing and loading the build side ---- */
@@ -205,6 +215,13 @@ extern const char *fpb_hj_form_minimal(FpbHjState *st, TupleTableSlot *slot,
  * worthwhile; the table must be empty.  May raise st->nbatch.
  */
 extern void fpb_hj_build(FpbHjState *st);
+
+/*
+ * Probe the shared table by radix partitions if worthwhile (the slices are
+ * partitions already): sets st->radix_on and the chunk pool.
+ */
+extern void fpb_hj_radix_shared(FpbHjState *st, Size table, Size room,
+								int max_bits, int log2nb);
 
 /* ---- hashjoin_probe.c: the staged probe ---- */
 
@@ -245,6 +262,14 @@ extern int	fpb_hj_instr_collect(FpbHjState *st, FpbHjInstr *all,
 								 FpbHjInstr **workers);
 extern void fpb_hj_explain_workers(FpbHjInstr *workers, int n,
 								   struct ExplainState *es);
+
+/* ---- hashjoin_shared.c: the parallel-aware shared table ---- */
+extern Size fpb_hj_shared_size(int nparticipants);
+extern void fpb_hj_shared_init(FpbHjShared *sh, int nparticipants);
+extern void fpb_hj_shared_reinit(FpbHjShared *sh, struct dsa_area *area);
+extern void fpb_hj_shared_build(FpbHjState *st);
+extern void fpb_hj_shared_detach(FpbHjState *st);
+extern void fpb_hj_shared_forget(FpbHjState *st);
 
 /* ---- inline helpers of both phases ---- */
 

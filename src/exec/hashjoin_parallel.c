@@ -29,6 +29,7 @@
 #include "commands/explain.h"
 #include "lib/stringinfo.h"
 #include "storage/dsm.h"
+#include "utils/dsa.h"
 #include "utils/memutils.h"
 
 #include "hashjoin_int.h"
@@ -55,10 +56,35 @@ fpb_hj_instr_size(int nworkers)
 					mul_size(sizeof(FpbHjInstr), Max(nworkers, 0)));
 }
 
+/*
+ * The chunk: the instrumentation slots, then for the shared table its
+ * state (hashjoin_shared.c), with a slot per worker and one for the leader.
+ */
+static Size
+fpb_hj_chunk_size(FpbHjState *st, int nworkers)
+{
+	Size		size = MAXALIGN(fpb_hj_instr_size(nworkers));
+
+	if (st->shared_table)
+		size = add_size(size, fpb_hj_shared_size(nworkers + 1));
+	return size;
+}
+
+static FpbHjShared *
+fpb_hj_chunk_shared(FpbHjState *st, void *coordinate)
+{
+	FpbHjSharedInstr *instr = (FpbHjSharedInstr *) coordinate;
+
+	if (!st->shared_table)
+		return NULL;
+	return (FpbHjShared *) ((char *) coordinate +
+							MAXALIGN(fpb_hj_instr_size(instr->nworkers)));
+}
+
 Size
 fpb_hj_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return fpb_hj_instr_size(pcxt->nworkers);
+	return fpb_hj_chunk_size((FpbHjState *) node, pcxt->nworkers);
 }
 
 static void
@@ -80,6 +106,14 @@ fpb_hj_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 
 	memset(shared, 0, size);
 	shared->nworkers = pcxt->nworkers;
+	if (st->shared_table)
+	{
+		st->shared = fpb_hj_chunk_shared(st, coordinate);
+		fpb_hj_shared_init(st->shared, pcxt->nworkers + 1);
+		st->participant = pcxt->nworkers;
+		/* NULL without a segment: then this process is alone */
+		st->area = node->ss.ps.state->es_query_dsa;
+	}
 
 	/*
 	 * Without a segment (no dynamic shared memory could be had) no worker
@@ -97,13 +131,21 @@ fpb_hj_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 }
 
 /*
- * Rescan of the Gather: the workers of the next pass add their figures to
- * the same slots, as the leader's own count over rescans.
+ * Rescan of the Gather, once its workers have ended: the workers of the
+ * next pass add their figures to the same slots, as the leader's own count
+ * over rescans; the shared table is freed and built again.
  */
 void
 fpb_hj_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 						void *coordinate)
 {
+	FpbHjState *st = (FpbHjState *) node;
+
+	if (st->shared_table && st->shared != NULL && !st->shared_private)
+	{
+		st->attached = false;
+		fpb_hj_shared_reinit(st->shared, st->area);
+	}
 }
 
 void
@@ -113,14 +155,26 @@ fpb_hj_initialize_worker(CustomScanState *node, shm_toc *toc,
 	FpbHjState *st = (FpbHjState *) node;
 
 	st->shared_instr = (FpbHjSharedInstr *) coordinate;
+	if (st->shared_table)
+	{
+		st->shared = fpb_hj_chunk_shared(st, coordinate);
+		st->participant = ParallelWorkerNumber;
+		st->area = node->ss.ps.state->es_query_dsa;
+	}
 }
 
-/* A worker leaves its figures in its slot. */
+/*
+ * A participant leaves the shared table's barrier if it still is attached
+ * (it never is once the build finished); a worker leaves its figures in
+ * its slot.
+ */
 void
 fpb_hj_shutdown(CustomScanState *node)
 {
 	FpbHjState *st = (FpbHjState *) node;
 	FpbHjInstr *w;
+
+	fpb_hj_shared_detach(st);
 
 	if (st->shared_instr == NULL || !IsParallelWorker() ||
 		ParallelWorkerNumber < 0 ||

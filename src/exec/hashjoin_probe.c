@@ -294,11 +294,11 @@ fpb_hj_stage1(FpbHjState *st, FpbProbeEntry *e)
 		e->cells = &b->u.one;
 		e->ncells = 1;
 		if (st->prefetch && e->cells->hashvalue == e->hashvalue)
-			FPB_PREFETCH_R(e->cells->tuple);
+			FPB_PREFETCH_R(fpb_ht_cell_tuple(&st->ht, e->cells));
 	}
 	else
 	{
-		e->cells = b->u.cells;
+		e->cells = fpb_ht_bucket_cells(&st->ht, b);
 		e->ncells = b->count;
 		if (st->prefetch)
 		{
@@ -331,7 +331,7 @@ fpb_hj_stage2(FpbHjState *st, FpbProbeEntry *e)
 			if (e->pos == e->ncells)
 				e->pos = i;
 			if (st->prefetch)
-				FPB_PREFETCH_R(c->tuple);
+				FPB_PREFETCH_R(fpb_ht_cell_tuple(&st->ht, c));
 			nprefetched++;
 		}
 	}
@@ -364,7 +364,7 @@ fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
 		if (st->byval_fast && !fpb_hj_key_equal(st, e->key, c->key))
 			continue;
 
-		htup = c->tuple;
+		htup = fpb_ht_cell_tuple(&st->ht, c);
 		ExecStoreMinimalTuple(FPB_HT_MINTUPLE(htup), st->build_slot, false);
 		econtext->ecxt_innertuple = st->build_slot;
 

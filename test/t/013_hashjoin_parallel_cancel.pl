@@ -13,6 +13,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes;
 
 use FindBin;
 use lib $FindBin::RealBin;
@@ -23,7 +24,33 @@ my $node = fpb_node(
 autovacuum = off
 max_parallel_workers_per_gather = 2
 max_parallel_workers = 4
+dynamic_shared_memory_type = mmap
 });
+
+# with mmap, this cluster's DSM segments are files in pg_dynshmem
+sub dsm_segments
+{
+	my $dir = $node->data_dir . '/pg_dynshmem';
+	opendir(my $dh, $dir) or return 0;
+	my @f = grep { /^mmap\./ } readdir($dh);
+	closedir($dh);
+	return scalar(@f);
+}
+my $dsm_idle = dsm_segments();
+ok($dsm_idle > 0, 'the DSM control segment is seen');
+
+# A backend that ran a parallel query keeps a session segment (the shared
+# record typmod registry) until it exits, which happens after psql has
+# returned: wait up to 30 s for the count to come back.
+sub dsm_back_to_idle
+{
+	foreach (1 .. 300)
+	{
+		return 1 if dsm_segments() == $dsm_idle;
+		Time::HiRes::usleep(100_000);
+	}
+	return 0;
+}
 
 $node->safe_psql(
 	'postgres', q{
@@ -37,8 +64,8 @@ CREATE FUNCTION slow(v int, n int) RETURNS int LANGUAGE plpgsql PARALLEL SAFE CO
 AS $$ BEGIN IF v > n THEN PERFORM pg_sleep(0.001); END IF; RETURN v; END $$;
 });
 
-# forced onto our parallel path: the built-in join divides its build among
-# the participants, which wins at zero parallel costs
+# forced onto our private-table parallel path: the built-in join divides its
+# build among the participants, which wins at zero parallel costs
 my $set = q{
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -47,6 +74,7 @@ SET enable_parallel_hash = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
 SET fpbtree.hashjoin_cache_size = 0;
+SET fpbtree.hashjoin_parallel_shared = off;
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
 };
@@ -99,6 +127,48 @@ foreach my $p (sort keys %phase)
 	is($ours, $builtin, "$p: same answer as the built-in join");
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
 		'0', "$p: no temporary file left after completion");
+}
+
+# The shared table (fpbtree.hashjoin_parallel_shared): cancelled while the
+# participants load the inner side (the rows past 17000 sleep, so the
+# participants that read them are late and the others wait for them at the
+# barrier) and while they probe.  Afterwards no worker, no DSM segment
+# beyond the idle server's and no temporary file is left.
+my $set_shared = $set . q{
+SET work_mem = '4MB';
+SET fpbtree.hashjoin_parallel_shared = on;
+};
+my %slow_shared = (build => 17000, probe => 20000);
+foreach my $p (sort keys %phase)
+{
+	my $q = sprintf($phase{$p}, $slow_shared{$p});
+	my $plan = $node->safe_psql('postgres', $set_shared . "EXPLAIN (COSTS OFF) $q");
+	like(
+		$plan,
+		qr/Gather.*Parallel Custom Scan \(PrefetchHashJoin\).*Shared Hash Table: true.*Parallel Seq Scan on o\b.*Parallel Seq Scan on i\b/s,
+		"shared $p: one shared table, both sides parallel scans");
+
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		$set_shared . "SET statement_timeout = '1500ms';\n$q;\nSELECT 'next query ran';",
+		on_error_stop => 0);
+	like($stderr, qr/canceling statement due to statement timeout/,
+		"shared $p: cancelled by statement_timeout");
+	like($stdout, qr/next query ran/, "shared $p: the session runs the next query");
+
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
+		"shared $p: no parallel worker left");
+	ok(dsm_back_to_idle(), "shared $p: no DSM segment left");
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
+		'0', "shared $p: no temporary file left");
+
+	$q = sprintf($phase{$p}, 1000000);
+	my $ours = $node->safe_psql('postgres', $set_shared . $q);
+	my $builtin = $node->safe_psql('postgres',
+		$set . "SET enable_prefetch_hashjoin = off;\nSET enable_parallel_hash = on;\n$q");
+	is($ours, $builtin, "shared $p: same answer as the built-in join");
+	ok(dsm_back_to_idle(), "shared $p: no DSM segment left after completion");
 }
 
 $node->stop;

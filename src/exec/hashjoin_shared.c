@@ -1,0 +1,489 @@
+/*-------------------------------------------------------------------------
+ *
+ * hashjoin_shared.c
+ *	  PrefetchHashJoin, parallel-aware shared table: every participant of a
+ *	  Gather loads its share of a partial inner side, the participants build
+ *	  one hash table together in the query's DSA area, and then each probes
+ *	  its share of the partial outer side against it.
+ *
+ *	  Phases of shared->barrier (README.md, "Shared hash table"):
+ *
+ *	  LOAD	  each participant reads its share of the inner side into a
+ *			  private arena and adds its row and byte counts to the totals;
+ *			  the participant elected at the end allocates the region.
+ *	  COUNT	  the table's geometry follows from the totals; each counts its
+ *			  tuples per slice (the top bits of the bucket index).
+ *	  SCATTER each copies its tuples into the region, grouped by slice, at
+ *			  offsets that all compute alike from the published counts;
+ *			  the private arena is freed.
+ *	  BUILD	  slices are claimed through an atomic counter; the claimer of a
+ *			  slice alone writes its buckets and cells.
+ *	  PROBE	  read-only: each detaches and probes with the serial code.
+ *
+ *	  Only the build waits.  Nobody emits a row before PROBE, so a
+ *	  participant waiting at the barrier never waits for one that is stuck
+ *	  on a full tuple queue; a participant attaching late (the inner side is
+ *	  used up by then) joins the phase it finds, with nothing of its own to
+ *	  add.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/atomics.h"
+#include "port/pg_bitutils.h"
+#include "storage/barrier.h"
+#include "utils/dsa.h"
+#include "utils/memutils.h"
+
+#include "hashjoin_int.h"
+
+#define FPB_SH_LOAD		0
+#define FPB_SH_COUNT	1
+#define FPB_SH_SCATTER	2
+#define FPB_SH_BUILD	3
+#define FPB_SH_PROBE	4
+
+/* at most 2^10 slices: enough claims for 64 participants, small counts */
+#define FPB_SH_MAX_BITS		10
+#define FPB_SH_MAX_SLICES	(1 << FPB_SH_MAX_BITS)
+
+typedef struct FpbShCount
+{
+	int64		ntuples;
+	uint64		bytes;
+} FpbShCount;
+
+struct FpbHjShared
+{
+	Barrier		barrier;
+	int			nparticipants;	/* slots in counts: workers + leader */
+	pg_atomic_uint64 total_tuples;
+	pg_atomic_uint64 total_bytes;
+	pg_atomic_uint32 next_slice;	/* BUILD: next slice to claim */
+	dsa_pointer region;			/* the table, from the DSA area */
+	void	   *private_region; /* or here, without an area (one process) */
+	Size		region_size;
+	/* per participant, FPB_SH_MAX_SLICES slices each */
+	FpbShCount	counts[FLEXIBLE_ARRAY_MEMBER];
+};
+
+/* geometry of the table, the same in every participant */
+typedef struct FpbShGeom
+{
+	int64		ntuples;
+	uint64		tuple_bytes;
+	int			log2nb;
+	int			bits;			/* slices = 2^bits */
+	int			shift;			/* slice = bucket index >> shift */
+	uint32		nbuckets;
+	Size		cells_off;		/* region layout: buckets, cells, tuples */
+	Size		tuples_off;
+	Size		size;
+} FpbShGeom;
+
+Size
+fpb_hj_shared_size(int nparticipants)
+{
+	return add_size(offsetof(FpbHjShared, counts),
+					mul_size(sizeof(FpbShCount),
+							 mul_size(nparticipants, FPB_SH_MAX_SLICES)));
+}
+
+/* Before a (re)start: no table, phase LOAD, counts zero. */
+void
+fpb_hj_shared_init(FpbHjShared *sh, int nparticipants)
+{
+	memset(sh, 0, fpb_hj_shared_size(nparticipants));
+	sh->nparticipants = nparticipants;
+	BarrierInit(&sh->barrier, 0);
+	pg_atomic_init_u64(&sh->total_tuples, 0);
+	pg_atomic_init_u64(&sh->total_bytes, 0);
+	pg_atomic_init_u32(&sh->next_slice, 0);
+	sh->region = InvalidDsaPointer;
+}
+
+/*
+ * Rescan of the Gather, in the leader, after the workers have ended: free
+ * the last table and start again.
+ */
+void
+fpb_hj_shared_reinit(FpbHjShared *sh, dsa_area *area)
+{
+	if (area != NULL && DsaPointerIsValid(sh->region))
+		dsa_free(area, sh->region);
+	/* no DSM segment: the leader alone built it in local memory */
+	if (sh->private_region != NULL)
+		pfree(sh->private_region);
+	fpb_hj_shared_init(sh, sh->nparticipants);
+}
+
+static void
+fpb_hj_shared_geometry(FpbHjShared *sh, FpbShGeom *g)
+{
+	g->ntuples = (int64) pg_atomic_read_u64(&sh->total_tuples);
+	g->tuple_bytes = pg_atomic_read_u64(&sh->total_bytes);
+	/* load factor at most 1, as the private table */
+	g->log2nb = g->ntuples <= 2 ? 1 : pg_ceil_log2_64((uint64) g->ntuples);
+	g->log2nb = Min(g->log2nb, 31);
+	g->bits = Min(g->log2nb, FPB_SH_MAX_BITS);
+	g->shift = g->log2nb - g->bits;
+	g->nbuckets = (uint32) 1 << g->log2nb;
+	g->cells_off = (Size) g->nbuckets * sizeof(FpbBucket);
+	g->tuples_off = g->cells_off + (Size) g->ntuples * sizeof(FpbHashCell);
+	g->size = g->tuples_off + g->tuple_bytes;
+}
+
+static inline int
+fpb_hj_slice(const FpbShGeom *g, uint32 hashvalue)
+{
+	return (int) ((hashvalue & (g->nbuckets - 1)) >> g->shift);
+}
+
+/* The elected participant, after LOAD: allocate the region. */
+static void
+fpb_hj_shared_allocate(FpbHjState *st, FpbShGeom *g)
+{
+	FpbHjShared *sh = st->shared;
+
+	sh->region_size = g->size;
+	if (st->area != NULL)
+	{
+		sh->region = dsa_allocate_extended(st->area, g->size,
+										   DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+		if (!DsaPointerIsValid(sh->region))
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of shared memory"),
+					 errdetail("Failed on a shared hash table of %zu bytes.",
+							   g->size)));
+	}
+	else
+		sh->private_region = MemoryContextAllocHuge(st->regioncxt, g->size);
+}
+
+static char *
+fpb_hj_shared_map(FpbHjState *st)
+{
+	FpbHjShared *sh = st->shared;
+
+	if (st->area != NULL)
+		return (char *) dsa_get_address(st->area, sh->region);
+	return (char *) sh->private_region;
+}
+
+/* LOAD: this participant's share of the inner side, into its own arena. */
+static void
+fpb_hj_shared_load(FpbHjState *st)
+{
+	int64		n = 0;
+	uint64		bytes = 0;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(st->inner_ps);
+		uint32		hashvalue;
+		Datum		key;
+		const char *data;
+		uint32		len;
+		MinimalTuple tofree;
+
+		if (TupIsNull(slot))
+			break;
+		/* no right/full joins: a NULL key never matches and is dropped */
+		if (!fpb_hj_hash_slot(st, slot, false, &hashvalue, &key))
+			continue;
+		if (!st->byval_fast)
+			key = (Datum) 0;
+		data = fpb_hj_slot_bytes(st, slot, &len, &tofree);
+		fpb_ht_store(&st->ht, data, len, hashvalue, key, 0);
+		if (tofree)
+			pfree(tofree);
+		n++;
+		bytes += MAXALIGN(FPB_HT_OVERHEAD + len);
+	}
+	pg_atomic_fetch_add_u64(&st->shared->total_tuples, (uint64) n);
+	pg_atomic_fetch_add_u64(&st->shared->total_bytes, bytes);
+}
+
+/* COUNT: this participant's tuples and bytes per slice. */
+static void
+fpb_hj_shared_count(FpbHjState *st, const FpbShGeom *g)
+{
+	FpbShCount *mine = &st->shared->counts[st->participant * FPB_SH_MAX_SLICES];
+	FpbArenaIter it;
+	FpbHashTuple *htup;
+	int64		n = 0;
+
+	fpb_arena_iter_init(&it, st->ht.tuples);
+	while ((htup = fpb_arena_iter_next(&it)) != NULL)
+	{
+		FpbShCount *c = &mine[fpb_hj_slice(g, htup->hashvalue)];
+
+		c->ntuples++;
+		c->bytes += FPB_HT_SIZE(htup);
+		if ((++n & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Where slice s's tuples and cells start in the region (all participants'
+ * tuples of a slice lie together, in participant order), and, when
+ * mycursor is given, where this participant's tuples of each slice go.
+ */
+static void
+fpb_hj_shared_offsets(FpbHjState *st, const FpbShGeom *g, Size *tstart,
+					  Size *cstart, Size *mycursor)
+{
+	FpbHjShared *sh = st->shared;
+	int			nslices = 1 << g->bits;
+	Size		toff = g->tuples_off;
+	Size		coff = g->cells_off;
+	int			s;
+	int			p;
+
+	for (s = 0; s <= nslices; s++)
+	{
+		tstart[s] = toff;
+		cstart[s] = coff;
+		if (s == nslices)
+			break;
+		for (p = 0; p < sh->nparticipants; p++)
+		{
+			FpbShCount *c = &sh->counts[p * FPB_SH_MAX_SLICES + s];
+
+			if (mycursor != NULL && p == st->participant)
+				mycursor[s] = toff;
+			toff += c->bytes;
+			coff += (Size) c->ntuples * sizeof(FpbHashCell);
+		}
+	}
+	Assert(toff == g->size);
+}
+
+/* SCATTER: copy this participant's tuples into their slices. */
+static void
+fpb_hj_shared_scatter(FpbHjState *st, const FpbShGeom *g, char *region)
+{
+	int			nslices = 1 << g->bits;
+	Size	   *tstart = palloc(sizeof(Size) * (nslices + 1));
+	Size	   *cstart = palloc(sizeof(Size) * (nslices + 1));
+	Size	   *cursor = palloc0(sizeof(Size) * nslices);
+	FpbArenaIter it;
+	FpbHashTuple *htup;
+	int64		n = 0;
+
+	fpb_hj_shared_offsets(st, g, tstart, cstart, cursor);
+	fpb_arena_iter_init(&it, st->ht.tuples);
+	while ((htup = fpb_arena_iter_next(&it)) != NULL)
+	{
+		int			s = fpb_hj_slice(g, htup->hashvalue);
+		Size		size = FPB_HT_SIZE(htup);
+
+		/* the counts of COUNT hold: never write past the slice */
+		if (unlikely(cursor[s] + size > tstart[s + 1]))
+			elog(ERROR, "shared hash table slice %d overflows", s);
+		memcpy(region + cursor[s], htup, size);
+		cursor[s] += size;
+		if ((++n & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	pfree(tstart);
+	pfree(cstart);
+	pfree(cursor);
+	/* the private copies are not needed any more */
+	fpb_ht_reset(&st->ht);
+}
+
+/*
+ * BUILD of one slice: its buckets are a contiguous range that only the
+ * claimer writes, its cells a contiguous range sized for all its tuples.
+ * Count per bucket, give each bucket of two or more its cell range, then
+ * fill; a one-tuple bucket keeps its cell inline.  Offsets, not pointers.
+ */
+static void
+fpb_hj_shared_build_slice(const FpbShGeom *g, char *region, int s,
+						  Size tbegin, Size tend, Size cbegin)
+{
+	FpbBucket  *buckets = (FpbBucket *) region;
+	uint32		mask = g->nbuckets - 1;
+	uint32		b0 = (uint32) s << g->shift;
+	uint32		nb = (uint32) 1 << g->shift;
+	Size		off;
+	Size		cur = cbegin;
+	uint32		b;
+
+	memset(&buckets[b0], 0, sizeof(FpbBucket) * nb);
+	for (off = tbegin; off < tend; off += FPB_HT_SIZE((FpbHashTuple *) (region + off)))
+		buckets[((FpbHashTuple *) (region + off))->hashvalue & mask].count++;
+	for (b = b0; b < b0 + nb; b++)
+	{
+		if (buckets[b].count < 2)
+			continue;
+		cur += (Size) buckets[b].count * sizeof(FpbHashCell);
+		/* the end: filled backwards, it ends up at the start */
+		buckets[b].u.cells = (FpbHashCell *) (uintptr_t) cur;
+	}
+	for (off = tbegin; off < tend;)
+	{
+		FpbHashTuple *htup = (FpbHashTuple *) (region + off);
+		FpbBucket  *bk = &buckets[htup->hashvalue & mask];
+		FpbHashCell cell;
+
+		cell.hashvalue = htup->hashvalue;
+		cell.pad = 0;
+		cell.key = htup->key;
+		cell.tuple = (FpbHashTuple *) (uintptr_t) off;
+		if (bk->count == 1)
+			bk->u.one = cell;
+		else
+		{
+			uintptr_t	pos = (uintptr_t) bk->u.cells - sizeof(FpbHashCell);
+
+			bk->u.cells = (FpbHashCell *) pos;
+			memcpy(region + pos, &cell, sizeof(FpbHashCell));
+		}
+		off += FPB_HT_SIZE(htup);
+	}
+}
+
+static void
+fpb_hj_shared_build_slices(FpbHjState *st, const FpbShGeom *g, char *region)
+{
+	int			nslices = 1 << g->bits;
+	Size	   *tstart = palloc(sizeof(Size) * (nslices + 1));
+	Size	   *cstart = palloc(sizeof(Size) * (nslices + 1));
+	uint32		s;
+
+	fpb_hj_shared_offsets(st, g, tstart, cstart, NULL);
+	while ((s = pg_atomic_fetch_add_u32(&st->shared->next_slice, 1)) <
+		   (uint32) nslices)
+	{
+		CHECK_FOR_INTERRUPTS();
+		fpb_hj_shared_build_slice(g, region, (int) s, tstart[s], tstart[s + 1],
+								  cstart[s]);
+	}
+	pfree(tstart);
+	pfree(cstart);
+}
+
+/*
+ * Take part in building the shared table (from whatever phase it is in),
+ * then point st->ht at it for the probe.  Without a parallel context (the
+ * plan runs without workers, e.g. in a portal executed more than once) the
+ * state is private and this process the only participant.
+ */
+void
+fpb_hj_shared_build(FpbHjState *st)
+{
+	FpbHjShared *sh;
+	FpbShGeom	g;
+	int			phase;
+	char	   *region;
+	Size		combined;
+
+	if (st->shared == NULL)
+	{
+		st->shared = MemoryContextAlloc(st->regioncxt, fpb_hj_shared_size(1));
+		fpb_hj_shared_init(st->shared, 1);
+		st->shared_private = true;
+		st->area = NULL;
+		st->participant = 0;
+	}
+	sh = st->shared;
+	Assert(st->participant >= 0 && st->participant < sh->nparticipants);
+
+	fpb_ht_reset(&st->ht);
+	phase = BarrierAttach(&sh->barrier);
+	st->attached = true;
+	if (phase == FPB_SH_LOAD)
+	{
+		fpb_hj_shared_load(st);
+		if (BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION))
+		{
+			fpb_hj_shared_geometry(sh, &g);
+			fpb_hj_shared_allocate(st, &g);
+		}
+		phase = FPB_SH_COUNT;
+	}
+	if (phase <= FPB_SH_BUILD)
+		fpb_hj_shared_geometry(sh, &g);
+	if (phase == FPB_SH_COUNT)
+	{
+		fpb_hj_shared_count(st, &g);
+		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+		phase = FPB_SH_SCATTER;
+	}
+	if (phase == FPB_SH_SCATTER)
+	{
+		fpb_hj_shared_scatter(st, &g, fpb_hj_shared_map(st));
+		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+		phase = FPB_SH_BUILD;
+	}
+	if (phase == FPB_SH_BUILD)
+	{
+		fpb_hj_shared_build_slices(st, &g, fpb_hj_shared_map(st));
+		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+		phase = FPB_SH_PROBE;
+		st->nbuilds++;
+	}
+	/* nobody waits for the probe: leave now, the table stays until reinit */
+	BarrierDetach(&sh->barrier);
+	st->attached = false;
+
+	fpb_hj_shared_geometry(sh, &g);
+	region = fpb_hj_shared_map(st);
+	st->ht.buckets = (FpbBucket *) region;
+	st->ht.nbuckets = g.nbuckets;
+	st->ht.mask = g.nbuckets - 1;
+	st->ht.ntuples = g.ntuples;
+	st->ht.ninserted = g.ntuples;
+	st->ht.built = true;
+	st->ht.reloc = (uintptr_t) region;
+	st->inner_total = g.ntuples;
+	st->nbatch = 1;
+
+	/*
+	 * Radix-clustered probing as the serial join's: each participant's
+	 * chunk pool comes from what the combined budget leaves beside the
+	 * table, shared out among the planned participants.
+	 */
+	combined = mul_size(st->space_allowed, sh->nparticipants);
+	fpb_hj_radix_shared(st, sh->region_size,
+						combined > sh->region_size ?
+						(combined - sh->region_size) / sh->nparticipants : 0,
+						g.bits, g.log2nb);
+	st->peak_space = Max(st->peak_space, sh->region_size +
+						 (st->radix_on ? st->radix.poolsize : 0));
+	st->max_buckets = Max(st->max_buckets, g.nbuckets);
+}
+
+/* Leave the barrier if still attached (shutdown before the build ended). */
+void
+fpb_hj_shared_detach(FpbHjState *st)
+{
+	if (st->attached && st->shared != NULL)
+		BarrierDetach(&st->shared->barrier);
+	st->attached = false;
+}
+
+/*
+ * Forget the table (rescan, end): the shared region stays until the
+ * Gather's next start (fpb_hj_shared_reinit) or the end of the query; a
+ * private one is freed now.
+ */
+void
+fpb_hj_shared_forget(FpbHjState *st)
+{
+	fpb_hj_shared_detach(st);
+	if (st->shared_private)
+	{
+		MemoryContextReset(st->regioncxt);
+		st->shared = NULL;
+		st->shared_private = false;
+	}
+}
