@@ -34,8 +34,8 @@ from fpbench import common as C
 from fpbench.common import (BenchError, CACHEGRIND, DATADIR, DB, DURATION, Metric, ROOT, ROUNDS, SCALE, SIDES,
     SOCKDIR, VIEWS_ENV, VIEW_DEFS, WORKLOADS_ENV, Workload, log, make_run_dir, psql, set_view)
 from fpbench.index import wl_cold, wl_createindex, wl_half, wl_insert, wl_point, wl_probe, wl_range
-from fpbench.hashjoin import (wl_hashjoin_large, wl_hashjoin_scaling, wl_hashjoin_schemes, wl_hashjoin_small,
-    wl_hashjoin_spill)
+from fpbench.hashjoin import (wl_hashjoin_large, wl_hashjoin_scaling, wl_hashjoin_schemes, wl_hashjoin_shared,
+    wl_hashjoin_small, wl_hashjoin_spill)
 from fpbench.tpch import wl_tpch
 from fpbench.pgbench_std import wl_pgbench_std
 from fpbench.report import (fmt_val, info_md, loadavg, machine_info, md_table, settings, table_rows,
@@ -61,6 +61,7 @@ def make_workloads():
         wl_pgbench_std(),
         # the prefetching executor nodes: A = feature off, B = on
         wl_hashjoin_large(),
+        wl_hashjoin_shared(),
         wl_hashjoin_small(),
         wl_hashjoin_spill(),
         wl_hashjoin_schemes(),

@@ -123,7 +123,9 @@ SET parallel_setup_cost = 10;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 
--- on by default: both sides parallel scans, one shared table
+-- on (off by default until it spills): both sides parallel scans, one shared table
+SHOW fpbtree.hashjoin_parallel_shared;
+SET fpbtree.hashjoin_parallel_shared = on;
 BEGIN;
 SET LOCAL max_parallel_workers_per_gather = 2;
 SET LOCAL enable_parallel_hash = off;

@@ -131,6 +131,40 @@ def wl_hashjoin_large():
                     [Test(measure, [m])], [m], comparison="executor")
 
 
+def wl_hashjoin_shared():
+    """The large join at the view's settings with the shared parallel table
+    offered (fpbtree.hashjoin_parallel_shared = on, not the default) on B,
+    as the planner then chooses; A is the built-in join as in
+    hashjoin_large.  Views with workers only."""
+    m = Metric("hj_large_shared", "hash join %s x %s int8, B with fpbtree.hashjoin_parallel_shared = on "
+               "(not the default)" % (rows_label(HJ_ROWS), rows_label(HJ_ROWS)), "ms", "lower")
+    extra_b = ["fpbtree.hashjoin_parallel_shared = on"]
+    got = {}
+
+    def prepare():
+        if serial_view():
+            wl.skip = "the shared parallel table needs workers"
+            return
+        prepare_hj()
+        pa = explain(HJ_LARGE, hj_sets(SIDES[0], ()))
+        pb = explain(HJ_LARGE, hj_sets(SIDES[1], extra_b))
+        if HJ_NODE in pa:
+            raise BenchError("hashjoin_shared: A must not run PrefetchHashJoin:\n%s" % pa)
+        if HJ_NODE not in pb:
+            m.note = "(B: PrefetchHashJoin not chosen by the planner)"
+        note_plans(m, pa, pb)
+
+    def measure(side, rnd):
+        ms, res = timed_sql(HJ_LARGE, hj_sets(side, extra_b if side["id"] == "B" else ()))
+        hj_count_ok(res, HJ_ROWS // 2)
+        check_same(got, rnd, side, res, "hash join, shared table")
+        return {m.key: ms}
+
+    wl = Workload("hashjoin_shared", "hash join, large, shared parallel table offered (not the default)",
+                  prepare, [Test(measure, [m])], [m], comparison="executor")
+    return wl
+
+
 HJ_FORCE = ["fpbtree.hashjoin_cache_size = 0"]   # the cost model then treats every table as out of cache
 
 
