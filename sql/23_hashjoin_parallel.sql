@@ -4,7 +4,7 @@
 -- outer scan against a private table of the whole inner side.  Parallel
 -- plans are forced by zero parallel costs; every result is compared with
 -- the built-in join (enable_prefetch_hashjoin off, Parallel Hash on), and
--- hjp_check also says whether PrefetchHashJoin ran below a Gather.
+-- hj_par_check also says whether PrefetchHashJoin ran below a Gather.
 --
 
 -- on its own: the extension, and plans that do not depend on the machine
@@ -33,68 +33,10 @@ FROM generate_series(1, 6000) g;
 CREATE TABLE hp_empty (id int, k int, k8 int8, t text);
 ANALYZE hp_a, hp_b, hp_empty;
 
--- hj_check(), hj_explain_lines(): PrefetchHashJoin against the built-in join
+-- hj_check(), hj_par_check(), hj_explain_lines(): against the built-in join
 \set ECHO none
 \i sql/include/hj_helpers.sql
 \set ECHO all
-
--- q run twice: with PrefetchHashJoin on and the built-in Parallel Hash off
--- (the built-in join divides its build among participants, which the
--- zero parallel costs make win), and with PrefetchHashJoin off and Parallel
--- Hash on.  Reports the row count, whether the results are equal as
--- multisets, the join types PrefetchHashJoin ran and whether it ran below
--- a Gather, and whether the reference plan had a Gather.
-CREATE FUNCTION hjp_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-    gather_at int;
-    at int;
-    below boolean := false;
-    ref_gather boolean := false;
-    types text := '';
-    diff bigint;
-    n bigint;
-BEGIN
-    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
-    PERFORM set_config('enable_parallel_hash', 'off', true);
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        at := length(line) - length(ltrim(line, ' ->'));
-        IF gather_at IS NOT NULL AND at <= gather_at THEN
-            gather_at := NULL;
-        END IF;
-        IF line ~ 'Gather' AND gather_at IS NULL THEN
-            gather_at := at;
-        ELSIF line ~ 'PrefetchHashJoin' AND gather_at IS NOT NULL THEN
-            below := true;
-        END IF;
-        IF line ~ 'Join Type:' AND types !~ btrim(split_part(line, ':', 2)) THEN
-            types := types || ' ' || btrim(split_part(line, ':', 2));
-        END IF;
-    END LOOP;
-    EXECUTE 'CREATE TEMP TABLE hjp_on AS SELECT q::text AS r FROM (' || q || ') q';
-    PERFORM set_config('enable_prefetch_hashjoin', 'off', true);
-    PERFORM set_config('enable_parallel_hash', 'on', true);
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line ~ 'PrefetchHashJoin' THEN
-            RAISE EXCEPTION 'PrefetchHashJoin used while disabled';
-        END IF;
-        ref_gather := ref_gather OR line ~ 'Gather';
-    END LOOP;
-    EXECUTE 'CREATE TEMP TABLE hjp_off AS SELECT q::text AS r FROM (' || q || ') q';
-    SELECT count(*) INTO diff FROM
-        ((TABLE hjp_on EXCEPT ALL TABLE hjp_off)
-         UNION ALL
-         (TABLE hjp_off EXCEPT ALL TABLE hjp_on)) d;
-    SELECT count(*) INTO n FROM hjp_on;
-    DROP TABLE hjp_on, hjp_off;
-    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
-    RETURN n || ' rows, ' ||
-        CASE WHEN diff = 0 THEN 'same' ELSE diff || ' rows DIFFER' END ||
-        CASE WHEN types = '' THEN ', PrefetchHashJoin NOT USED'
-             ELSE ',' || types END ||
-        CASE WHEN below THEN ' below Gather' ELSE '' END ||
-        CASE WHEN ref_gather THEN '' ELSE ', reference NOT PARALLEL' END;
-END $$;
 
 -- every query in the three parallel configurations
 CREATE FUNCTION hjp_check_all(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
@@ -104,7 +46,7 @@ BEGIN
     FOREACH cfg SLICE 1 IN ARRAY ARRAY[['2', 'on'], ['4', 'on'], ['2', 'off']] LOOP
         PERFORM set_config('max_parallel_workers_per_gather', cfg[1], true);
         PERFORM set_config('parallel_leader_participation', cfg[2], true);
-        RETURN NEXT rpad(cfg[1] || ' workers, leader ' || cfg[2], 22) || hjp_check(q);
+        RETURN NEXT rpad(cfg[1] || ' workers, leader ' || cfg[2], 22) || hj_par_check(q, false);
     END LOOP;
 END $$;
 

@@ -36,68 +36,10 @@ CREATE TABLE hs_gone AS SELECT * FROM hs_b;
 ANALYZE hs_a, hs_b, hs_empty, hs_gone;
 DELETE FROM hs_gone;
 
--- hj_explain_lines()
+-- hj_par_check(), hj_explain_lines()
 \set ECHO none
 \i sql/include/hj_helpers.sql
 \set ECHO all
-
--- q run twice: with the shared PrefetchHashJoin offered (Parallel Hash off)
--- and with PrefetchHashJoin off and Parallel Hash on.  Reports the row
--- count, whether the results are equal as multisets, the join types
--- PrefetchHashJoin ran, whether a shared table was used below a Gather,
--- and whether the reference plan had a Gather.
-CREATE FUNCTION hjs_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-    gather_at int;
-    at int;
-    shared boolean := false;
-    ref_gather boolean := false;
-    types text := '';
-    diff bigint;
-    n bigint;
-BEGIN
-    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
-    PERFORM set_config('fpbtree.hashjoin_parallel_shared', 'on', true);
-    PERFORM set_config('enable_parallel_hash', 'off', true);
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        at := length(line) - length(ltrim(line, ' ->'));
-        IF gather_at IS NOT NULL AND at <= gather_at THEN
-            gather_at := NULL;
-        END IF;
-        IF line ~ 'Gather' AND gather_at IS NULL THEN
-            gather_at := at;
-        ELSIF line ~ 'Shared Hash Table: true' AND gather_at IS NOT NULL THEN
-            shared := true;
-        END IF;
-        IF line ~ 'Join Type:' AND types !~ btrim(split_part(line, ':', 2)) THEN
-            types := types || ' ' || btrim(split_part(line, ':', 2));
-        END IF;
-    END LOOP;
-    EXECUTE 'CREATE TEMP TABLE hjs_on AS SELECT q::text AS r FROM (' || q || ') q';
-    PERFORM set_config('enable_prefetch_hashjoin', 'off', true);
-    PERFORM set_config('enable_parallel_hash', 'on', true);
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-        IF line ~ 'PrefetchHashJoin' THEN
-            RAISE EXCEPTION 'PrefetchHashJoin used while disabled';
-        END IF;
-        ref_gather := ref_gather OR line ~ 'Gather';
-    END LOOP;
-    EXECUTE 'CREATE TEMP TABLE hjs_off AS SELECT q::text AS r FROM (' || q || ') q';
-    SELECT count(*) INTO diff FROM
-        ((TABLE hjs_on EXCEPT ALL TABLE hjs_off)
-         UNION ALL
-         (TABLE hjs_off EXCEPT ALL TABLE hjs_on)) d;
-    SELECT count(*) INTO n FROM hjs_on;
-    DROP TABLE hjs_on, hjs_off;
-    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
-    RETURN n || ' rows, ' ||
-        CASE WHEN diff = 0 THEN 'same' ELSE diff || ' rows DIFFER' END ||
-        CASE WHEN types = '' THEN ', PrefetchHashJoin NOT USED'
-             ELSE ',' || types END ||
-        CASE WHEN shared THEN ' shared' ELSE ' NOT SHARED' END ||
-        CASE WHEN ref_gather THEN '' ELSE ', reference NOT PARALLEL' END;
-END $$;
 
 -- every query with 2 and 4 workers, without the leader, and with no
 -- worker launched (the leader builds the shared table alone)
@@ -112,7 +54,7 @@ BEGIN
         PERFORM set_config('max_parallel_workers', cfg[3], true);
         RETURN NEXT rpad(cfg[1] || ' workers, leader ' || cfg[2] ||
                          CASE WHEN cfg[3] = '0' THEN ', none launched' ELSE '' END,
-                         40) || hjs_check(q);
+                         40) || hj_par_check(q, true);
     END LOOP;
 END $$;
 

@@ -87,3 +87,69 @@ CREATE OR REPLACE FUNCTION hj_force() RETURNS void LANGUAGE sql AS $$
     SELECT set_config('enable_mergejoin', 'off', false);
     SELECT set_config('enable_nestloop', 'off', false);
 $$;
+
+-- hj_par_check(q, shared) runs q twice: with PrefetchHashJoin on and the
+-- built-in Parallel Hash off (the built-in join divides its build among
+-- participants, which zero parallel costs make win), with the shared
+-- table offered when shared is true; and with PrefetchHashJoin off and
+-- Parallel Hash on.  Reports the row count, whether the results are equal
+-- as multisets, the join types PrefetchHashJoin ran, where it ran (below
+-- a Gather; with a shared table when shared is true) and whether the
+-- reference plan had a Gather.
+CREATE OR REPLACE FUNCTION hj_par_check(q text, shared boolean) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    gather_at int;
+    at int;
+    found boolean := false;
+    marker text := CASE WHEN shared THEN 'Shared Hash Table: true' ELSE 'PrefetchHashJoin' END;
+    ref_gather boolean := false;
+    types text := '';
+    diff bigint;
+    n bigint;
+BEGIN
+    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
+    IF shared THEN
+        PERFORM set_config('fpbtree.hashjoin_parallel_shared', 'on', true);
+    END IF;
+    PERFORM set_config('enable_parallel_hash', 'off', true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        at := length(line) - length(ltrim(line, ' ->'));
+        IF gather_at IS NOT NULL AND at <= gather_at THEN
+            gather_at := NULL;
+        END IF;
+        IF line ~ 'Gather' AND gather_at IS NULL THEN
+            gather_at := at;
+        ELSIF line ~ marker AND gather_at IS NOT NULL THEN
+            found := true;
+        END IF;
+        IF line ~ 'Join Type:' AND types !~ btrim(split_part(line, ':', 2)) THEN
+            types := types || ' ' || btrim(split_part(line, ':', 2));
+        END IF;
+    END LOOP;
+    EXECUTE 'CREATE TEMP TABLE hjp_on AS SELECT q::text AS r FROM (' || q || ') q';
+    PERFORM set_config('enable_prefetch_hashjoin', 'off', true);
+    PERFORM set_config('enable_parallel_hash', 'on', true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        IF line ~ 'PrefetchHashJoin' THEN
+            RAISE EXCEPTION 'PrefetchHashJoin used while disabled';
+        END IF;
+        ref_gather := ref_gather OR line ~ 'Gather';
+    END LOOP;
+    EXECUTE 'CREATE TEMP TABLE hjp_off AS SELECT q::text AS r FROM (' || q || ') q';
+    SELECT count(*) INTO diff FROM
+        ((TABLE hjp_on EXCEPT ALL TABLE hjp_off)
+         UNION ALL
+         (TABLE hjp_off EXCEPT ALL TABLE hjp_on)) d;
+    SELECT count(*) INTO n FROM hjp_on;
+    DROP TABLE hjp_on, hjp_off;
+    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
+    RETURN n || ' rows, ' ||
+        CASE WHEN diff = 0 THEN 'same' ELSE diff || ' rows DIFFER' END ||
+        CASE WHEN types = '' THEN ', PrefetchHashJoin NOT USED'
+             ELSE ',' || types END ||
+        CASE WHEN shared THEN CASE WHEN found THEN ' shared' ELSE ' NOT SHARED' END
+             WHEN found THEN ' below Gather' ELSE '' END ||
+        CASE WHEN ref_gather THEN '' ELSE ', reference NOT PARALLEL' END;
+END $$;
