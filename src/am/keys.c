@@ -192,17 +192,24 @@ fpbtree_decode_int4(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((int32) v);
 }
 
-Datum
-fpbtree_encode_int8(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_INT64(0)));
+/*
+ * Encode and decode of a type whose values are exactly the int64s: the key
+ * is the value with its sign bit flipped.
+ */
+#define FPB_INT64_CODEC(type, getarg, ret, ctype) \
+Datum \
+fpbtree_encode_##type(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_FPBKEY(int_to_key(getarg(0))); \
+} \
+ \
+Datum \
+fpbtree_decode_##type(PG_FUNCTION_ARGS) \
+{ \
+	ret((ctype) key_to_int(PG_GETARG_FPBKEY(0))); \
 }
 
-Datum
-fpbtree_decode_int8(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT64(key_to_int(PG_GETARG_FPBKEY(0)));
-}
+FPB_INT64_CODEC(int8, PG_GETARG_INT64, PG_RETURN_INT64, int64)
 
 /* ----------------------------------------------------------------
  * Floating-point types
@@ -285,29 +292,9 @@ fpbtree_decode_date(PG_FUNCTION_ARGS)
 	PG_RETURN_DATEADT((DateADT) v);
 }
 
-Datum
-fpbtree_encode_timestamp(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_TIMESTAMP(0)));
-}
+FPB_INT64_CODEC(timestamp, PG_GETARG_TIMESTAMP, PG_RETURN_TIMESTAMP, Timestamp)
 
-Datum
-fpbtree_decode_timestamp(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_TIMESTAMP((Timestamp) key_to_int(PG_GETARG_FPBKEY(0)));
-}
-
-Datum
-fpbtree_encode_timestamptz(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_TIMESTAMPTZ(0)));
-}
-
-Datum
-fpbtree_decode_timestamptz(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_TIMESTAMPTZ((TimestampTz) key_to_int(PG_GETARG_FPBKEY(0)));
-}
+FPB_INT64_CODEC(timestamptz, PG_GETARG_TIMESTAMPTZ, PG_RETURN_TIMESTAMPTZ, TimestampTz)
 
 /* ----------------------------------------------------------------
  * oid: already unsigned
@@ -386,17 +373,7 @@ fpbtree_decode_char(PG_FUNCTION_ARGS)
 	PG_RETURN_CHAR((char) (uint8) k);
 }
 
-Datum
-fpbtree_encode_money(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_FPBKEY(int_to_key(PG_GETARG_CASH(0)));
-}
-
-Datum
-fpbtree_decode_money(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CASH((Cash) key_to_int(PG_GETARG_FPBKEY(0)));
-}
+FPB_INT64_CODEC(money, PG_GETARG_CASH, PG_RETURN_CASH, Cash)
 
 Datum
 fpbtree_encode_time(PG_FUNCTION_ARGS)

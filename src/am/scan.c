@@ -466,6 +466,22 @@ fpb_scan_next_interval(IndexScanDesc scan, bool forward)
 }
 
 /*
+ * The scan's current range is read to its end in direction forward: go on
+ * with the next one, a run claimed from the shared state in a parallel
+ * scan or the next array-key interval in a serial one.  False when there
+ * is none.
+ */
+static bool
+fpb_scan_next_range(IndexScanDesc scan, bool forward)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+
+	if (scan->parallel_scan != NULL)
+		return fpb_scan_claim(scan, forward);
+	return so->nivals > 0 && fpb_scan_next_interval(scan, forward);
+}
+
+/*
  * Advance to the next matching entry in direction dir.  Returns false at
  * the end of the range.  gettuple: called by amgettuple (not amgetbitmap).
  */
@@ -571,13 +587,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		{
 			if (!so->more_right)
 			{
-				if (scan->parallel_scan != NULL)
-				{
-					if (fpb_scan_claim(scan, true))
-						continue;
-				}
-				else if (so->nivals > 0 &&
-						 fpb_scan_next_interval(scan, true))
+				if (fpb_scan_next_range(scan, true))
 					continue;
 				so->cur = so->nitems;
 				return false;
@@ -595,13 +605,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		{
 			if (!so->more_left)
 			{
-				if (scan->parallel_scan != NULL)
-				{
-					if (fpb_scan_claim(scan, false))
-						continue;
-				}
-				else if (so->nivals > 0 &&
-						 fpb_scan_next_interval(scan, false))
+				if (fpb_scan_next_range(scan, false))
 					continue;
 				so->cur = -1;
 				return false;
