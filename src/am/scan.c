@@ -399,6 +399,31 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 }
 
 /*
+ * Descend to the start of the scan's current key interval in direction
+ * forward (its upper end backward), start the leaf prefetcher from the
+ * leaf's parent, whose downlinks are the first jump-pointer array, and read
+ * the leaf.
+ */
+static void
+fpb_scan_descend(IndexScanDesc scan, bool forward)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	FpbStack	stack;
+	Buffer		buf;
+
+	if (forward)
+		buf = fpb_search(scan->indexRelation, so->lok, so->lot,
+						 BUFFER_LOCK_SHARE, &stack, NULL);
+	else
+		buf = fpb_search(scan->indexRelation, so->hik, so->hit,
+						 BUFFER_LOCK_SHARE, &stack, NULL);
+	fpb_pf_init(&so->pf, stack ? stack->blkno : InvalidBlockNumber, forward);
+	fpb_free_stack(stack);
+	fpb_scan_readpage(scan, buf, so->keep_pin);
+	so->cur = forward ? 0 : so->nitems - 1;
+}
+
+/*
  * Serial scans with array keys: start reading the next of the key
  * intervals in direction forward, by a descent to its start.  Returns false
  * when no interval is left (the batch and position are then left as they
@@ -418,7 +443,6 @@ fpb_scan_next_interval(IndexScanDesc scan, bool forward)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	FpbScanInterval *iv;
-	FpbStack	stack;
 	Buffer		buf;
 	int			i;
 
@@ -451,16 +475,7 @@ fpb_scan_next_interval(IndexScanDesc scan, bool forward)
 		return true;
 	}
 	fpb_pf_stop(&so->pf);
-	if (forward)
-		buf = fpb_search(scan->indexRelation, so->lok, so->lot,
-						 BUFFER_LOCK_SHARE, &stack, NULL);
-	else
-		buf = fpb_search(scan->indexRelation, so->hik, so->hit,
-						 BUFFER_LOCK_SHARE, &stack, NULL);
-	fpb_pf_init(&so->pf, stack ? stack->blkno : InvalidBlockNumber, forward);
-	fpb_free_stack(stack);
-	fpb_scan_readpage(scan, buf, so->keep_pin);
-	so->cur = forward ? 0 : so->nitems - 1;
+	fpb_scan_descend(scan, forward);
 	so->moved = false;
 	return true;
 }
@@ -493,8 +508,6 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 
 	if (!so->started)
 	{
-		Buffer		buf;
-		FpbStack	stack;
 		FpbMetaPageData *meta;
 
 		so->started = true;
@@ -558,18 +571,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 		}
 		else
 		{
-			if (forward)
-				buf = fpb_search(scan->indexRelation, so->lok, so->lot,
-								 BUFFER_LOCK_SHARE, &stack, NULL);
-			else
-				buf = fpb_search(scan->indexRelation, so->hik, so->hit,
-								 BUFFER_LOCK_SHARE, &stack, NULL);
-			/* the leaf's parent starts the jump-pointer array */
-			fpb_pf_init(&so->pf, stack ? stack->blkno : InvalidBlockNumber,
-						forward);
-			fpb_free_stack(stack);
-			fpb_scan_readpage(scan, buf, so->keep_pin);
-			so->cur = forward ? 0 : so->nitems - 1;
+			fpb_scan_descend(scan, forward);
 		}
 	}
 	else if (forward)
