@@ -89,6 +89,22 @@ my %phase = (
 );
 my %slow_past = (build => 5000, probe => 20000);
 
+# $q under $settings, cancelled by statement_timeout: the session goes on
+# and no parallel worker is left
+my $cancel = sub {
+	my ($label, $settings, $q) = @_;
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		$settings . "SET statement_timeout = '1500ms';\n$q;\nSELECT 'next query ran';",
+		on_error_stop => 0);
+	like($stderr, qr/canceling statement due to statement timeout/,
+		"$label: cancelled by statement_timeout");
+	like($stdout, qr/next query ran/, "$label: the session runs the next query");
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
+		"$label: no parallel worker left");
+};
+
 foreach my $p (sort keys %phase)
 {
 	my $q = sprintf($phase{$p}, $slow_past{$p});
@@ -98,17 +114,7 @@ foreach my $p (sort keys %phase)
 		qr/Gather.*Parallel Custom Scan \(PrefetchHashJoin\).*Parallel Seq Scan on o\b.*\bSeq Scan on i\b/s,
 		"$p: PrefetchHashJoin below a Gather, probing o, building on i");
 
-	my ($ret, $stdout, $stderr) = $node->psql('postgres',
-		$set . "SET statement_timeout = '1500ms';\n$q;\nSELECT 'next query ran';",
-		on_error_stop => 0);
-	like($stderr, qr/canceling statement due to statement timeout/,
-		"$p: cancelled by statement_timeout");
-	like($stdout, qr/next query ran/, "$p: the session runs the next query");
-
-	ok( $node->poll_query_until(
-			'postgres',
-			"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
-		"$p: no parallel worker left");
+	$cancel->($p, $set, $q);
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
 		'0', "$p: no temporary file left");
 }
@@ -148,17 +154,7 @@ foreach my $p (sort keys %phase)
 		qr/Gather.*Parallel Custom Scan \(PrefetchHashJoin\).*Shared Hash Table: true.*Parallel Seq Scan on o\b.*Parallel Seq Scan on i\b/s,
 		"shared $p: one shared table, both sides parallel scans");
 
-	my ($ret, $stdout, $stderr) = $node->psql('postgres',
-		$set_shared . "SET statement_timeout = '1500ms';\n$q;\nSELECT 'next query ran';",
-		on_error_stop => 0);
-	like($stderr, qr/canceling statement due to statement timeout/,
-		"shared $p: cancelled by statement_timeout");
-	like($stdout, qr/next query ran/, "shared $p: the session runs the next query");
-
-	ok( $node->poll_query_until(
-			'postgres',
-			"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
-		"shared $p: no parallel worker left");
+	$cancel->("shared $p", $set_shared, $q);
 	ok(dsm_back_to_idle(), "shared $p: no DSM segment left");
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
 		'0', "shared $p: no temporary file left");
