@@ -140,6 +140,22 @@ key_to_float8(uint64 k)
 #define PG_GETARG_FPBKEY(n)		((uint64) PG_GETARG_INT64(n))
 #define PG_RETURN_FPBKEY(k)		PG_RETURN_INT64((int64) (k))
 
+/*
+ * The key argument of a decode function for a type whose keys are its
+ * values 0..max: a larger key belongs to no value, and msg says so.
+ */
+static inline uint64
+fpb_small_key(FunctionCallInfo fcinfo, uint64 max, const char *msg)
+{
+	uint64		k = PG_GETARG_FPBKEY(0);
+
+	if (unlikely(k > max))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s", msg)));
+	return k;
+}
+
 /* ----------------------------------------------------------------
  * Integer types
  * ----------------------------------------------------------------
@@ -313,13 +329,7 @@ fpbtree_encode_oid(PG_FUNCTION_ARGS)
 Datum
 fpbtree_decode_oid(PG_FUNCTION_ARGS)
 {
-	uint64		k = PG_GETARG_FPBKEY(0);
-
-	if (unlikely(k > PG_UINT32_MAX))
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("OID out of range")));
-	PG_RETURN_OID((Oid) k);
+	PG_RETURN_OID((Oid) fpb_small_key(fcinfo, PG_UINT32_MAX, "OID out of range"));
 }
 
 /* ----------------------------------------------------------------
@@ -345,13 +355,8 @@ fpbtree_encode_bool(PG_FUNCTION_ARGS)
 Datum
 fpbtree_decode_bool(PG_FUNCTION_ARGS)
 {
-	uint64		k = PG_GETARG_FPBKEY(0);
-
-	if (unlikely(k > 1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("fpbtree key is not the key of a boolean value")));
-	PG_RETURN_BOOL(k == 1);
+	PG_RETURN_BOOL(fpb_small_key(fcinfo, 1,
+								 "fpbtree key is not the key of a boolean value") == 1);
 }
 
 Datum
@@ -364,13 +369,8 @@ fpbtree_encode_char(PG_FUNCTION_ARGS)
 Datum
 fpbtree_decode_char(PG_FUNCTION_ARGS)
 {
-	uint64		k = PG_GETARG_FPBKEY(0);
-
-	if (unlikely(k > PG_UINT8_MAX))
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("\"char\" out of range")));
-	PG_RETURN_CHAR((char) (uint8) k);
+	PG_RETURN_CHAR((char) (uint8) fpb_small_key(fcinfo, PG_UINT8_MAX,
+												 "\"char\" out of range"));
 }
 
 FPB_INT64_CODEC(money, PG_GETARG_CASH, PG_RETURN_CASH, Cash)
