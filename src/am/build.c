@@ -335,6 +335,19 @@ fpb_build_newpage(FpbBuildState *bs, uint16 level)
 				bs->chunk[i] = ReadBufferExtended(bs->index, MAIN_FORKNUM,
 												  P_NEW, RBM_NORMAL, NULL);
 			UnlockRelationForExtension(bs->index, ExclusiveLock);
+			if (bs->nruns >= bs->maxruns)
+			{
+				bs->maxruns = Max(8, bs->maxruns * 2);
+				bs->runstart = bs->runstart ?
+					repalloc(bs->runstart, sizeof(BlockNumber) * bs->maxruns) :
+					palloc(sizeof(BlockNumber) * bs->maxruns);
+				bs->runlen = bs->runlen ?
+					repalloc(bs->runlen, sizeof(int) * bs->maxruns) :
+					palloc(sizeof(int) * bs->maxruns);
+			}
+			bs->runstart[bs->nruns] = BufferGetBlockNumber(bs->chunk[0]);
+			bs->runlen[bs->nruns] = n;
+			bs->nruns++;
 			bs->nchunk = n;
 			bs->chunkpos = 0;
 			bs->pagesleft -= n;
@@ -729,6 +742,26 @@ fpb_build_load(FpbBuildState *bs, FpbRun *runs, int nruns)
 	return loaded;
 }
 
+/*
+ * WAL-log the pages in [start, end) but skip1 and skip2 (full images, as
+ * log_newpage_range does).
+ */
+void
+fpb_build_log(Relation index, BlockNumber start, BlockNumber end,
+			  BlockNumber skip1, BlockNumber skip2)
+{
+	BlockNumber from = start;
+
+	for (BlockNumber b = start; b <= end; b++)
+	{
+		if (b < end && b != skip1 && b != skip2)
+			continue;
+		if (from < b)
+			log_newpage_range(index, MAIN_FORKNUM, from, b, true);
+		from = b + 1;
+	}
+}
+
 IndexBuildResult *
 fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
@@ -757,6 +790,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	memset(&bs, 0, sizeof(bs));
 	bs.index = index;
 	bs.onlyleaf = InvalidBlockNumber;
+	bs.upperstart = InvalidBlockNumber;
 	fpb_build_widths(index, &bs.w, &bs.x, &bs.fillfactor);
 
 	/* block 0 is the metapage */
@@ -827,7 +861,21 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	if (indexInfo->ii_Unique)
 		fpb_unique_check_built(heap, index, false);
 
-	if (RelationNeedsWAL(index))
+	/*
+	 * The participants of a parallel build logged their leaves but the first
+	 * and the last of each slice, which the leader changed after them.
+	 */
+	if (RelationNeedsWAL(index) && BlockNumberIsValid(bs.upperstart))
+	{
+		log_newpage_range(index, MAIN_FORKNUM, FPB_METAPAGE_BLKNO,
+						  FPB_METAPAGE_BLKNO + 1, true);
+		for (int i = 0; i < bs.ntolog; i++)
+			log_newpage_range(index, MAIN_FORKNUM, bs.tolog[i],
+							  bs.tolog[i] + 1, true);
+		log_newpage_range(index, MAIN_FORKNUM, bs.upperstart,
+						  RelationGetNumberOfBlocks(index), true);
+	}
+	else if (RelationNeedsWAL(index))
 		log_newpage_range(index, MAIN_FORKNUM, 0,
 						  RelationGetNumberOfBlocks(index), true);
 

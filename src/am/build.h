@@ -89,6 +89,14 @@ typedef struct FpbBuildState
 	int			nchunk;
 	int			chunkpos;
 	Buffer		chunk[FPB_BUILD_CHUNK];
+	BlockNumber *runstart;		/* the slice's runs of consecutive blocks */
+	int		   *runlen;
+	int			nruns;
+	int			maxruns;
+	/* what the leader of a parallel build WAL-logs itself (the rest is) */
+	BlockNumber upperstart;		/* first block after the leaves */
+	BlockNumber *tolog;			/* slices' first and last leaves */
+	int			ntolog;
 	FpbLevel	levels[32];
 } FpbBuildState;
 
@@ -101,6 +109,8 @@ extern void fpb_build_writepage(FpbBuildState *bs, FpbLevel *lv,
 								BlockNumber right, const FpbEntry *hikey);
 extern BlockNumber fpb_build_finish(FpbBuildState *bs, uint32 *rootlevel);
 extern int64 fpb_build_load(FpbBuildState *bs, FpbRun *runs, int nruns);
+extern void fpb_build_log(Relation index, BlockNumber start, BlockNumber end,
+						  BlockNumber skip1, BlockNumber skip2);
 extern void fpb_spool_init(FpbSpool *sp, Relation index, int workmem);
 extern void fpb_spool_callback(Relation index, ItemPointer tid,
 							   Datum *values, bool *isnull,

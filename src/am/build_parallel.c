@@ -56,6 +56,9 @@ typedef struct FpbShared
 	Oid			heaprelid;
 	Oid			indexrelid;
 	bool		isconcurrent;
+	bool		needwal;		/* as the leader sees it: a worker cannot
+								 * tell the index was made in this
+								 * transaction (wal_level = minimal) */
 	int			workmem;		/* kB per participant */
 	int			nworkers;		/* planned; run nworkers is the leader's */
 
@@ -264,6 +267,7 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 	shared->heaprelid = RelationGetRelid(heap);
 	shared->indexrelid = RelationGetRelid(index);
 	shared->isconcurrent = indexInfo->ii_Concurrent;
+	shared->needwal = RelationNeedsWAL(index);
 	shared->nworkers = nworkers;
 	shared->workmem = maintenance_work_mem /
 		(nworkers + (fp->leaderparticipates ? 1 : 0));
@@ -576,7 +580,8 @@ fpb_make_slices(FpbParallel *fp, FpbBuildState *bs)
  * their downlinks to the slice's file for the leader.
  */
 static void
-fpb_load_slice(FpbSlices *sl, SharedFileSet *fileset, Relation index, int s)
+fpb_load_slice(FpbShared *shared, FpbSlices *sl, SharedFileSet *fileset,
+			   Relation index, int s)
 {
 	FpbSliceResult *res = &sl->results[s];
 	FpbBuildState bs;
@@ -658,6 +663,16 @@ fpb_load_slice(FpbSlices *sl, SharedFileSet *fileset, Relation index, int s)
 	res->firstblk = bs.firstleaf;
 	res->first = bs.first;
 	res->last = bs.last;
+
+	/*
+	 * Log the leaves now, all participants at once, but the first and the
+	 * last, which the leader changes when it links the slices.
+	 */
+	if (shared->needwal)
+		for (int i = 0; i < bs.nruns; i++)
+			fpb_build_log(index, bs.runstart[i],
+						  bs.runstart[i] + bs.runlen[i],
+						  res->firstblk, res->lastblk);
 	pfree(lv->ents);
 	pfree(runs);
 }
@@ -691,7 +706,7 @@ fpb_load_slices(FpbShared *shared, FpbSlices *sl, SharedFileSet *fileset,
 		SpinLockRelease(&shared->mutex);
 		if (s < 0)
 			break;
-		fpb_load_slice(sl, fileset, index, s);
+		fpb_load_slice(shared, sl, fileset, index, s);
 		SpinLockAcquire(&shared->mutex);
 		shared->nslicesdone++;
 		shared->loaded += sl->results[s].nentries;
@@ -766,6 +781,10 @@ fpb_parallel_load(FpbParallel *fp, FpbBuildState *bs)
 	for (int i = 0; i < fp->pcxt->nworkers_launched; i++)
 		InstrAccumParallelQuery(&fp->bufferusage[i], &fp->walusage[i]);
 
+	/* the leader logs what comes next, and the slices' end leaves */
+	bs->upperstart = RelationGetNumberOfBlocks(bs->index);
+	bs->tolog = palloc(sizeof(BlockNumber) * 2 * nslices);
+	bs->ntolog = 0;
 	bs->baselevel = 1;
 	for (int s = 0; s < nslices; s++)
 	{
@@ -777,6 +796,9 @@ fpb_parallel_load(FpbParallel *fp, FpbBuildState *bs)
 
 		if (res->nleaves == 0)
 			continue;
+		bs->tolog[bs->ntolog++] = res->firstblk;
+		if (res->lastblk != res->firstblk)
+			bs->tolog[bs->ntolog++] = res->lastblk;
 
 		/* the separator as a serial load would make it (build.c) */
 		if (prev >= 0)
