@@ -38,6 +38,7 @@ from fpbench.hashjoin import (wl_hashjoin_large, wl_hashjoin_scaling, wl_hashjoi
     wl_hashjoin_small, wl_hashjoin_spill)
 from fpbench.tpch import wl_tpch
 from fpbench.pgbench_std import wl_pgbench_std
+from fpbench.space import wl_churn, wl_queue
 from fpbench.report import (fmt_val, info_md, loadavg, machine_info, md_table, settings, table_rows,
     text_table, write_csv, write_md_and_charts)
 from fpbench.cachegrind import main_cachegrind
@@ -59,6 +60,8 @@ def make_workloads():
         wl_insert(),
         wl_createindex(),
         wl_pgbench_std(),
+        wl_queue(),
+        wl_churn(),
         # the prefetching executor nodes: A = feature off, B = on
         wl_hashjoin_large(),
         wl_hashjoin_shared(),

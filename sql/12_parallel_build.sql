@@ -189,6 +189,28 @@ CREATE INDEX pb_tiny_k ON pb_tiny USING fpbtree (k);
 RESET client_min_messages;
 SELECT pb_same('pb_tiny_k');
 
+-- the participants load slices of the key space whose sizes are whole
+-- leaves; the leader links them.  Where one key's entries span slices, the
+-- separator between two slices keeps the tiebreaker, as a serial load's
+-- does: one key in every row, and two keys
+CREATE TABLE pb_same_key (k int8);
+INSERT INTO pb_same_key SELECT 42 FROM generate_series(1, 40000);
+SELECT pb_serial_build('pb_same_key');
+SET parallel_leader_participation = on;
+SET max_parallel_maintenance_workers = 2;
+SET client_min_messages = debug1;
+CREATE INDEX pb_same_key_k ON pb_same_key USING fpbtree (k);
+RESET client_min_messages;
+SELECT pb_same('pb_same_key_k');
+DROP INDEX pb_same_key_k;
+UPDATE pb_same_key SET k = 43 WHERE ctid > '(100,0)';
+SELECT pb_serial_build('pb_same_key');
+SET client_min_messages = debug1;
+CREATE INDEX pb_same_key_k ON pb_same_key USING fpbtree (k);
+RESET client_min_messages;
+SELECT pb_same('pb_same_key_k');
+SET parallel_leader_participation = off;
+
 -- an error in a worker reaches the leader, and no run file is left
 CREATE INDEX pb_main_div ON pb_main USING fpbtree ((1000 / (k - 777)));
 SELECT count(*) AS temp_files FROM pg_ls_dir('base/pgsql_tmp', true, false);

@@ -39,28 +39,6 @@
 #define FPB_SIGNBIT			(UINT64CONST(1) << 63)
 
 /* the page being filled at one level of the bulk load */
-typedef struct FpbLevel
-{
-	Buffer		buf;			/* pinned, pre-initialised page */
-	BlockNumber blkno;
-	BlockNumber leftblk;
-	uint64		lowk;			/* lower bound = left sibling's high key */
-	uint64		lowt;
-	FpbEntry   *ents;
-	int			n;
-	int			cap;
-} FpbLevel;
-
-/* the bottom-up load */
-typedef struct FpbBuildState
-{
-	Relation	index;
-	int			w;
-	int			x;
-	int			fillfactor;
-	int			nlevels;
-	FpbLevel	levels[32];
-} FpbBuildState;
 
 char *
 fpbbuildphasename(int64 phasenum)
@@ -81,7 +59,7 @@ fpbbuildphasename(int64 phasenum)
 }
 
 /* Node widths for a new index: reloptions first, then the width model. */
-static void
+void
 fpb_build_widths(Relation index, int *w, int *x, int *ff)
 {
 	FpbOptions *opts = (FpbOptions *) index->rd_options;
@@ -329,13 +307,53 @@ fpb_spool_end(FpbSpool *sp)
 	ExecDropSingleTupleTableSlot(sp->slot);
 }
 
-/* Extend the index by one page, initialised empty, and keep it pinned. */
+/*
+ * Extend the index by one page, initialised empty, and keep it pinned.
+ * While participants load slices at once (build_parallel.c), each takes
+ * its pages in chunks under the relation extension lock, so that a
+ * slice's leaves lie in runs of consecutive blocks; it asks for no more
+ * than the slice needs, so no page stays uninitialised.
+ */
 static Buffer
 fpb_build_newpage(FpbBuildState *bs, uint16 level)
 {
-	Buffer		buf = ReadBufferExtended(bs->index, MAIN_FORKNUM, P_NEW,
-										 RBM_NORMAL, NULL);
+	Buffer		buf;
 
+	if (bs->downlinks == NULL)
+		buf = ReadBufferExtended(bs->index, MAIN_FORKNUM, P_NEW,
+								 RBM_NORMAL, NULL);
+	else
+	{
+		if (bs->chunkpos >= bs->nchunk)
+		{
+			int			n = (int) Min(bs->pagesleft, FPB_BUILD_CHUNK);
+
+			if (n <= 0)
+				elog(ERROR, "fpbtree: build slice needs more leaves than planned");
+			LockRelationForExtension(bs->index, ExclusiveLock);
+			for (int i = 0; i < n; i++)
+				bs->chunk[i] = ReadBufferExtended(bs->index, MAIN_FORKNUM,
+												  P_NEW, RBM_NORMAL, NULL);
+			UnlockRelationForExtension(bs->index, ExclusiveLock);
+			if (bs->nruns >= bs->maxruns)
+			{
+				bs->maxruns = Max(8, bs->maxruns * 2);
+				bs->runstart = bs->runstart ?
+					repalloc(bs->runstart, sizeof(BlockNumber) * bs->maxruns) :
+					palloc(sizeof(BlockNumber) * bs->maxruns);
+				bs->runlen = bs->runlen ?
+					repalloc(bs->runlen, sizeof(int) * bs->maxruns) :
+					palloc(sizeof(int) * bs->maxruns);
+			}
+			bs->runstart[bs->nruns] = BufferGetBlockNumber(bs->chunk[0]);
+			bs->runlen[bs->nruns] = n;
+			bs->nruns++;
+			bs->nchunk = n;
+			bs->chunkpos = 0;
+			bs->pagesleft -= n;
+		}
+		buf = bs->chunk[bs->chunkpos++];
+	}
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	fpb_page_init(BufferGetPage(buf), level, level == 0 ? FPB_F_LEAF : 0,
 				  bs->w, bs->x);
@@ -344,7 +362,7 @@ fpb_build_newpage(FpbBuildState *bs, uint16 level)
 	return buf;
 }
 
-static void
+void
 fpb_build_initlevel(FpbBuildState *bs, int level)
 {
 	FpbLevel   *lv = &bs->levels[level];
@@ -353,6 +371,8 @@ fpb_build_initlevel(FpbBuildState *bs, int level)
 		elog(ERROR, "fpbtree: too many levels");
 	lv->buf = fpb_build_newpage(bs, level);
 	lv->blkno = BufferGetBlockNumber(lv->buf);
+	if (level == 0)
+		bs->firstleaf = lv->blkno;
 	lv->leftblk = InvalidBlockNumber;
 	lv->cap = fpb_page_capacity(bs->w, bs->x, level > 0,
 								bs->fillfactor / 100.0);
@@ -362,7 +382,7 @@ fpb_build_initlevel(FpbBuildState *bs, int level)
 }
 
 /* Write out the page being filled at this level. */
-static void
+void
 fpb_build_writepage(FpbBuildState *bs, FpbLevel *lv, BlockNumber right,
 					const FpbEntry *hikey)
 {
@@ -383,10 +403,8 @@ fpb_build_writepage(FpbBuildState *bs, FpbLevel *lv, BlockNumber right,
 	lv->buf = InvalidBuffer;
 }
 
-static void fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e);
-
 /* The downlink to the page being filled: its lower bound, -inf at the left */
-static FpbEntry
+FpbEntry
 fpb_build_downlink(const FpbLevel *lv)
 {
 	FpbEntry	down;
@@ -430,12 +448,18 @@ fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
 	lv->buf = nbuf;
 	lv->n = 0;
 
+	/* a slice's leaves: the leader builds the levels above from the file */
+	if (level == 0 && bs->downlinks != NULL)
+	{
+		BufFileWrite(bs->downlinks, &down, sizeof(FpbEntry));
+		return;
+	}
 	if (level + 1 >= bs->nlevels)
 		fpb_build_initlevel(bs, level + 1);
 	fpb_build_add(bs, level + 1, &down);
 }
 
-static void
+void
 fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e)
 {
 	FpbLevel   *lv = &bs->levels[level];
@@ -452,15 +476,24 @@ fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e)
  * Close every level: the last page of each is rightmost; its downlink goes
  * up unless it is the only page of the top level, which becomes the root.
  */
-static BlockNumber
+BlockNumber
 fpb_build_finish(FpbBuildState *bs, uint32 *rootlevel)
 {
-	int			level = 0;
+	int			level;
 
+	/* parallel slices that made a single leaf: it is the root */
+	if (bs->nlevels == 0 && BlockNumberIsValid(bs->onlyleaf))
+	{
+		*rootlevel = 0;
+		return bs->onlyleaf;
+	}
 	if (bs->nlevels == 0)
+	{
+		bs->baselevel = 0;
 		fpb_build_initlevel(bs, 0);
+	}
 
-	for (level = 0;; level++)
+	for (level = bs->baselevel;; level++)
 	{
 		FpbLevel   *lv = &bs->levels[level];
 		FpbEntry	down = fpb_build_downlink(lv);
@@ -527,8 +560,13 @@ fpb_run_fill(FpbRun *r)
 	r->pos = 0;
 	if (r->file)
 	{
-		size_t		got = BufFileRead(r->file, r->scratch,
-									  sizeof(FpbKey) * FPB_RUN_BATCH);
+		int64		want = FPB_RUN_BATCH;
+		size_t		got;
+
+		if (r->limit >= 0)
+			want = Min(want, r->limit - r->nread);
+		got = want > 0 ? BufFileRead(r->file, r->scratch,
+									 sizeof(FpbKey) * want) : 0;
 
 		if (got % sizeof(FpbKey) != 0)
 			ereport(ERROR,
@@ -541,6 +579,11 @@ fpb_run_fill(FpbRun *r)
 	else
 		r->n = fpb_spool_batch(r->spool, &r->keys, r->scratch, FPB_RUN_BATCH);
 	r->nread += r->n;
+	if (r->n == 0 && r->file && r->limit >= 0 && r->nread != r->limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("fpbtree: sorted run of build participant %d ends early",
+						r->participant)));
 	if (r->n == 0 && r->expect >= 0 && r->nread != r->expect)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -645,7 +688,7 @@ fpb_merge_next(FpbMerge *m, FpbKey *out)
  * Load the merged runs bottom-up.  Returns the entries loaded; checks that
  * they come in strictly ascending order, as the merge must deliver them.
  */
-static int64
+int64
 fpb_build_load(FpbBuildState *bs, FpbRun *runs, int nruns)
 {
 	FpbMerge	m;
@@ -665,6 +708,11 @@ fpb_build_load(FpbBuildState *bs, FpbRun *runs, int nruns)
 					 errmsg_internal("fpbtree: build merged entry %s after %s",
 									 fpb_keydesc(key.k, key.t),
 									 fpb_keydesc(prevk, prevt))));
+		if (loaded == 0)
+		{
+			bs->first.k = key.k;
+			bs->first.t = key.t;
+		}
 		prevk = key.k;
 		prevt = key.t;
 		e.k = key.k;
@@ -680,6 +728,8 @@ fpb_build_load(FpbBuildState *bs, FpbRun *runs, int nruns)
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
+	bs->last.k = prevk;
+	bs->last.t = prevt;
 	for (int i = 0; i < nruns; i++)
 	{
 		if (runs[i].file)
@@ -690,6 +740,26 @@ fpb_build_load(FpbBuildState *bs, FpbRun *runs, int nruns)
 	}
 	pfree(m.heap);
 	return loaded;
+}
+
+/*
+ * WAL-log the pages in [start, end) but skip1 and skip2 (full images, as
+ * log_newpage_range does).
+ */
+void
+fpb_build_log(Relation index, BlockNumber start, BlockNumber end,
+			  BlockNumber skip1, BlockNumber skip2)
+{
+	BlockNumber from = start;
+
+	for (BlockNumber b = start; b <= end; b++)
+	{
+		if (b < end && b != skip1 && b != skip2)
+			continue;
+		if (from < b)
+			log_newpage_range(index, MAIN_FORKNUM, from, b, true);
+		from = b + 1;
+	}
 }
 
 IndexBuildResult *
@@ -705,8 +775,8 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	int64		loaded;
 	int			nworkers = 0;
 	FpbParallel *fp = NULL;
-	FpbRun	   *runs;
-	int			nruns;
+	FpbRun	   *runs = NULL;
+	int			nruns = 0;
 
 	if (index->rd_indoption[0] != 0)
 		ereport(ERROR,
@@ -719,6 +789,8 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	memset(&bs, 0, sizeof(bs));
 	bs.index = index;
+	bs.onlyleaf = InvalidBlockNumber;
+	bs.upperstart = InvalidBlockNumber;
 	fpb_build_widths(index, &bs.w, &bs.x, &bs.fillfactor);
 
 	/* block 0 is the metapage */
@@ -740,8 +812,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, FPB_PHASE_SCAN);
 	if (fp)
-		reltuples = fpb_parallel_scan(fp, heap, index, indexInfo, &indtuples,
-									  &runs, &nruns);
+		reltuples = fpb_parallel_scan(fp, heap, index, indexInfo, &indtuples);
 	else
 	{
 		FpbSpool   *sp = palloc(sizeof(FpbSpool));
@@ -756,6 +827,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		runs = palloc0(sizeof(FpbRun));
 		runs[0].spool = sp;
 		runs[0].expect = -1;
+		runs[0].limit = -1;
 		nruns = 1;
 	}
 
@@ -767,7 +839,10 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 		pgstat_progress_update_multi_param(3, idx, val);
 	}
-	loaded = fpb_build_load(&bs, runs, nruns);
+	if (fp)
+		loaded = fpb_parallel_load(fp, &bs);
+	else
+		loaded = fpb_build_load(&bs, runs, nruns);
 	if (loaded != (int64) indtuples)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -786,7 +861,21 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	if (indexInfo->ii_Unique)
 		fpb_unique_check_built(heap, index, false);
 
-	if (RelationNeedsWAL(index))
+	/*
+	 * The participants of a parallel build logged their leaves but the first
+	 * and the last of each slice, which the leader changed after them.
+	 */
+	if (RelationNeedsWAL(index) && BlockNumberIsValid(bs.upperstart))
+	{
+		log_newpage_range(index, MAIN_FORKNUM, FPB_METAPAGE_BLKNO,
+						  FPB_METAPAGE_BLKNO + 1, true);
+		for (int i = 0; i < bs.ntolog; i++)
+			log_newpage_range(index, MAIN_FORKNUM, bs.tolog[i],
+							  bs.tolog[i] + 1, true);
+		log_newpage_range(index, MAIN_FORKNUM, bs.upperstart,
+						  RelationGetNumberOfBlocks(index), true);
+	}
+	else if (RelationNeedsWAL(index))
 		log_newpage_range(index, MAIN_FORKNUM, 0,
 						  RelationGetNumberOfBlocks(index), true);
 

@@ -44,6 +44,8 @@ typedef struct FpbRun
 	BufFile    *file;
 	int			participant;	/* for error messages */
 	int64		expect;			/* entries in the file, -1 for a spool */
+	int64		limit;			/* entries to read from the file's current
+								 * position (a slice), -1 for all */
 	FpbKey	   *keys;			/* current batch */
 	int64		n;
 	int64		pos;
@@ -51,7 +53,64 @@ typedef struct FpbRun
 	FpbKey	   *scratch;		/* FPB_RUN_BATCH entries */
 } FpbRun;
 
+/* One level of the bottom-up load: the page being filled. */
+typedef struct FpbLevel
+{
+	Buffer		buf;			/* pinned, pre-initialised page */
+	BlockNumber blkno;
+	BlockNumber leftblk;
+	uint64		lowk;			/* lower bound = left sibling's high key */
+	uint64		lowt;
+	FpbEntry   *ents;
+	int			n;
+	int			cap;
+} FpbLevel;
+
+/* pages a slice's loader adds to the index per extension-lock hold */
+#define FPB_BUILD_CHUNK		32
+
+/* the bottom-up load */
+typedef struct FpbBuildState
+{
+	Relation	index;
+	int			w;
+	int			x;
+	int			fillfactor;
+	int			nlevels;
+	int			baselevel;		/* lowest level built by this state: 1 when
+								 * the leaves came from parallel slices */
+	BlockNumber onlyleaf;		/* the root when the slices made one leaf */
+	BlockNumber firstleaf;		/* the first leaf page added */
+	FpbKey		first;			/* first and last entries loaded */
+	FpbKey		last;
+	/* loading one slice of the leaves (build_parallel.c) */
+	BufFile    *downlinks;		/* the leaves' downlinks go here, not up */
+	int64		pagesleft;		/* pages the slice still has to add */
+	int			nchunk;
+	int			chunkpos;
+	Buffer		chunk[FPB_BUILD_CHUNK];
+	BlockNumber *runstart;		/* the slice's runs of consecutive blocks */
+	int		   *runlen;
+	int			nruns;
+	int			maxruns;
+	/* what the leader of a parallel build WAL-logs itself (the rest is) */
+	BlockNumber upperstart;		/* first block after the leaves */
+	BlockNumber *tolog;			/* slices' first and last leaves */
+	int			ntolog;
+	FpbLevel	levels[32];
+} FpbBuildState;
+
 /* build.c */
+extern void fpb_build_widths(Relation index, int *w, int *x, int *ff);
+extern void fpb_build_initlevel(FpbBuildState *bs, int level);
+extern void fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e);
+extern FpbEntry fpb_build_downlink(const FpbLevel *lv);
+extern void fpb_build_writepage(FpbBuildState *bs, FpbLevel *lv,
+								BlockNumber right, const FpbEntry *hikey);
+extern BlockNumber fpb_build_finish(FpbBuildState *bs, uint32 *rootlevel);
+extern int64 fpb_build_load(FpbBuildState *bs, FpbRun *runs, int nruns);
+extern void fpb_build_log(Relation index, BlockNumber start, BlockNumber end,
+						  BlockNumber skip1, BlockNumber skip2);
 extern void fpb_spool_init(FpbSpool *sp, Relation index, int workmem);
 extern void fpb_spool_callback(Relation index, ItemPointer tid,
 							   Datum *values, bool *isnull,
@@ -68,8 +127,8 @@ extern FpbParallel *fpb_parallel_begin(Relation heap, Relation index,
 									   IndexInfo *indexInfo, int nworkers);
 extern double fpb_parallel_scan(FpbParallel *fp, Relation heap,
 								Relation index, IndexInfo *indexInfo,
-								double *indtuples, FpbRun **runs,
-								int *nruns);
+								double *indtuples);
+extern int64 fpb_parallel_load(FpbParallel *fp, FpbBuildState *bs);
 extern void fpb_parallel_end(FpbParallel *fp);
 
 #endif							/* FPB_BUILD_H */

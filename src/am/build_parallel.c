@@ -4,11 +4,13 @@
  *	  Parallel CREATE INDEX.  PostgreSQL 15 plans build workers for btree
  *	  only, so fpbtree launches its own, as nbtree does: the participants
  *	  (the workers, and the leader unless parallel_leader_participation is
- *	  off) scan shares of the table through one parallel heap scan and each
- *	  sorts its own entries in maintenance_work_mem / participants.  Every
- *	  worker writes its sorted run to a file of a SharedFileSet; the leader
- *	  keeps its own run in memory, then merges all runs into the serial
- *	  bottom-up load (build.c).
+ *	  off) scan shares of the table through one parallel heap scan, and each
+ *	  sorts its own entries in maintenance_work_mem / participants and
+ *	  writes them to a run file of a SharedFileSet.  The leader then cuts
+ *	  the key space into slices whose sizes are whole leaves, and the
+ *	  participants load the slices' leaves at once, each slice merged from
+ *	  its part of every run; the leader links the slices' leaves together
+ *	  and builds the levels above them (see README, "Parallel build").
  *
  *-------------------------------------------------------------------------
  */
@@ -27,6 +29,8 @@
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
 #include "pgstat.h"
+#include "storage/condition_variable.h"
+#include "storage/lmgr.h"
 #include "storage/sharedfileset.h"
 #include "storage/spin.h"
 #include "tcop/tcopprot.h"
@@ -38,6 +42,10 @@
 #define FPB_KEY_QUERY_TEXT	UINT64CONST(0xFB00000000000004)
 #define FPB_KEY_WAL_USAGE	UINT64CONST(0xFB00000000000005)
 #define FPB_KEY_BUFFER_USAGE UINT64CONST(0xFB00000000000006)
+#define FPB_KEY_SLICES		UINT64CONST(0xFB00000000000007)
+
+/* slices per participant: a few, so that a slow participant holds no one up */
+#define FPB_SLICES_PER_PARTICIPANT	2
 
 #define FPB_PHASE_SORT		3	/* as build.c's */
 
@@ -48,18 +56,54 @@ typedef struct FpbShared
 	Oid			heaprelid;
 	Oid			indexrelid;
 	bool		isconcurrent;
+	bool		needwal;		/* as the leader sees it: a worker cannot
+								 * tell the index was made in this
+								 * transaction (wal_level = minimal) */
 	int			workmem;		/* kB per participant */
-	int			nworkers;		/* planned: the size of nentries */
+	int			nworkers;		/* planned; run nworkers is the leader's */
+
+	ConditionVariable cv;		/* runs written, slices published, loaded */
 
 	/* what the participants report when they are done */
 	slock_t		mutex;
-	int			ndone;
+	int			ndone;			/* runs written */
 	double		reltuples;
 	double		indtuples;
 	bool		brokenhotchain;
-	int64		nentries[FLEXIBLE_ARRAY_MEMBER];	/* per worker run file,
-													 * -1 until written */
+
+	/* the load, set up by the leader once every run is written */
+	bool		loading;
+	int			nslices;
+	int			nextslice;		/* next slice to claim */
+	int			nslicesdone;
+	int64		loaded;
+	int64		nentries[FLEXIBLE_ARRAY_MEMBER];	/* per run file, -1 until
+													 * written */
 } FpbShared;
+
+/* What the participant that loaded a slice reports. */
+typedef struct FpbSliceResult
+{
+	int64		nentries;
+	int64		nleaves;
+	FpbKey		first;			/* its first and last entries */
+	FpbKey		last;
+	BlockNumber firstblk;		/* its first and last leaves */
+	BlockNumber lastblk;
+} FpbSliceResult;
+
+/*
+ * The slices: slice s is entries [pos[s][r], pos[s + 1][r]) of every run r,
+ * runs numbered as FpbShared.nentries.  Sized for the planned participants;
+ * this is a process's view of the segment's chunk.
+ */
+typedef struct FpbSlices
+{
+	int			nruns;			/* nworkers + 1 */
+	int			maxslices;
+	int64	   *pos;			/* (maxslices + 1) x nruns */
+	FpbSliceResult *results;	/* maxslices */
+} FpbSlices;
 
 struct FpbParallel
 {
@@ -67,6 +111,7 @@ struct FpbParallel
 	FpbShared  *shared;
 	ParallelTableScanDesc pscan;
 	SharedFileSet *fileset;
+	FpbSlices	slices;
 	Snapshot	snapshot;
 	WalUsage   *walusage;
 	BufferUsage *bufferusage;
@@ -83,18 +128,23 @@ fpb_run_name(char *name, int worker)
 
 /*
  * One participant's share: scan the blocks the parallel scan hands out,
- * sort the entries, and (a worker) write them to its run file.  The leader
- * keeps its sorted spool for the merge.
+ * sort the entries and write them to the participant's run file (run
+ * `run`: a worker's number, nworkers for the leader).
  */
 static void
 fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
 				SharedFileSet *fileset, Relation heap, Relation index,
-				FpbSpool *sp, int worker, bool progress)
+				FpbSpool *sp, int run, bool progress)
 {
 	IndexInfo  *indexInfo;
 	TableScanDesc scan;
 	double		reltuples;
-	int64		written = -1;
+	int64		written = 0;
+	char		name[MAXPGPATH];
+	BufFile    *file;
+	FpbKey	   *scratch = palloc(sizeof(FpbKey) * FPB_RUN_BATCH);
+	FpbKey	   *keys;
+	int64		n;
 
 	indexInfo = BuildIndexInfo(index);
 	indexInfo->ii_Concurrent = shared->isconcurrent;
@@ -106,26 +156,16 @@ fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
 									 FPB_PHASE_SORT);
 	fpb_spool_sort(sp);
 
-	if (worker >= 0)
+	fpb_run_name(name, run);
+	file = BufFileCreateFileSet(&fileset->fs, name);
+	while ((n = fpb_spool_batch(sp, &keys, scratch, FPB_RUN_BATCH)) > 0)
 	{
-		char		name[MAXPGPATH];
-		BufFile    *file;
-		FpbKey	   *scratch = palloc(sizeof(FpbKey) * FPB_RUN_BATCH);
-		FpbKey	   *keys;
-		int64		n;
-
-		fpb_run_name(name, worker);
-		file = BufFileCreateFileSet(&fileset->fs, name);
-		written = 0;
-		while ((n = fpb_spool_batch(sp, &keys, scratch, FPB_RUN_BATCH)) > 0)
-		{
-			BufFileWrite(file, keys, sizeof(FpbKey) * n);
-			written += n;
-			CHECK_FOR_INTERRUPTS();
-		}
-		BufFileClose(file);
-		pfree(scratch);
+		BufFileWrite(file, keys, sizeof(FpbKey) * n);
+		written += n;
+		CHECK_FOR_INTERRUPTS();
 	}
+	BufFileClose(file);
+	pfree(scratch);
 
 	SpinLockAcquire(&shared->mutex);
 	shared->ndone++;
@@ -133,10 +173,33 @@ fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
 	shared->indtuples += sp->indtuples;
 	if (indexInfo->ii_BrokenHotChain)
 		shared->brokenhotchain = true;
-	if (worker >= 0)
-		shared->nentries[worker] = written;
+	shared->nentries[run] = written;
 	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
 }
+
+/* This process's view of the slices chunk of the segment. */
+static void
+fpb_slices_view(FpbSlices *sl, void *chunk, int nworkers)
+{
+	sl->nruns = nworkers + 1;
+	sl->maxslices = sl->nruns * FPB_SLICES_PER_PARTICIPANT;
+	sl->results = (FpbSliceResult *) chunk;
+	sl->pos = (int64 *) ((char *) chunk +
+						 MAXALIGN(sizeof(FpbSliceResult) * sl->maxslices));
+}
+
+static Size
+fpb_slices_size(int nworkers)
+{
+	int			nruns = nworkers + 1;
+	int			maxslices = nruns * FPB_SLICES_PER_PARTICIPANT;
+
+	return add_size(MAXALIGN(mul_size(sizeof(FpbSliceResult), maxslices)),
+					mul_size(sizeof(int64), mul_size(maxslices + 1, nruns)));
+}
+
+#define FPB_SLICE_POS(sl, s, r)	((sl)->pos[(int64) (s) * (sl)->nruns + (r)])
 
 /*
  * Set up the shared state and launch the workers.  NULL (build serially)
@@ -171,7 +234,7 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 		fp->snapshot = SnapshotAny;
 
 	estshared = add_size(offsetof(FpbShared, nentries),
-						 mul_size(sizeof(int64), nworkers));
+						 mul_size(sizeof(int64), nworkers + 1));
 	estscan = table_parallelscan_estimate(heap, fp->snapshot);
 	shm_toc_estimate_chunk(&pcxt->estimator, estshared);
 	shm_toc_estimate_chunk(&pcxt->estimator, estscan);
@@ -180,7 +243,8 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 						   mul_size(sizeof(WalUsage), pcxt->nworkers));
 	shm_toc_estimate_chunk(&pcxt->estimator,
 						   mul_size(sizeof(BufferUsage), pcxt->nworkers));
-	shm_toc_estimate_keys(&pcxt->estimator, 5);
+	shm_toc_estimate_chunk(&pcxt->estimator, fpb_slices_size(nworkers));
+	shm_toc_estimate_keys(&pcxt->estimator, 6);
 	if (debug_query_string)
 	{
 		querylen = strlen(debug_query_string);
@@ -203,6 +267,7 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 	shared->heaprelid = RelationGetRelid(heap);
 	shared->indexrelid = RelationGetRelid(index);
 	shared->isconcurrent = indexInfo->ii_Concurrent;
+	shared->needwal = RelationNeedsWAL(index);
 	shared->nworkers = nworkers;
 	shared->workmem = maintenance_work_mem /
 		(nworkers + (fp->leaderparticipates ? 1 : 0));
@@ -211,9 +276,23 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 	shared->reltuples = 0;
 	shared->indtuples = 0;
 	shared->brokenhotchain = false;
-	for (int i = 0; i < nworkers; i++)
+	ConditionVariableInit(&shared->cv);
+	shared->loading = false;
+	shared->nslices = 0;
+	shared->nextslice = 0;
+	shared->nslicesdone = 0;
+	shared->loaded = 0;
+	for (int i = 0; i <= nworkers; i++)
 		shared->nentries[i] = -1;
 	shm_toc_insert(pcxt->toc, FPB_KEY_SHARED, shared);
+
+	{
+		void	   *chunk = shm_toc_allocate(pcxt->toc,
+											 fpb_slices_size(nworkers));
+
+		fpb_slices_view(&fp->slices, chunk, nworkers);
+		shm_toc_insert(pcxt->toc, FPB_KEY_SLICES, chunk);
+	}
 
 	fp->pscan = shm_toc_allocate(pcxt->toc, estscan);
 	table_parallelscan_initialize(heap, fp->pscan, fp->snapshot);
@@ -262,63 +341,514 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 	return fp;
 }
 
+/* participants: the launched workers and the leader unless it only leads */
+static int
+fpb_nparticipants(FpbParallel *fp)
+{
+	return fp->pcxt->nworkers_launched + (fp->leaderparticipates ? 1 : 0);
+}
+
 /*
- * The leader's part: take a share of the scan (unless it does not
- * participate), wait for the workers, and hand back the sorted runs to
- * merge -- the leader's spool and one file per worker.  Returns the heap
- * tuples the participants saw; *indtuples the entries they collected.
+ * The leader's part of the scan: take a share of it (unless it does not
+ * participate) and wait until every participant has written its sorted
+ * run.  Returns the heap tuples the participants saw; *indtuples the
+ * entries they collected.
  */
 double
 fpb_parallel_scan(FpbParallel *fp, Relation heap, Relation index,
-				  IndexInfo *indexInfo, double *indtuples, FpbRun **runs,
-				  int *nruns)
+				  IndexInfo *indexInfo, double *indtuples)
 {
 	FpbShared  *shared = fp->shared;
-	int			nlaunched = fp->pcxt->nworkers_launched;
-	FpbRun	   *r = palloc0(sizeof(FpbRun) * (nlaunched + 1));
-	int			n = 0;
+	int			nparticipants = fpb_nparticipants(fp);
 
 	if (fp->leaderparticipates)
 	{
-		FpbSpool   *sp = palloc(sizeof(FpbSpool));
+		FpbSpool	sp;
 
-		fpb_spool_init(sp, index, shared->workmem);
-		fpb_participate(shared, fp->pscan, fp->fileset, heap, index, sp, -1,
-						true);
-		r[n].spool = sp;
-		r[n].participant = -1;
-		r[n].expect = -1;
-		n++;
+		fpb_spool_init(&sp, index, shared->workmem);
+		fpb_participate(shared, fp->pscan, fp->fileset, heap, index, &sp,
+						shared->nworkers, true);
+		fpb_spool_end(&sp);
 	}
+
+	/*
+	 * Wait on the condition variable, not for the workers to exit: they
+	 * load slices next.  A worker's error reaches us as an interrupt; one
+	 * that failed to start is found by WaitForParallelWorkersToAttach.
+	 */
+	WaitForParallelWorkersToAttach(fp->pcxt);
+	ConditionVariablePrepareToSleep(&shared->cv);
+	for (;;)
+	{
+		int			ndone;
+
+		SpinLockAcquire(&shared->mutex);
+		ndone = shared->ndone;
+		SpinLockRelease(&shared->mutex);
+		if (ndone >= nparticipants)
+			break;
+		ConditionVariableSleep(&shared->cv,
+							   WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
+	}
+	ConditionVariableCancelSleep();
+
+	if (shared->brokenhotchain)
+		indexInfo->ii_BrokenHotChain = true;
+	*indtuples = shared->indtuples;
+	return shared->reltuples;
+}
+
+/* Random access to a sorted run file, one block cached. */
+typedef struct FpbRunReader
+{
+	BufFile    *file;
+	int			run;
+	int64		n;
+	long		blk;
+	FpbKey		buf[BLCKSZ / sizeof(FpbKey)];
+} FpbRunReader;
+
+#define FPB_KEYS_PER_BLOCK	((int64) (BLCKSZ / sizeof(FpbKey)))
+
+static FpbKey
+fpb_rr_get(FpbRunReader *rr, int64 i)
+{
+	long		blk = (long) (i / FPB_KEYS_PER_BLOCK);
+
+	Assert(i >= 0 && i < rr->n);
+	if (blk != rr->blk)
+	{
+		int64		want = Min(FPB_KEYS_PER_BLOCK,
+							   rr->n - (int64) blk * FPB_KEYS_PER_BLOCK);
+
+		if (BufFileSeekBlock(rr->file, blk) != 0 ||
+			BufFileRead(rr->file, rr->buf, sizeof(FpbKey) * want) !=
+			sizeof(FpbKey) * want)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("fpbtree: could not read sorted run %d of the build",
+							rr->run)));
+		rr->blk = blk;
+	}
+	return rr->buf[i % FPB_KEYS_PER_BLOCK];
+}
+
+static inline bool
+fpb_fpbkey_less(FpbKey a, FpbKey b)
+{
+	return fpb_key_cmp(a.k, a.t, b.k, b.t) < 0;
+}
+
+/* entries of the run below x */
+static int64
+fpb_rr_lower(FpbRunReader *rr, FpbKey x)
+{
+	int64		lo = 0,
+				hi = rr->n;
+
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (fpb_fpbkey_less(fpb_rr_get(rr, mid), x))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Where each run must be cut so that exactly `want` entries of all runs
+ * lie before the cut: start from the entry at the proportional position of
+ * the largest run, count what lies below it in every run, then move the cut
+ * one entry at a time (the next smallest, or the previous largest, of all
+ * runs) until the count is right.  The runs are random shares of the heap,
+ * so the start is close; a key-clustered heap costs more steps, never a
+ * wrong cut.
+ */
+static void
+fpb_cut(FpbRunReader *rr, int nrr, int64 total, int64 want, int64 *pos)
+{
+	int			big = 0;
+	int64		rank = 0;
+	int64		steps = 0;
+	FpbKey		x;
+
+	for (int r = 0; r < nrr; r++)
+		if (rr[r].n > rr[big].n)
+			big = r;
+	if (want >= total)
+	{
+		for (int r = 0; r < nrr; r++)
+			pos[r] = rr[r].n;
+		return;
+	}
+	x = fpb_rr_get(&rr[big],
+				   Min(rr[big].n - 1,
+					   (int64) ((double) want / total * rr[big].n)));
+	for (int r = 0; r < nrr; r++)
+	{
+		pos[r] = fpb_rr_lower(&rr[r], x);
+		rank += pos[r];
+	}
+	while (rank != want)
+	{
+		bool		up = rank < want;
+		int			best = -1;
+		FpbKey		bk = {0, 0};
+
+		for (int r = 0; r < nrr; r++)
+		{
+			FpbKey		c;
+
+			if (up ? pos[r] >= rr[r].n : pos[r] == 0)
+				continue;
+			c = fpb_rr_get(&rr[r], up ? pos[r] : pos[r] - 1);
+			if (best < 0 ||
+				(up ? fpb_fpbkey_less(c, bk) : fpb_fpbkey_less(bk, c)))
+			{
+				best = r;
+				bk = c;
+			}
+		}
+		if (best < 0)
+			elog(ERROR, "fpbtree: build runs hold fewer entries than counted");
+		pos[best] += up ? 1 : -1;
+		rank += up ? 1 : -1;
+		if ((++steps & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Cut the runs into slices of whole leaves: every slice but the last holds
+ * a multiple of a leaf page's capacity, so the participants fill exactly
+ * the leaves a serial load would, and the tree comes out the same.
+ */
+static int
+fpb_make_slices(FpbParallel *fp, FpbBuildState *bs)
+{
+	FpbShared  *shared = fp->shared;
+	FpbSlices  *sl = &fp->slices;
+	int			nslices = Min(fpb_nparticipants(fp) * FPB_SLICES_PER_PARTICIPANT,
+							  sl->maxslices);
+	int64		cap = fpb_page_capacity(bs->w, bs->x, false,
+										bs->fillfactor / 100.0);
+	int64		total = 0;
+	int64		leaves;
+	FpbRunReader *rr = palloc0(sizeof(FpbRunReader) * sl->nruns);
+	int64	   *pos = palloc(sizeof(int64) * sl->nruns);
+
+	for (int r = 0; r < sl->nruns; r++)
+	{
+		rr[r].run = r;
+		rr[r].blk = -1;
+		rr[r].n = Max(shared->nentries[r], 0);
+		if (rr[r].n > 0)
+		{
+			char		name[MAXPGPATH];
+
+			fpb_run_name(name, r);
+			rr[r].file = BufFileOpenFileSet(&fp->fileset->fs, name, O_RDONLY,
+											false);
+		}
+		total += rr[r].n;
+	}
+	leaves = (total + cap - 1) / cap;
+	for (int r = 0; r < sl->nruns; r++)
+		FPB_SLICE_POS(sl, 0, r) = 0;
+	for (int s = 1; s <= nslices; s++)
+	{
+		/* whole leaves, as evenly as they go */
+		int64		want = Min(total, (leaves * s / nslices) * cap);
+
+		fpb_cut(rr, sl->nruns, total, want, pos);
+		for (int r = 0; r < sl->nruns; r++)
+			FPB_SLICE_POS(sl, s, r) = pos[r];
+	}
+	for (int r = 0; r < sl->nruns; r++)
+		if (rr[r].file)
+			BufFileClose(rr[r].file);
+	pfree(rr);
+	pfree(pos);
+	return nslices;
+}
+
+/*
+ * Load slice s: merge its part of every run into leaf pages, and write
+ * their downlinks to the slice's file for the leader.
+ */
+static void
+fpb_load_slice(FpbShared *shared, FpbSlices *sl, SharedFileSet *fileset,
+			   Relation index, int s)
+{
+	FpbSliceResult *res = &sl->results[s];
+	FpbBuildState bs;
+	FpbRun	   *runs = palloc0(sizeof(FpbRun) * sl->nruns);
+	int			nruns = 0;
+	int64		total = 0;
+	int64		cap;
+	int64		loaded;
+	char		name[MAXPGPATH];
+	FpbLevel   *lv;
+	FpbEntry	down;
+
+	memset(&bs, 0, sizeof(bs));
+	bs.index = index;
+	bs.onlyleaf = InvalidBlockNumber;
+	fpb_build_widths(index, &bs.w, &bs.x, &bs.fillfactor);
+	cap = fpb_page_capacity(bs.w, bs.x, false, bs.fillfactor / 100.0);
+
+	for (int r = 0; r < sl->nruns; r++)
+	{
+		int64		from = FPB_SLICE_POS(sl, s, r);
+		int64		n = FPB_SLICE_POS(sl, s + 1, r) - from;
+		int64		off = from * sizeof(FpbKey);
+		FpbRun	   *run = &runs[nruns];
+
+		if (n <= 0)
+			continue;
+		fpb_run_name(name, r);
+		run->file = BufFileOpenFileSet(&fileset->fs, name, O_RDONLY, false);
+		run->participant = r;
+		run->expect = -1;
+		run->limit = n;
+		/* a block holds whole entries: seek to its start, skip the rest */
+		if (BufFileSeekBlock(run->file, (long) (off / BLCKSZ)) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("fpbtree: could not seek in sorted run %d of the build",
+							r)));
+		if (off % BLCKSZ != 0)
+		{
+			char		skip[BLCKSZ];
+
+			if (BufFileRead(run->file, skip, off % BLCKSZ) != off % BLCKSZ)
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("fpbtree: could not read sorted run %d of the build",
+								r)));
+		}
+		total += n;
+		nruns++;
+	}
+
+	memset(res, 0, sizeof(FpbSliceResult));
+	res->firstblk = res->lastblk = InvalidBlockNumber;
+	if (total == 0)
+	{
+		pfree(runs);
+		return;
+	}
+
+	snprintf(name, MAXPGPATH, "fpbdown.%d", s);
+	bs.downlinks = BufFileCreateFileSet(&fileset->fs, name);
+	bs.pagesleft = (total + cap - 1) / cap;
+	res->nleaves = bs.pagesleft;
+	loaded = fpb_build_load(&bs, runs, nruns);
+
+	/* the slice's last leaf: the leader gives it its right link and high key */
+	lv = &bs.levels[0];
+	down = fpb_build_downlink(lv);
+	res->lastblk = lv->blkno;
+	fpb_build_writepage(&bs, lv, InvalidBlockNumber, NULL);
+	BufFileWrite(bs.downlinks, &down, sizeof(FpbEntry));
+	BufFileClose(bs.downlinks);
+	if (loaded != total || bs.pagesleft != 0 || bs.chunkpos != bs.nchunk)
+		elog(ERROR, "fpbtree: build slice %d loaded %lld of %lld entries",
+			 s, (long long) loaded, (long long) total);
+
+	res->nentries = loaded;
+	res->firstblk = bs.firstleaf;
+	res->first = bs.first;
+	res->last = bs.last;
+
+	/*
+	 * Log the leaves now, all participants at once, but the first and the
+	 * last, which the leader changes when it links the slices.
+	 */
+	if (shared->needwal)
+		for (int i = 0; i < bs.nruns; i++)
+			fpb_build_log(index, bs.runstart[i],
+						  bs.runstart[i] + bs.runlen[i],
+						  res->firstblk, res->lastblk);
+	pfree(lv->ents);
+	pfree(runs);
+}
+
+/* Wait for the leader's slices, then load slices until none is left. */
+static void
+fpb_load_slices(FpbShared *shared, FpbSlices *sl, SharedFileSet *fileset,
+				Relation index)
+{
+	ConditionVariablePrepareToSleep(&shared->cv);
+	for (;;)
+	{
+		bool		loading;
+
+		SpinLockAcquire(&shared->mutex);
+		loading = shared->loading;
+		SpinLockRelease(&shared->mutex);
+		if (loading)
+			break;
+		ConditionVariableSleep(&shared->cv,
+							   WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
+	}
+	ConditionVariableCancelSleep();
+
+	for (;;)
+	{
+		int			s;
+
+		SpinLockAcquire(&shared->mutex);
+		s = shared->nextslice < shared->nslices ? shared->nextslice++ : -1;
+		SpinLockRelease(&shared->mutex);
+		if (s < 0)
+			break;
+		fpb_load_slice(shared, sl, fileset, index, s);
+		SpinLockAcquire(&shared->mutex);
+		shared->nslicesdone++;
+		shared->loaded += sl->results[s].nentries;
+		SpinLockRelease(&shared->mutex);
+		ConditionVariableBroadcast(&shared->cv);
+	}
+}
+
+/* Give a leaf page its right link and high key, or its left link. */
+static void
+fpb_link_leaf(Relation index, BlockNumber blk, BlockNumber left,
+			  BlockNumber right, const FpbEntry *hikey)
+{
+	Buffer		buf = ReadBuffer(index, blk);
+	FpbPageOpaque opq;
+
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	opq = FpbPageGetOpaque(BufferGetPage(buf));
+	if (BlockNumberIsValid(left))
+		opq->left = left;
+	if (BlockNumberIsValid(right))
+	{
+		opq->right = right;
+		fpb_page_set_hikey(BufferGetPage(buf), hikey->k, hikey->t);
+	}
+	MarkBufferDirty(buf);
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * The load of a parallel build: cut the runs into slices, let the
+ * participants load them, then link the slices' leaves and feed their
+ * downlinks to bs, which builds the levels above (fpb_build_finish closes
+ * them).  Returns the entries loaded.
+ */
+int64
+fpb_parallel_load(FpbParallel *fp, FpbBuildState *bs)
+{
+	FpbShared  *shared = fp->shared;
+	FpbSlices  *sl = &fp->slices;
+	int			nslices = fpb_make_slices(fp, bs);
+	int			prev = -1;
+	int64		nleaves = 0;
+	FpbEntry	first = {0};
+
+	SpinLockAcquire(&shared->mutex);
+	shared->nslices = nslices;
+	shared->loading = true;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+
+	if (fp->leaderparticipates)
+		fpb_load_slices(shared, sl, fp->fileset, bs->index);
+
+	ConditionVariablePrepareToSleep(&shared->cv);
+	for (;;)
+	{
+		int			done;
+
+		SpinLockAcquire(&shared->mutex);
+		done = shared->nslicesdone;
+		SpinLockRelease(&shared->mutex);
+		if (done >= nslices)
+			break;
+		ConditionVariableSleep(&shared->cv,
+							   WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
+	}
+	ConditionVariableCancelSleep();
 
 	/* raises any worker's error; after it every worker has reported */
 	WaitForParallelWorkersToFinish(fp->pcxt);
-	for (int i = 0; i < nlaunched; i++)
+	for (int i = 0; i < fp->pcxt->nworkers_launched; i++)
 		InstrAccumParallelQuery(&fp->bufferusage[i], &fp->walusage[i]);
 
-	if (shared->ndone != nlaunched + (fp->leaderparticipates ? 1 : 0))
-		elog(ERROR, "fpbtree: %d of %d build participants finished",
-			 shared->ndone, nlaunched + (fp->leaderparticipates ? 1 : 0));
-	for (int i = 0; i < nlaunched; i++)
+	/* the leader logs what comes next, and the slices' end leaves */
+	bs->upperstart = RelationGetNumberOfBlocks(bs->index);
+	bs->tolog = palloc(sizeof(BlockNumber) * 2 * nslices);
+	bs->ntolog = 0;
+	bs->baselevel = 1;
+	for (int s = 0; s < nslices; s++)
 	{
+		FpbSliceResult *res = &sl->results[s];
 		char		name[MAXPGPATH];
+		BufFile    *file;
+		FpbEntry	down;
+		FpbEntry	sep = {0};
 
-		if (shared->nentries[i] < 0)
-			elog(ERROR, "fpbtree: build worker %d wrote no sorted run", i);
-		fpb_run_name(name, i);
-		r[n].file = BufFileOpenFileSet(&fp->fileset->fs, name, O_RDONLY,
-									   false);
-		r[n].participant = i;
-		r[n].expect = shared->nentries[i];
-		n++;
+		if (res->nleaves == 0)
+			continue;
+		bs->tolog[bs->ntolog++] = res->firstblk;
+		if (res->lastblk != res->firstblk)
+			bs->tolog[bs->ntolog++] = res->lastblk;
+
+		/* the separator as a serial load would make it (build.c) */
+		if (prev >= 0)
+		{
+			FpbSliceResult *pres = &sl->results[prev];
+
+			sep.k = res->first.k;
+			sep.t = (pres->last.k == res->first.k) ? res->first.t : 0;
+			fpb_link_leaf(bs->index, pres->lastblk, InvalidBlockNumber,
+						  res->firstblk, &sep);
+			fpb_link_leaf(bs->index, res->firstblk, pres->lastblk,
+						  InvalidBlockNumber, NULL);
+		}
+
+		snprintf(name, MAXPGPATH, "fpbdown.%d", s);
+		file = BufFileOpenFileSet(&fp->fileset->fs, name, O_RDONLY, false);
+		for (int64 i = 0; i < res->nleaves; i++)
+		{
+			if (BufFileRead(file, &down, sizeof(FpbEntry)) != sizeof(FpbEntry))
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("fpbtree: could not read the leaves of build slice %d",
+								s)));
+			if (i == 0)
+			{
+				down.k = sep.k;
+				down.t = sep.t;
+			}
+			/* a single leaf is the root: start level 1 at the second */
+			if (nleaves == 0)
+				first = down;
+			else
+			{
+				if (nleaves == 1)
+				{
+					fpb_build_initlevel(bs, 1);
+					fpb_build_add(bs, 1, &first);
+				}
+				fpb_build_add(bs, 1, &down);
+			}
+			nleaves++;
+			if ((nleaves & 0xFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		BufFileClose(file);
+		prev = s;
 	}
-	if (shared->brokenhotchain)
-		indexInfo->ii_BrokenHotChain = true;
-
-	*indtuples = shared->indtuples;
-	*runs = r;
-	*nruns = n;
-	return shared->reltuples;
+	if (nleaves == 1)
+		bs->onlyleaf = first.child;
+	return shared->loaded;
 }
 
 /* Shut down the workers; the run files go with the DSM segment. */
@@ -347,6 +877,7 @@ fpb_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	LOCKMODE	heaplock;
 	LOCKMODE	indexlock;
 	FpbSpool	sp;
+	FpbSlices	slices;
 
 	debug_query_string = shm_toc_lookup(toc, FPB_KEY_QUERY_TEXT, true);
 	pgstat_report_activity(STATE_RUNNING, debug_query_string);
@@ -375,6 +906,9 @@ fpb_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	fpb_participate(shared, pscan, fileset, heap, index, &sp,
 					ParallelWorkerNumber, false);
 	fpb_spool_end(&sp);
+	fpb_slices_view(&slices, shm_toc_lookup(toc, FPB_KEY_SLICES, false),
+					shared->nworkers);
+	fpb_load_slices(shared, &slices, fileset, index);
 	bufferusage = shm_toc_lookup(toc, FPB_KEY_BUFFER_USAGE, false);
 	walusage = shm_toc_lookup(toc, FPB_KEY_WAL_USAGE, false);
 	InstrEndParallelQuery(&bufferusage[ParallelWorkerNumber],

@@ -52,6 +52,19 @@ INSERT INTO t SELECT 60000 + g, g % 3001, g, date '2010-01-01' + g % 100
 	FROM generate_series(1, 10000) g;
 });
 $primary->safe_psql('postgres', 'REINDEX INDEX t_d');
+
+# a parallel REINDEX: the workers WAL-log the leaves they load
+my ($pret, $pout, $perr) = $primary->psql(
+	'postgres', q{
+SET max_parallel_maintenance_workers = 2;
+SET min_parallel_table_scan_size = 0;
+SET maintenance_work_mem = '128MB';
+SET client_min_messages = debug1;
+REINDEX INDEX t_k;
+});
+is($pret, 0, 'parallel REINDEX on the primary');
+like($perr, qr/fpbtree: parallel build, workers launched: [12]/,
+	'the REINDEX ran with workers');
 $primary->safe_psql('postgres', 'CREATE INDEX CONCURRENTLY t_id ON t USING fpbtree (id)');
 $primary->safe_psql(
 	'postgres', q{
