@@ -5,8 +5,9 @@
 
 -- Prefixes of wide keys (src/am/README.md, "Wide keys"): the 8-byte
 -- order-preserving part of a uuid, text/varchar or bpchar value, as an int8
--- holding the uint64 bit pattern.  Under a collation other than "C" or
--- POSIX the text prefixes are 0: the collation's comparison decides every
+-- holding the uint64 bit pattern.  Under an ICU collation (UTF8 database)
+-- a text prefix is the start of the ICU sort key; under other collations
+-- than "C" or POSIX it is 0, and the collation's comparison decides every
 -- order.  They will be support function 1 of the wide operator classes.
 CREATE FUNCTION fpbtree_prefix_uuid(uuid)
 RETURNS int8 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -30,12 +30,23 @@
  *		the same after trailing spaces are removed, as bpchar comparisons
  *		ignore them ('a ' = 'a').
  *
- * text, varchar, bpchar under any other collation:
+ * text, varchar, bpchar under an ICU collation, in a UTF8 database:
+ *		the first 8 bytes of the value's ICU sort key (bpchar without its
+ *		trailing spaces), zero-padded, from ucol_nextSortKeyPart(), which
+ *		produces only the bytes asked for.  ICU guarantees that sort keys
+ *		compare as ucol_strcoll() compares the strings, and the core's
+ *		comparison is ucol_strcoll() (a deterministic collation then breaks
+ *		its ties by the bytes, which refines the order without crossing the
+ *		sort keys').  Values a non-deterministic collation calls equal have
+ *		equal sort keys, so they get one prefix.  The core's abbreviated keys
+ *		for ICU are made the same way.
+ *
+ * text, varchar, bpchar under any other collation (libc's, or ICU in
+ *		another encoding):
  *		0.  Every comparison ties and the collation's own comparison decides,
- *		which is right for every collation, non-deterministic ones included
- *		(a prefix must never separate values the collation calls equal).
- *		glibc's strxfrm() is not trusted to agree with strcoll(), which is
- *		why the core has no abbreviated keys for libc collations either.
+ *		which is right for every collation.  glibc's strxfrm() is not
+ *		trusted to agree with strcoll(), which is why the core has no
+ *		abbreviated keys for libc collations either.
  *
  * Like the encode functions of keys.c, these double as the unit-test path:
  * at SQL level a prefix is an int8 holding the uint64 bit pattern, and
@@ -45,7 +56,9 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_collation.h"
 #include "fmgr.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/pg_locale.h"
 #include "utils/uuid.h"
@@ -72,20 +85,85 @@ fpb_prefix_bytes(const char *data, Size len)
 	return k;
 }
 
+/* How a collation's prefixes are made */
+typedef enum FpbPrefixKind
+{
+	FPB_PREFIX_CONST,			/* 0 for every value */
+	FPB_PREFIX_BYTES,			/* "C", POSIX: the bytes */
+	FPB_PREFIX_ICU				/* the ICU sort key */
+} FpbPrefixKind;
+
+/*
+ * The kind of prefix for collation collid, and for ICU its collator.  The
+ * sort key is computed from UTF-8 directly; other encodings would need a
+ * conversion per value, and keep the constant.
+ */
+static FpbPrefixKind
+fpb_prefix_kind(Oid collid, pg_locale_t *locale)
+{
+	*locale = NULL;
+	if (lc_collate_is_c(collid))
+		return FPB_PREFIX_BYTES;
+#ifdef USE_ICU
+	if (OidIsValid(collid) && GetDatabaseEncoding() == PG_UTF8)
+	{
+		*locale = pg_newlocale_from_collation(collid);
+		if (*locale != NULL && (*locale)->provider == COLLPROVIDER_ICU)
+			return FPB_PREFIX_ICU;
+	}
+#endif
+	return FPB_PREFIX_CONST;
+}
+
+/* Prefix of a string of len bytes, of a kind other than the constant */
+static uint64
+fpb_prefix_string(FpbPrefixKind kind, pg_locale_t locale, const char *data,
+				  Size len)
+{
+#ifdef USE_ICU
+	if (kind == FPB_PREFIX_ICU)
+	{
+		UCharIterator iter;
+		uint32_t	state[2] = {0, 0};
+		uint8_t		buf[FPB_PREFIX_LEN];
+		UErrorCode	status = U_ZERO_ERROR;
+		int32_t		n;
+
+		uiter_setUTF8(&iter, data, len);
+		n = ucol_nextSortKeyPart(locale->info.icu.ucol, &iter, state, buf,
+								 sizeof(buf), &status);
+		if (U_FAILURE(status))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("sort key generation failed: %s",
+							u_errorName(status))));
+		return fpb_prefix_bytes((const char *) buf, n);
+	}
+#endif
+	Assert(kind == FPB_PREFIX_BYTES);
+	return fpb_prefix_bytes(data, len);
+}
+
 /*
  * Prefix of a text or varchar value compared with collation collid.
- * Reads only the first bytes of a toasted value.
+ * Under "C" only the first bytes of a toasted value are read; an ICU sort
+ * key may depend on the characters that follow, so ICU reads it whole.
  */
 uint64
 fpb_prefix_text(Datum value, Oid collid)
 {
+	pg_locale_t locale;
+	FpbPrefixKind kind = fpb_prefix_kind(collid, &locale);
 	text	   *t;
 	uint64		k;
 
-	if (!lc_collate_is_c(collid))
+	if (kind == FPB_PREFIX_CONST)
 		return 0;
-	t = DatumGetTextPSlice(value, 0, FPB_PREFIX_LEN);
-	k = fpb_prefix_bytes(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	if (kind == FPB_PREFIX_BYTES)
+		t = DatumGetTextPSlice(value, 0, FPB_PREFIX_LEN);
+	else
+		t = DatumGetTextPP(value);
+	k = fpb_prefix_string(kind, locale, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 	if ((Pointer) t != DatumGetPointer(value))
 		pfree(t);
 	return k;
@@ -99,14 +177,16 @@ fpb_prefix_text(Datum value, Oid collid)
 uint64
 fpb_prefix_bpchar(Datum value, Oid collid)
 {
+	pg_locale_t locale;
+	FpbPrefixKind kind = fpb_prefix_kind(collid, &locale);
 	BpChar	   *b;
 	uint64		k;
 
-	if (!lc_collate_is_c(collid))
+	if (kind == FPB_PREFIX_CONST)
 		return 0;
 	b = DatumGetBpCharPP(value);
-	k = fpb_prefix_bytes(VARDATA_ANY(b),
-						 bpchartruelen(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b)));
+	k = fpb_prefix_string(kind, locale, VARDATA_ANY(b),
+						  bpchartruelen(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b)));
 	if ((Pointer) b != DatumGetPointer(value))
 		pfree(b);
 	return k;
