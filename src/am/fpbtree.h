@@ -303,6 +303,12 @@ extern void fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,
 							 uint64 *lo, uint64 *hi);
 extern void fpb_key_equal_range(Oid typid, uint64 k, uint64 *lo, uint64 *hi);
 
+/* ---- widekey.c: prefixes of wide keys (README "Wide keys") ---- */
+#define FPB_PREFIX_LEN		8	/* bytes of a value in its prefix */
+extern uint64 fpb_prefix_bytes(const char *data, Size len);
+extern uint64 fpb_prefix_text(Datum value, Oid collid);
+extern uint64 fpb_prefix_bpchar(Datum value, Oid collid);
+
 /* ---- wal.c: WAL-logged page changes (generic WAL records) ---- */
 typedef struct FpbWalState FpbWalState;
 

@@ -2,8 +2,9 @@
 # An installation of version 1.0 updates to 1.1 with ALTER EXTENSION:
 # its existing date/time indexes then serve cross-type bounds (a
 # timestamptz column against a date), with the same rows as a sequential
-# scan, and a fresh installation and an updated one have the same members
-# in every operator family.
+# scan.  It updates on to 1.2 (the prefix functions of wide keys), and a
+# fresh installation and an updated one have the same members in every
+# operator family and the same functions.
 
 use strict;
 use warnings;
@@ -29,10 +30,17 @@ SELECT string_agg(format('%s %s %s %s', f.opfname, p.amprocnum,
 FROM pg_amproc p JOIN pg_opfamily f ON f.oid = p.amprocfamily
 JOIN pg_am a ON a.oid = f.opfmethod WHERE a.amname = 'fpbtree'};
 
+my $functions = q{
+SELECT string_agg(format('%s %s%s %s', p.oid::regprocedure, p.provolatile,
+                         p.proparallel, p.prorettype::regtype), ', ' ORDER BY 1)
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
+JOIN pg_extension e ON e.oid = d.refobjid AND d.refclassid = 'pg_extension'::regclass
+WHERE e.extname = 'fpbtree'};
+
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('fresh', 'CREATE EXTENSION fpbtree');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'fpbtree'"),
-	'1.1', 'a fresh installation is version 1.1');
+	'1.2', 'a fresh installation is version 1.2');
 
 $node->safe_psql(
 	'postgres', q{
@@ -54,6 +62,16 @@ like($node->safe_psql('postgres', "SET enable_seqscan = off; EXPLAIN (COSTS OFF)
 is($node->safe_psql('postgres', "SET enable_seqscan = off; $q"),
 	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $q"),
 	'and returns the rows a sequential scan returns');
+unlike($node->safe_psql('postgres', "SELECT proname FROM pg_proc WHERE proname LIKE 'fpbtree_prefix%'"),
+	qr/prefix/, 'version 1.1 has no prefix functions');
+$node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.2'");
+is($node->safe_psql('postgres', "SELECT fpbtree_prefix_uuid('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')::bit(64) = x'a0eebc999c0b4ef8'"),
+	't', 'after the update to 1.2 the prefix functions answer');
+is($node->safe_psql('postgres', "SET enable_seqscan = off; $q"),
+	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $q"),
+	'and the index still returns the rows a sequential scan returns');
+is($node->safe_psql('postgres', $functions), $node->safe_psql('fresh', $functions),
+	'the updated installation has the fresh one\'s functions');
 is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
 	'the updated installation has the fresh one\'s operators and functions');
 is($node->safe_psql('postgres', "SELECT bool_and(amvalidate(c.oid)) FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod WHERE a.amname = 'fpbtree'"),

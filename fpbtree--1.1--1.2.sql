@@ -1,0 +1,17 @@
+/* fpbtree--1.1--1.2.sql */
+
+-- complain if script is sourced in psql, rather than via ALTER EXTENSION
+\echo Use "ALTER EXTENSION fpbtree UPDATE TO '1.2'" to load this file. \quit
+
+-- Prefixes of wide keys (src/am/README.md, "Wide keys"): the 8-byte
+-- order-preserving part of a uuid, text/varchar or bpchar value, as an int8
+-- holding the uint64 bit pattern.  Under an ICU collation (UTF8 database)
+-- a text prefix is the start of the ICU sort key; under other collations
+-- than "C" or POSIX it is 0, and the collation's comparison decides every
+-- order.  They will be support function 1 of the wide operator classes.
+CREATE FUNCTION fpbtree_prefix_uuid(uuid)
+RETURNS int8 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION fpbtree_prefix_text(text)
+RETURNS int8 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION fpbtree_prefix_bpchar(bpchar)
+RETURNS int8 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
