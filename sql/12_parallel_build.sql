@@ -211,6 +211,22 @@ RESET client_min_messages;
 SELECT pb_same('pb_same_key_k');
 SET parallel_leader_participation = off;
 
+-- a serial build of more entries than the radix sort sorts by LSD passes
+-- alone (512k): it first splits on the 11 bits below the highest bit in
+-- which the keys differ, then sorts each bucket.  Random keys, a narrow
+-- range, NULLs and HOT chains: the load checks that every entry follows
+-- the one before, fpbtree_check the tree against the heap.
+SET max_parallel_maintenance_workers = 0;
+CREATE TABLE pb_big (k int8, v int);
+INSERT INTO pb_big
+	SELECT CASE i % 3 WHEN 0 THEN hashint8(i) WHEN 1 THEN i % 5000 END, i
+	FROM generate_series(1, 600000) i;
+UPDATE pb_big SET v = -v WHERE v % 10 = 0;
+CREATE INDEX pb_big_k ON pb_big USING fpbtree (k);
+SELECT fpbtree_check('pb_big_k', true);
+DROP TABLE pb_big;
+SET max_parallel_maintenance_workers = 2;
+
 -- an error in a worker reaches the leader, and no run file is left
 CREATE INDEX pb_main_div ON pb_main USING fpbtree ((1000 / (k - 777)));
 SELECT count(*) AS temp_files FROM pg_ls_dir('base/pgsql_tmp', true, false);

@@ -177,40 +177,36 @@ fpb_keycmp_qsort(const void *a, const void *b)
 }
 
 /*
- * Sort the in-memory entries: an LSD radix sort on k (11-bit digits,
- * skipping digits all keys share), which is stable, so entries with equal
- * keys stay in heap-scan order -- ascending TID, except where HOT chains
- * report their root TID; a final pass sorts any run of equal keys that is
- * out of TID order.
+ * LSD radix sort of a[0..n) on key bits [0, bits), `digit` bits a pass,
+ * skipping the passes whose digit all keys share; tmp is scratch of n
+ * entries, count of 2^digit.  Stable.  Returns the array holding the result
+ * (a or tmp).
  */
 static FpbKey *
-fpb_build_radixsort(FpbKey *a, int64 n)
+fpb_radix_lsd(FpbKey *a, FpbKey *tmp, int64 n, int bits, int digit,
+			  int64 *count)
 {
-	FpbKey	   *tmp;
-	int64	   *count;
+	int			nd = 1 << digit;
+	uint64		mask = nd - 1;
 
-	if (n < 2)
-		return a;
-	tmp = palloc_extended(sizeof(FpbKey) * n, MCXT_ALLOC_HUGE);
-	count = palloc(sizeof(int64) * 2048);
-	for (int shift = 0; shift < 64; shift += 11)
+	for (int shift = 0; shift < bits; shift += digit)
 	{
 		int64		sum = 0;
-		int			digit0 = (a[0].k >> shift) & 2047;
+		uint64		digit0 = (a[0].k >> shift) & mask;
 		bool		trivial = true;
 		FpbKey	   *swap;
 
-		memset(count, 0, sizeof(int64) * 2048);
+		memset(count, 0, sizeof(int64) * nd);
 		for (int64 i = 0; i < n; i++)
 		{
-			int			d = (a[i].k >> shift) & 2047;
+			uint64		d = (a[i].k >> shift) & mask;
 
 			count[d]++;
 			trivial &= (d == digit0);
 		}
 		if (trivial)
 			continue;
-		for (int d = 0; d < 2048; d++)
+		for (int d = 0; d < nd; d++)
 		{
 			int64		c = count[d];
 
@@ -218,14 +214,89 @@ fpb_build_radixsort(FpbKey *a, int64 n)
 			sum += c;
 		}
 		for (int64 i = 0; i < n; i++)
-			tmp[count[(a[i].k >> shift) & 2047]++] = a[i];
+			tmp[count[(a[i].k >> shift) & mask]++] = a[i];
 		swap = a;
 		a = tmp;
 		tmp = swap;
-		CHECK_FOR_INTERRUPTS();
 	}
-	pfree(tmp);
+	return a;
+}
+
+#define FPB_RADIX_MSD_MIN	524288	/* fewer entries (8 MB) stay in the cache: LSD only */
+
+/*
+ * Sort the in-memory entries by k, stably, so entries with equal keys stay
+ * in heap-scan order -- ascending TID, except where HOT chains report their
+ * root TID; a final pass sorts any run of equal keys that is out of TID
+ * order.
+ *
+ * A large array is first split on the 11 bits just below the highest bit
+ * in which its keys differ (one pass over memory, scattering to 2048
+ * buckets), then each bucket -- a few thousand entries for random keys,
+ * held in the cache -- is sorted on the bits below with 8-bit LSD passes.
+ * Plain LSD passes over the whole array, each scattering to 2048 places in
+ * memory, cost several times more: every pass misses the cache and the TLB.
+ */
+static FpbKey *
+fpb_build_radixsort(FpbKey *a, int64 n)
+{
+	FpbKey	   *tmp;
+	FpbKey	   *res;
+	int64	   *count;
+
+	if (n < 2)
+		return a;
+	tmp = palloc_extended(sizeof(FpbKey) * n, MCXT_ALLOC_HUGE);
+	count = palloc(sizeof(int64) * 2048);
+	if (n < FPB_RADIX_MSD_MIN)
+		res = fpb_radix_lsd(a, tmp, n, 64, 11, count);
+	else
+	{
+		uint64		diff = 0;
+		int			lo;
+		int64		sum = 0;
+		int64	   *start = palloc(sizeof(int64) * 2049);
+
+		for (int64 i = 0; i < n; i++)
+			diff |= a[i].k ^ a[0].k;
+		if (diff == 0)
+			res = a;			/* one key: heap order is the order */
+		else
+		{
+			lo = Max(0, 63 - __builtin_clzll(diff) - 10);
+			memset(count, 0, sizeof(int64) * 2048);
+			for (int64 i = 0; i < n; i++)
+				count[(a[i].k >> lo) & 2047]++;
+			for (int d = 0; d < 2048; d++)
+			{
+				start[d] = sum;
+				sum += count[d];
+			}
+			start[2048] = n;
+			memcpy(count, start, sizeof(int64) * 2048);
+			for (int64 i = 0; i < n; i++)
+				tmp[count[(a[i].k >> lo) & 2047]++] = a[i];
+			CHECK_FOR_INTERRUPTS();
+			for (int d = 0; d < 2048; d++)
+			{
+				int64		s = start[d];
+				int64		c = start[d + 1] - s;
+				FpbKey	   *r;
+
+				if (c < 2)
+					continue;
+				r = fpb_radix_lsd(tmp + s, a + s, c, lo, 8, count);
+				if (r != tmp + s)
+					memcpy(tmp + s, r, sizeof(FpbKey) * c);
+			}
+			res = tmp;
+		}
+		pfree(start);
+	}
+	CHECK_FOR_INTERRUPTS();
+	pfree(res == a ? tmp : a);
 	pfree(count);
+	a = res;
 
 	for (int64 i = 1; i < n; i++)
 	{
