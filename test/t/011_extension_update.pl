@@ -3,7 +3,8 @@
 # its existing date/time indexes then serve cross-type bounds (a
 # timestamptz column against a date), with the same rows as a sequential
 # scan, and a fresh installation and an updated one have the same members
-# in every operator family.
+# in every operator family.  The update to 1.2 adds fpbtree_dead_entries();
+# the updated installation then has the fresh one's functions.
 
 use strict;
 use warnings;
@@ -32,7 +33,7 @@ JOIN pg_am a ON a.oid = f.opfmethod WHERE a.amname = 'fpbtree'};
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('fresh', 'CREATE EXTENSION fpbtree');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'fpbtree'"),
-	'1.1', 'a fresh installation is version 1.1');
+	'1.2', 'a fresh installation is version 1.2');
 
 $node->safe_psql(
 	'postgres', q{
@@ -58,5 +59,17 @@ is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
 	'the updated installation has the fresh one\'s operators and functions');
 is($node->safe_psql('postgres', "SELECT bool_and(amvalidate(c.oid)) FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod WHERE a.amname = 'fpbtree'"),
 	't', 'every operator class validates');
+
+my $functions = q{
+SELECT string_agg(p.oid::regprocedure::text || ' ' || p.prorettype::regtype::text, ', ' ORDER BY 1)
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
+JOIN pg_extension e ON e.oid = d.refobjid WHERE e.extname = 'fpbtree'};
+isnt($node->safe_psql('postgres', $functions), $node->safe_psql('fresh', $functions),
+	'version 1.1 lacks a function of 1.2');
+$node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.2'");
+is($node->safe_psql('postgres', $functions), $node->safe_psql('fresh', $functions),
+	'after the update to 1.2 the functions are the fresh installation\'s');
+is($node->safe_psql('postgres', "SELECT fpbtree_dead_entries('t_tz')"), '0',
+	'fpbtree_dead_entries() answers for an index built under 1.0');
 
 done_testing();
