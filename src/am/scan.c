@@ -302,8 +302,8 @@ fpb_walk_left(IndexScanDesc scan)
  * instead of the heap: they would return the stale entry of a TID VACUUM
  * removed once its page is all-visible.  Non-MVCC snapshots could see the
  * new tuple.  Unlogged and temporary
- * indexes keep it too, as in nbtree, whose LP_DEAD marking without a pin
- * needs page LSNs that advance; fpbtree marks nothing dead yet.  Dropping
+ * indexes keep it too, as in nbtree: marking dead entries without a pin
+ * needs page LSNs that advance (dead.c).  Dropping
  * the pin is safe only because pages are never deleted: the scan goes on
  * from the block numbers it noted (see README).
  */
