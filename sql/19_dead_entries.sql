@@ -43,6 +43,15 @@ CREATE FUNCTION d_mode(bitmap bool) RETURNS void LANGUAGE sql AS $$
            set_config('enable_bitmapscan', bitmap::text, false);
 $$;
 
+-- parallel plans for the rest of the transaction
+CREATE FUNCTION d_parallel() RETURNS void LANGUAGE sql AS $$
+    SELECT set_config('parallel_setup_cost', '0', true),
+           set_config('parallel_tuple_cost', '0', true),
+           set_config('min_parallel_index_scan_size', '0', true),
+           set_config('min_parallel_table_scan_size', '0', true),
+           set_config('max_parallel_workers_per_gather', '2', true);
+$$;
+
 -- the answers of the round's scans: a forward range scan of each index, a
 -- backward one, and an array-key scan
 CREATE FUNCTION d_scans(tab text) RETURNS text LANGUAGE plpgsql AS $$
@@ -57,7 +66,11 @@ BEGIN
     EXECUTE format('SELECT string_agg(id::text, '','') FROM (SELECT id FROM %I WHERE v > 59000 ORDER BY v DESC, id) s', tab) INTO a;
     r := r || ' / ' || md5(a);
     EXECUTE format('SELECT string_agg(id::text, '','' ORDER BY id) FROM %I WHERE v = ANY (ARRAY(SELECT g * 7 FROM generate_series(1, 9000) g))', tab) INTO a;
-    RETURN r || ' / ' || md5(a);
+    r := r || ' / ' || md5(a);
+    -- and in parallel, for the rest of the transaction
+    PERFORM d_parallel();
+    EXECUTE format('SELECT count(*) || '' '' || sum(id) FROM %I WHERE v BETWEEN 30000 AND 1000000', tab) INTO a;
+    RETURN r || ' / ' || a;
 END $$;
 
 -- n rounds: update half of the rows (a new key for each), commit, scan
@@ -86,6 +99,10 @@ BEGIN
     END LOOP;
 END $$;
 
+BEGIN;
+SELECT d_mode(false), d_parallel();
+EXPLAIN (COSTS OFF) SELECT count(*), sum(id) FROM dm WHERE v BETWEEN 30000 AND 1000000;
+COMMIT;
 CALL d_rounds(1, 8);
 -- every scan returned btree's rows; dm's indexes kept their size from the
 -- first round on, dn's grew
