@@ -51,7 +51,7 @@ fpb_scan_remember_dead(IndexScanDesc scan)
 										sizeof(int) * so->maxkilled);
 		so->nkilled = 0;
 	}
-	/* a cursor going back and forth may report one twice; marking is idempotent */
+	/* a cursor going back and forth may report one twice: harmless */
 	if (so->nkilled < so->maxkilled)
 		so->killed[so->nkilled++] = so->cur;
 }
