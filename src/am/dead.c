@@ -131,6 +131,25 @@ fpb_scan_kill_items(IndexScanDesc scan)
 }
 
 /*
+ * The uniqueness check found the heap tuple of entry (k, t), with klo <= k
+ * <= khi, dead to everyone (as _bt_check_unique does): mark the entry on
+ * the page in buf, which the check holds locked since it read the entry.
+ * Only the two float zeros make klo and khi differ.
+ */
+void
+fpb_unique_mark_dead(Buffer buf, uint64 klo, uint64 khi, uint64 t)
+{
+	Page		page = BufferGetPage(buf);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+
+	if (!fpb_marks_allowed())
+		return;
+	if (fpb_page_mark_dead(page, klo, t, blkno) ||
+		(khi != klo && fpb_page_mark_dead(page, khi, t, blkno)))
+		MarkBufferDirtyHint(buf, true);
+}
+
+/*
  * The latest xid among the heap tuples of the entries about to be removed,
  * for the standby's recovery conflict (as nbtree's simple deletion gets it:
  * the entries are known deletable, the heap only reports the horizon).

@@ -433,6 +433,8 @@ extern void fpb_insert_at_leaf(Relation index, Buffer buf, const FpbEntry *e,
 extern void fpb_scan_remember_dead(IndexScanDesc scan);
 extern void fpb_scan_kill_items(IndexScanDesc scan);
 extern bool fpb_remove_dead(Relation index, Relation heap, Buffer buf);
+extern void fpb_unique_mark_dead(Buffer buf, uint64 klo, uint64 khi,
+								 uint64 t);
 
 /* ---- unique.c ---- */
 extern bool fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
