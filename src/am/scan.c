@@ -92,8 +92,9 @@ fpb_scan_prefetch_next(Page page, FpbPageOpaque opq, uint16 line)
 
 /*
  * Copy the entries of the locked leaf page in buf that lie in [lo, hi]
- * into the batch, note the page's links and whether the scan may continue
- * past it, then unlock (keeping the pin if keep_pin).
+ * into the batch (but those marked dead, unless the transaction began in
+ * recovery: see dead.c), note the page's links, LSN and whether the scan
+ * may continue past it, then unlock (keeping the pin if keep_pin).
  */
 static void
 fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
