@@ -15,3 +15,8 @@ CREATE FUNCTION fpbtree_prefix_text(text)
 RETURNS int8 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION fpbtree_prefix_bpchar(bpchar)
 RETURNS int8 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Leaf entries that index scans marked dead (their heap tuples are dead to
+-- every snapshot) and that no insert has removed yet.
+CREATE FUNCTION fpbtree_dead_entries(index regclass)
+RETURNS bigint AS 'MODULE_PATHNAME' LANGUAGE C STRICT;

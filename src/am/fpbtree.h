@@ -14,6 +14,7 @@
 
 #include "access/amapi.h"
 #include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/generic_xlog.h"
 #include "access/itup.h"
 #include "access/reloptions.h"
@@ -64,15 +65,29 @@ fpb_key_cmp(uint64 ak, uint64 at, uint64 bk, uint64 bt)
 
 /*
  * On the page the tiebreaker is kept as a 6-byte ItemPointerData; the NULL
- * flag lives in the otherwise unused top bit of the offset number.
+ * flag lives in the otherwise unused top bit of the offset number.  The next
+ * bit is the dead mark of a leaf entry (dead.c): a hint, never part of the
+ * key, so every reader of an on-page TID masks it (fpb_tid_to_t).  Heap
+ * offsets stay far below 2^14 (MaxHeapTuplesPerPage).
  */
 #define FPB_TID_NULLFLAG	0x8000
+#define FPB_TID_DEADFLAG	0x4000
+#define FPB_TID_OFFMASK		0x3FFF
+
+StaticAssertDecl(MaxHeapTuplesPerPage <= FPB_TID_OFFMASK,
+				 "heap offsets must leave the dead and NULL bits free");
+
+static inline bool
+fpb_tid_is_dead(const ItemPointerData *tid)
+{
+	return (tid->ip_posid & FPB_TID_DEADFLAG) != 0;
+}
 
 static inline uint64
 fpb_tid_to_t(const ItemPointerData *tid)
 {
 	uint64		blk = ((uint64) tid->ip_blkid.bi_hi << 16) | tid->ip_blkid.bi_lo;
-	uint64		off = tid->ip_posid & ~FPB_TID_NULLFLAG;
+	uint64		off = tid->ip_posid & FPB_TID_OFFMASK;
 	uint64		t = (blk << 16) | off;
 
 	if (tid->ip_posid & FPB_TID_NULLFLAG)
@@ -87,7 +102,7 @@ fpb_t_to_tid(uint64 t, ItemPointerData *tid)
 
 	tid->ip_blkid.bi_hi = (uint16) (blk >> 16);
 	tid->ip_blkid.bi_lo = (uint16) (blk & 0xFFFF);
-	tid->ip_posid = (uint16) (t & 0x7FFF);
+	tid->ip_posid = (uint16) (t & FPB_TID_OFFMASK);
 	if (t & FPB_T_NULLBIT)
 		tid->ip_posid |= FPB_TID_NULLFLAG;
 }
@@ -106,7 +121,7 @@ static inline void
 fpb_t_to_heaptid(uint64 t, ItemPointer htid)
 {
 	ItemPointerSet(htid, (BlockNumber) ((t >> 16) & 0xFFFFFFFF),
-				   (OffsetNumber) (t & 0x7FFF));
+				   (OffsetNumber) (t & FPB_TID_OFFMASK));
 }
 
 /* ----------------------------------------------------------------
@@ -335,6 +350,11 @@ extern void fpb_page_init(Page page, uint16 level, uint16 flags, int w, int x);
 extern bool fpb_page_layout(Page page, const FpbEntry *entries, int n,
 							double fill);
 extern int	fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno);
+extern int	fpb_page_collect_marks(Page page, FpbEntry *out, bool *dead,
+								   BlockNumber blkno);
+extern bool fpb_page_mark_dead(Page page, uint64 k, uint64 t,
+							   BlockNumber blkno);
+extern int	fpb_page_count_dead(Page page, BlockNumber blkno);
 extern int	fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo,
 							 uint64 thi, BlockNumber blkno, uint64 *out,
 							 bool *ended);
@@ -414,6 +434,13 @@ extern void fpb_finish_split(Relation index, Buffer lbuf, FpbStack stack,
 extern void fpb_insert_entry(Relation index, const FpbEntry *e, Relation heap);
 extern void fpb_insert_at_leaf(Relation index, Buffer buf, const FpbEntry *e,
 							   FpbStack stack, Relation heap);
+
+/* ---- dead.c: entries marked dead by scans, removed before splits ---- */
+extern void fpb_scan_remember_dead(IndexScanDesc scan);
+extern void fpb_scan_kill_items(IndexScanDesc scan);
+extern bool fpb_remove_dead(Relation index, Relation heap, Buffer buf);
+extern void fpb_unique_mark_dead(Buffer buf, uint64 klo, uint64 khi,
+								 uint64 t);
 
 /* ---- unique.c ---- */
 extern bool fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,

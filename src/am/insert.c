@@ -155,6 +155,13 @@ fpb_insert_onpage(Relation index, Buffer buf, const FpbEntry *e,
 												   BufferGetBlockNumber(buf),
 												   &pos);
 
+		/*
+		 * The node is full: removing the entries scans marked dead may make
+		 * room without splitting the node or the page (dead.c).
+		 */
+		if (nodeoff < 0 && heap != NULL && fpb_remove_dead(index, heap, buf))
+			nodeoff = fpb_page_insert_slot(BufferGetPage(buf), e,
+										   BufferGetBlockNumber(buf), &pos);
 		if (nodeoff >= 0)
 		{
 			FpbByteRange ranges[FPB_INSERT_RANGES];

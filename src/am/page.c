@@ -350,6 +350,17 @@ fpb_page_find_child(Page page, BlockNumber child, BlockNumber blkno)
 int
 fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno)
 {
+	return fpb_page_collect_marks(page, out, NULL, blkno);
+}
+
+/*
+ * fpb_page_collect, and with dead given, whether each entry is marked dead
+ * (dead.c).  Marks are hints: the entries collected carry none.
+ */
+int
+fpb_page_collect_marks(Page page, FpbEntry *out, bool *dead,
+					   BlockNumber blkno)
+{
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	bool		internal = !FpbPageIsLeaf(opq);
 	int			cap = fpb_leafcap(opq->x, internal);
@@ -372,11 +383,65 @@ fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno)
 			out[n].k = keys[i];
 			out[n].t = fpb_tid_to_t(&tids[i]);
 			out[n].child = ch ? ch[i] : InvalidBlockNumber;
+			if (dead)
+				dead[n] = fpb_tid_is_dead(&tids[i]);
 		}
 	}
 	if (n != (int) opq->nentries)
 		fpb_page_corrupt(blkno, "fewer entries than the page header counts");
 	return n;
+}
+
+/*
+ * Leaf page: set the dead mark of entry (k, t), if the page holds it.
+ * Returns true when the mark is new.  The caller holds at least a share
+ * lock and dirties the buffer as a hint; the mark is one 2-byte store.
+ */
+bool
+fpb_page_mark_dead(Page page, uint64 k, uint64 t, BlockNumber blkno)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	int			cap = fpb_leafcap(opq->x, false);
+	uint16		line = fpb_descend(page, k, t, blkno, NULL, NULL);
+	char	   *node;
+	uint64	   *keys;
+	ItemPointerData *tids;
+	int			n,
+				i;
+
+	if (line == FPB_NONE)
+		return false;
+	node = fpb_get_node(page, opq, line, opq->x, cap, FPB_NODE_LEAF, blkno);
+	n = ((FpbNodeHeader *) node)->n;
+	keys = fpb_node_keys(node);
+	tids = fpb_node_tids(node, cap);
+	i = fpb_node_lower(keys, tids, n, k, t);
+	if (i >= n || keys[i] != k || fpb_tid_to_t(&tids[i]) != t ||
+		fpb_tid_is_dead(&tids[i]))
+		return false;
+	tids[i].ip_posid |= FPB_TID_DEADFLAG;
+	return true;
+}
+
+/* Leaf page: how many of its entries are marked dead. */
+int
+fpb_page_count_dead(Page page, BlockNumber blkno)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	int			cap = fpb_leafcap(opq->x, false);
+	uint16		line = (opq->ipheight > 0) ? opq->firstleaf : FPB_NONE;
+	int			ndead = 0;
+	int			guard = 0;
+
+	while (line != FPB_NONE)
+	{
+		char	   *node = fpb_chain_step(page, opq, &line, cap, blkno, &guard);
+		ItemPointerData *tids = fpb_node_tids(node, cap);
+
+		for (int i = 0; i < ((FpbNodeHeader *) node)->n; i++)
+			ndead += fpb_tid_is_dead(&tids[i]);
+	}
+	return ndead;
 }
 
 /*

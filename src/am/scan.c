@@ -61,6 +61,7 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 
+	fpb_scan_kill_items(scan);
 	fpb_scan_release(so);
 	fpb_pf_stop(&so->pf);
 	if (scankey && scan->numberOfKeys > 0)
@@ -91,8 +92,9 @@ fpb_scan_prefetch_next(Page page, FpbPageOpaque opq, uint16 line)
 
 /*
  * Copy the entries of the locked leaf page in buf that lie in [lo, hi]
- * into the batch, note the page's links and whether the scan may continue
- * past it, then unlock (keeping the pin if keep_pin).
+ * into the batch (but those marked dead, unless the transaction began in
+ * recovery: see dead.c), note the page's links, LSN and whether the scan
+ * may continue past it, then unlock (keeping the pin if keep_pin).
  */
 static void
 fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
@@ -182,6 +184,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		{
 			for (; i < hdr->n; i++)
 			{
+				if (so->skipdead && fpb_tid_is_dead(&tids[i]))
+					continue;
 				so->items[n].k = keys[i];
 				so->items[n].t = fpb_tid_to_t(&tids[i]);
 				n++;
@@ -195,6 +199,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 
 				if (fpb_key_cmp(keys[i], t, so->hik, so->hit) > 0)
 					break;
+				if (so->skipdead && fpb_tid_is_dead(&tids[i]))
+					continue;
 				so->items[n].k = keys[i];
 				so->items[n].t = t;
 				n++;
@@ -213,6 +219,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	so->nitems = n;
 	so->hp.batch++;
 	so->curblk = blkno;
+	so->curlsn = BufferGetLSNAtomic(buf);
 	so->leftblk = opq->left;
 	so->rightblk = opq->right;
 	fpb_page_get_hikey(page, &so->curhik, &so->curhit);
@@ -296,8 +303,8 @@ fpb_walk_left(IndexScanDesc scan)
  * instead of the heap: they would return the stale entry of a TID VACUUM
  * removed once its page is all-visible.  Non-MVCC snapshots could see the
  * new tuple.  Unlogged and temporary
- * indexes keep it too, as in nbtree, whose LP_DEAD marking without a pin
- * needs page LSNs that advance; fpbtree marks nothing dead yet.  Dropping
+ * indexes keep it too, as in nbtree: marking dead entries without a pin
+ * needs page LSNs that advance (dead.c).  Dropping
  * the pin is safe only because pages are never deleted: the scan goes on
  * from the block numbers it noted (see README).
  */
@@ -529,6 +536,8 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 			return false;
 		}
 		so->keep_pin = gettuple && fpb_scan_keeps_pin(scan);
+		/* not in a transaction begun in recovery: marks are the primary's */
+		so->skipdead = scan->ignore_killed_tuples;
 		fpb_heap_prefetch_init(&so->hp, (gettuple && !scan->xs_want_itup) ?
 							   scan->heapRelation : NULL);
 		meta = fpb_cached_meta(scan->indexRelation, false);
@@ -585,6 +594,8 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 
 		if (so->cur >= 0 && so->cur < so->nitems)
 			return true;
+		/* leaving the batch's page: mark what the heap reported dead */
+		fpb_scan_kill_items(scan);
 		if (forward)
 		{
 			if (!so->more_right)
@@ -644,6 +655,9 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	FpbScanItem *item;
 
+	/* the entry returned last is dead to every snapshot (see dead.c) */
+	if (scan->kill_prior_tuple && so->started)
+		fpb_scan_remember_dead(scan);
 	if (!fpb_scan_next(scan, dir, true))
 		return false;
 	item = &so->items[so->cur];
@@ -740,10 +754,13 @@ fpbendscan(IndexScanDesc scan)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 
+	fpb_scan_kill_items(scan);
 	fpb_scan_release(so);
 	fpb_pf_stop(&so->pf);
 	if (so->tupcxt)
 		MemoryContextDelete(so->tupcxt);
 	pfree(so->items);
+	if (so->killed)
+		pfree(so->killed);
 	pfree(so);
 }

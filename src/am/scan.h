@@ -65,6 +65,17 @@ typedef struct FpbScanOpaqueData
 	bool		moved;			/* left the leaf of the last descent */
 	MemoryContext arrcxt;		/* ivals and the arrays, reset by rescan */
 
+	/*
+	 * Entries reported dead (kill_prior_tuple): positions in items, marked
+	 * on curblk when the scan leaves it (dead.c).  curlsn is the page's LSN
+	 * when it was read, for scans that do not keep the pin.
+	 */
+	bool		skipdead;		/* skip entries marked dead */
+	XLogRecPtr	curlsn;
+	int		   *killed;
+	int			nkilled;
+	int			maxkilled;
+
 	FpbPrefetcher pf;			/* leaf pages, through the jump pointers */
 	FpbHeapPrefetcher hp;		/* heap blocks of upcoming TIDs */
 	int			nodedist;		/* in-page leaf nodes prefetched ahead */

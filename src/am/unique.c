@@ -116,7 +116,13 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 				continue;
 			}
 			if (!table_index_fetch_tuple_check(heap, &htid, &dirty, &all_dead))
+			{
+				/* dead to everyone: mark it for removal before a split */
+				if (all_dead)
+					fpb_unique_mark_dead(BufferIsValid(nbuf) ? nbuf : buf,
+										 klo, khi, ts[i]);
 				continue;
+			}
 			if (checkUnique == UNIQUE_CHECK_PARTIAL)
 			{
 				verdict = FPB_UNIQUE_MAYBE;

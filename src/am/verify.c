@@ -16,7 +16,7 @@
  *	  two overlapping, node kinds and counts, non-leaf nodes at the right
  *	  depth with their separators consistent with the keys below them, the
  *	  in-page leaf chain visiting exactly the leaf nodes of the tree in
- *	  order, the entry count;
+ *	  order, the entry count, dead marks (dead.c) on leaf entries only;
  *	- keys: strictly increasing in (k, t) order along each whole level, below
  *	  the page's high key, at or above its lower bound (the left sibling's
  *	  high key);

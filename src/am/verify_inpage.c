@@ -105,6 +105,11 @@ fpb_check_node(FpbInpageWalk *ws, uint16 line, int depth, uint16 parent,
 		{
 			uint64		t = fpb_tid_to_t(&tids[i]);
 
+			/* scans mark leaf entries only (dead.c) */
+			if (ws->internal && fpb_tid_is_dead(&tids[i]))
+				fpb_index_corrupt(index, blkno,
+								  "Downlink %s in in-page leaf node at line %u carries the dead mark of a leaf entry.",
+								  fpb_keydesc(keys[i], t), line);
 			if ((lo.valid && fpb_key_cmp(keys[i], t, lo.k, lo.t) < 0) ||
 				(hi.valid && fpb_key_cmp(keys[i], t, hi.k, hi.t) >= 0))
 				fpb_index_corrupt(index, blkno,
@@ -136,6 +141,10 @@ fpb_check_node(FpbInpageWalk *ws, uint16 line, int depth, uint16 parent,
 		uint64		t = fpb_tid_to_t(&tids[i]);
 		uint64		pt = fpb_tid_to_t(&tids[i - 1]);
 
+		if (fpb_tid_is_dead(&tids[i]))
+			fpb_index_corrupt(index, blkno,
+							  "Separator %d %s of in-page node at line %u carries the dead mark of a leaf entry.",
+							  i, fpb_keydesc(keys[i], t), line);
 		if ((lo.valid && fpb_key_cmp(keys[i], t, lo.k, lo.t) < 0) ||
 			(hi.valid && fpb_key_cmp(keys[i], t, hi.k, hi.t) >= 0))
 			fpb_index_corrupt(index, blkno,
@@ -205,6 +214,10 @@ fpb_check_inpage(Relation index, Page page, BlockNumber blkno, int *nentries)
 						  "pd_lower %u does not cover the %u node lines in use (expected %u).",
 						  ((PageHeader) page)->pd_lower, opq->hwm,
 						  FPB_DATA_START + opq->hwm * FPB_LINE);
+
+	if (fpb_tid_is_dead(&opq->hitid))
+		fpb_index_corrupt(index, blkno,
+						  "The high key carries the dead mark of a leaf entry.");
 
 	if (opq->ipheight == 0)
 	{

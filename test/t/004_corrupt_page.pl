@@ -75,6 +75,7 @@ my @dcases = (
 	[ d_l1empty => 10 ],
 	[ d_widths0 => 10 ],
 	[ d_version => 10 ],
+	[ d_deadmark => 10 ],
 	[ d_split => 100 ],);
 for my $c (@dcases)
 {
@@ -403,6 +404,20 @@ my (%dblk, %dnote);
 	$dblk{d_l1empty} = [ $l1[1] ];
 	$dnote{d_l1empty} = "level-1 page $l1[1] emptied, right-link = itself";
 
+	# a downlink carries the dead mark only scans set, on leaf entries
+	$f = $path{d_deadmark};
+	@l1 = level_chain($f, 1);
+	{
+		my $page = read_block($f, $l1[1]);
+		my $o = opaque($page);
+		my $cap = int(($o->{x} * 64 - 8 - 2) / 18);
+		my $posid = 64 + $o->{firstleaf} * 64 + 8 + 8 * $cap + 4;
+		patch($f, $l1[1],
+			raw => [ $posid, 'v', unpack('v', substr($page, $posid, 2)) | 0x4000 ]);
+	}
+	$dblk{d_deadmark} = [ $l1[1] ];
+	$dnote{d_deadmark} = "level-1 page $l1[1] first downlink marked dead";
+
 	$f = $path{d_widths0};
 	patch($f, 0, meta_w => 0, meta_x => 0);
 	$dblk{d_widths0} = [0];
@@ -520,6 +535,7 @@ my @dplan = (
 	[ d_l1empty => qw(fwd check) ],
 	[ d_widths0 => qw(stats fwd check) ],
 	[ d_version => qw(fwd check) ],
+	[ d_deadmark => qw(check) ],
 	[ d_split => qw(ins check) ],);
 for my $p (@dplan)
 {

@@ -2,9 +2,9 @@
 # An installation of version 1.0 updates to 1.1 with ALTER EXTENSION:
 # its existing date/time indexes then serve cross-type bounds (a
 # timestamptz column against a date), with the same rows as a sequential
-# scan.  It updates on to 1.2 (the prefix functions of wide keys), and a
-# fresh installation and an updated one have the same members in every
-# operator family and the same functions.
+# scan.  It updates on to 1.2 (the prefix functions of wide keys,
+# fpbtree_dead_entries()), and a fresh installation and an updated one have
+# the same members in every operator family and the same functions.
 
 use strict;
 use warnings;
@@ -76,5 +76,8 @@ is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
 	'the updated installation has the fresh one\'s operators and functions');
 is($node->safe_psql('postgres', "SELECT bool_and(amvalidate(c.oid)) FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod WHERE a.amname = 'fpbtree'"),
 	't', 'every operator class validates');
+
+is($node->safe_psql('postgres', "SELECT fpbtree_dead_entries('t_tz')"), '0',
+	'fpbtree_dead_entries() answers for an index built under 1.0');
 
 done_testing();

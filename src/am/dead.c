@@ -1,0 +1,318 @@
+/*-------------------------------------------------------------------------
+ *
+ * dead.c
+ *	  Leaf entries marked dead by index scans (kill_prior_tuple), skipped by
+ *	  later scans and removed by an inserter before it splits the page;
+ *	  fpbtree_dead_entries().
+ *
+ * The mark is a bit of the entry's on-page TID (FPB_TID_DEADFLAG), set as
+ * a hint under a share lock like nbtree's LP_DEAD.  A scan only marks an
+ * entry the heap reported dead to every snapshot, and only on the page it
+ * read the entry from, if that page cannot have lost the entry and had its
+ * TID reused since (pin kept, or page LSN unchanged).  See README.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtxlog.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "access/transam.h"
+#include "access/xlog.h"
+#include "access/xloginsert.h"
+#include "catalog/index.h"
+#include "fpbtree.h"
+#include "miscadmin.h"
+#include "scan.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+PG_FUNCTION_INFO_V1(fpbtree_dead_entries);
+
+/*
+ * amgettuple was told the entry it returned last is dead to everyone:
+ * remember its position in the batch.
+ */
+void
+fpb_scan_remember_dead(IndexScanDesc scan)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+
+	if (so->cur < 0 || so->cur >= so->nitems)
+		return;
+	if (so->killed == NULL || so->maxkilled < so->maxitems)
+	{
+		if (so->killed)
+			pfree(so->killed);
+		so->maxkilled = so->maxitems;
+		so->killed = MemoryContextAlloc(so->scancxt,
+										sizeof(int) * so->maxkilled);
+		so->nkilled = 0;
+	}
+	/* a cursor going back and forth may report one twice: harmless */
+	if (so->nkilled < so->maxkilled)
+		so->killed[so->nkilled++] = so->cur;
+}
+
+/*
+ * wal_consistency_checking compares every replayed page with the primary's
+ * image byte for byte, and generic WAL has no mask for a hint inside the
+ * node lines: marks set after a page's last record would show up as
+ * differences.  Marks are only an optimisation, so set none then.
+ */
+static bool
+fpb_marks_allowed(void)
+{
+	return wal_consistency_checking == NULL ||
+		!wal_consistency_checking[RM_GENERIC_ID];
+}
+
+/*
+ * The scan is about to leave the batch's page (or end, or rescan): mark the
+ * entries reported dead on it.  With the pin kept since the read, VACUUM
+ * cannot have removed an entry and let the heap reuse its TID, so the entry
+ * with the same (k, t) is the one we read (a split may have moved it right:
+ * then it is not found here and stays unmarked).  Without the pin, only if
+ * the page's LSN is unchanged, i.e. nothing was logged for it since, as
+ * _bt_killitems.
+ */
+void
+fpb_scan_kill_items(IndexScanDesc scan)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+	int			nkilled = so->nkilled;
+	BlockNumber blkno = so->curblk;
+	Buffer		buf;
+	Page		page;
+	bool		pinned;
+	bool		marked = false;
+
+	so->nkilled = 0;
+	if (nkilled == 0 || !BlockNumberIsValid(blkno) || !fpb_marks_allowed())
+		return;
+	pinned = BufferIsValid(so->pinbuf);
+	if (pinned)
+	{
+		Assert(BufferGetBlockNumber(so->pinbuf) == blkno);
+		buf = so->pinbuf;
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+	}
+	else
+	{
+		buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
+		if (BufferGetLSNAtomic(buf) != so->curlsn)
+		{
+			UnlockReleaseBuffer(buf);
+			return;
+		}
+	}
+	page = BufferGetPage(buf);
+	if (FpbPageIsLeaf(FpbPageGetOpaque(page)))
+	{
+		for (int i = 0; i < nkilled; i++)
+		{
+			FpbScanItem *item;
+
+			if (so->killed[i] < 0 || so->killed[i] >= so->nitems)
+				continue;
+			item = &so->items[so->killed[i]];
+			if (fpb_page_mark_dead(page, item->k, item->t, blkno))
+				marked = true;
+		}
+	}
+	if (marked)
+		MarkBufferDirtyHint(buf, true);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (!pinned)
+		ReleaseBuffer(buf);
+}
+
+/*
+ * The uniqueness check found the heap tuple of entry (k, t), with klo <= k
+ * <= khi, dead to everyone (as _bt_check_unique does): mark the entry on
+ * the page in buf, which the check holds locked since it read the entry.
+ * Only the two float zeros make klo and khi differ.
+ */
+void
+fpb_unique_mark_dead(Buffer buf, uint64 klo, uint64 khi, uint64 t)
+{
+	Page		page = BufferGetPage(buf);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+
+	if (!fpb_marks_allowed())
+		return;
+	if (fpb_page_mark_dead(page, klo, t, blkno) ||
+		(khi != klo && fpb_page_mark_dead(page, khi, t, blkno)))
+		MarkBufferDirtyHint(buf, true);
+}
+
+/*
+ * The latest xid among the heap tuples of the entries about to be removed,
+ * for the standby's recovery conflict (as nbtree's simple deletion gets it:
+ * the entries are known deletable, the heap only reports the horizon).
+ */
+static TransactionId
+fpb_dead_horizon(Relation index, Relation heap, BlockNumber blkno,
+				 const FpbEntry *ents, const bool *dead, int n, int ndead)
+{
+	TM_IndexDeleteOp delstate;
+	int			j = 0;
+
+	delstate.irel = index;
+	delstate.iblknum = blkno;
+	delstate.bottomup = false;
+	delstate.bottomupfreespace = 0;
+	delstate.ndeltids = 0;
+	delstate.deltids = palloc(sizeof(TM_IndexDelete) * ndead);
+	delstate.status = palloc(sizeof(TM_IndexStatus) * ndead);
+	for (int i = 0; i < n; i++)
+	{
+		if (!dead[i])
+			continue;
+		fpb_t_to_heaptid(ents[i].t, &delstate.deltids[j].tid);
+		delstate.deltids[j].id = j;
+		delstate.status[j].idxoffnum = (OffsetNumber) (i + 1);
+		delstate.status[j].knowndeletable = true;
+		delstate.status[j].promising = false;
+		delstate.status[j].freespace = 0;
+		j++;
+	}
+	delstate.ndeltids = j;
+	return table_index_delete_tuples(heap, &delstate);
+}
+
+/*
+ * Before a standby replays the removal, cancel its queries whose snapshots
+ * could still see one of the removed entries' tuples.  nbtree's
+ * XLOG_BTREE_REUSE_PAGE record does exactly that on replay and nothing
+ * else (it reads no page), so it serves here as a public conflict record.
+ */
+static void
+fpb_log_dead_conflict(Relation index, BlockNumber blkno, TransactionId xid)
+{
+	xl_btree_reuse_page xlrec;
+	FullTransactionId next = ReadNextFullTransactionId();
+	uint32		epoch = EpochFromFullTransactionId(next);
+
+	/* xid is in the past: in next's epoch, or the one before if larger */
+	if (xid > XidFromFullTransactionId(next))
+		epoch--;
+	xlrec.node = index->rd_node;
+	xlrec.block = blkno;
+	xlrec.latestRemovedFullXid = FullTransactionIdFromEpochAndXid(epoch, xid);
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
+	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+}
+
+/*
+ * The exclusively locked leaf page in buf has no room for an insert without
+ * splitting a node or the page: remove its entries marked dead, and re-lay
+ * the page out.  Returns true if any were removed (the caller retries the
+ * insert).  Only an exclusive lock is needed, as for nbtree's simple
+ * deletion: the entries are dead to every snapshot, so no scan would return
+ * them, and their TIDs cannot be reused before VACUUM has passed this page
+ * under a cleanup lock, which waits for the pins of scans holding them.
+ */
+bool
+fpb_remove_dead(Relation index, Relation heap, Buffer buf)
+{
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	Page		page = BufferGetPage(buf);
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	FpbEntry   *ents;
+	bool	   *dead;
+	int			n,
+				ndead = 0,
+				kept = 0;
+	FpbWalState *state;
+	Page		wpage;
+
+	if (!FpbPageIsLeaf(opq) || opq->nentries == 0 ||
+		fpb_page_count_dead(page, blkno) == 0)
+		return false;
+	ents = palloc(sizeof(FpbEntry) * opq->nentries);
+	dead = palloc(sizeof(bool) * opq->nentries);
+	n = fpb_page_collect_marks(page, ents, dead, blkno);
+	for (int i = 0; i < n; i++)
+		ndead += dead[i];
+	if (ndead == 0)
+	{
+		pfree(ents);
+		pfree(dead);
+		return false;
+	}
+
+	if (XLogStandbyInfoActive() && RelationNeedsWAL(index))
+	{
+		TransactionId xid = fpb_dead_horizon(index, heap, blkno, ents, dead,
+											 n, ndead);
+
+		if (TransactionIdIsValid(xid))
+			fpb_log_dead_conflict(index, blkno, xid);
+	}
+
+	for (int i = 0; i < n; i++)
+		if (!dead[i])
+			ents[kept++] = ents[i];
+	state = fpb_wal_start(index);
+	wpage = fpb_wal_register(state, buf, 0);
+	if (!fpb_page_layout(wpage, ents, kept, 0))
+		elog(ERROR, "fpbtree: block %u does not fit after removing dead entries",
+			 blkno);
+	fpb_wal_finish(state);
+	pfree(ents);
+	pfree(dead);
+	return true;
+}
+
+/*
+ * fpbtree_dead_entries(index regclass) -> bigint: the leaf entries marked
+ * dead.  Reads each block under a share lock, like fpbtree_stats.
+ */
+Datum
+fpbtree_dead_entries(PG_FUNCTION_ARGS)
+{
+	Oid			indrelid = PG_GETARG_OID(0);
+	Relation	index;
+	Oid			heapid;
+	BlockNumber nblocks;
+	int64		ndead = 0;
+
+	fpb_precheck_relation(indrelid);
+	heapid = IndexGetRelation(indrelid, true);
+	if (OidIsValid(heapid))
+	{
+		AclResult	aclresult;
+
+		aclresult = pg_class_aclcheck(heapid, GetUserId(), ACL_SELECT);
+		if (aclresult != ACLCHECK_OK)
+			aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapid));
+	}
+	index = index_open(indrelid, AccessShareLock);
+	fpb_check_relation(index);
+	nblocks = RelationGetNumberOfBlocks(index);
+	for (BlockNumber blkno = FPB_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
+	{
+		Buffer		buf;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBuffer(index, blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		/* an all-zero page can follow a crash during a split */
+		if (!PageIsNew(page))
+		{
+			fpb_page_check_sane(index, page, blkno);
+			if (FpbPageIsLeaf(FpbPageGetOpaque(page)))
+				ndead += fpb_page_count_dead(page, blkno);
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	index_close(index, AccessShareLock);
+	PG_RETURN_INT64(ndead);
+}
