@@ -316,3 +316,38 @@ CREATE UNIQUE INDEX pb_uniq_k ON pb_uniq USING fpbtree (k);
 RESET client_min_messages;
 SELECT fpbtree_check('pb_uniq_k', true);
 SELECT count(*) AS temp_files FROM pg_ls_dir('base/pgsql_tmp', true, false);
+
+-- VACUUM FULL and CLUSTER rebuild the indexes on the rewritten heap with
+-- workers: the rebuilt index equals a serial build on the same heap
+CREATE FUNCTION pb_rebuilt_same(idx regclass) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	rel regclass := (SELECT indrelid FROM pg_index WHERE indexrelid = idx);
+	e text[] := pb_entries(rel);
+	st text := pb_stats(idx);
+BEGIN
+	PERFORM fpbtree_check(idx, true);
+	EXECUTE format('DROP INDEX %s', idx);
+	PERFORM pb_serial_build(rel::text);
+	IF (SELECT entries IS DISTINCT FROM e OR stats IS DISTINCT FROM st
+		FROM pb_serial WHERE tbl = rel::text) THEN
+		RETURN 'differs from the serial build';
+	END IF;
+	RETURN 'ok: ' || cardinality(e) || ' entries';
+END $$;
+CREATE TABLE pb_rewrite (k int8, v int) WITH (parallel_workers = 3);
+INSERT INTO pb_rewrite SELECT (g * 7919) % 5000, g FROM generate_series(1, 30000) g;
+DELETE FROM pb_rewrite WHERE v % 3 = 0;
+CREATE INDEX pb_rewrite_k ON pb_rewrite USING fpbtree (k);
+SET max_parallel_maintenance_workers = 3;
+SET client_min_messages = debug1;
+VACUUM FULL pb_rewrite;
+RESET client_min_messages;
+SELECT pb_rebuilt_same('pb_rewrite_k');
+CREATE INDEX pb_rewrite_v ON pb_rewrite USING btree (v);
+CREATE INDEX pb_rewrite_k ON pb_rewrite USING fpbtree (k);
+SET client_min_messages = debug1;
+CLUSTER pb_rewrite USING pb_rewrite_v;
+RESET client_min_messages;
+DROP INDEX pb_rewrite_v;
+SELECT pb_rebuilt_same('pb_rewrite_k');
