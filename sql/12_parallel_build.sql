@@ -230,3 +230,140 @@ SET max_parallel_maintenance_workers = 2;
 -- an error in a worker reaches the leader, and no run file is left
 CREATE INDEX pb_main_div ON pb_main USING fpbtree ((1000 / (k - 777)));
 SELECT count(*) AS temp_files FROM pg_ls_dir('base/pgsql_tmp', true, false);
+
+-- Sizes around a leaf's capacity: the slices are cut at multiples of it,
+-- so a slice may be empty (more slices than leaves), end one entry short
+-- of a leaf, or hold one entry of the next.  The capacity is found by
+-- serial builds (the smallest table that needs two leaves, less one).
+CREATE FUNCTION pb_leaf_capacity() RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	lo int := 1;
+	hi int := 100000;
+	mid int;
+	leaves int;
+BEGIN
+	PERFORM set_config('max_parallel_maintenance_workers', '0', true);
+	WHILE lo < hi LOOP
+		mid := (lo + hi) / 2;
+		CREATE TEMP TABLE pb_cap AS SELECT g::int8 AS k FROM generate_series(1, mid) g;
+		CREATE INDEX pb_cap_k ON pb_cap USING fpbtree (k);
+		SELECT pages_per_level[1] INTO leaves FROM fpbtree_stats('pb_cap_k');
+		DROP TABLE pb_cap;
+		IF leaves > 1 THEN hi := mid; ELSE lo := mid + 1; END IF;
+	END LOOP;
+	RETURN lo - 1;
+END $$;
+
+-- Build fpbtree (k) on tbl with workers and compare with the serial build:
+-- all workers with the leader, then one fewer without it.
+CREATE FUNCTION pb_parallel_same(tbl text, workers int) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	lp bool;
+BEGIN
+	PERFORM pb_serial_build(tbl);
+	EXECUTE format('ALTER TABLE %I SET (parallel_workers = %s)', tbl, workers);
+	FOREACH lp IN ARRAY ARRAY[true, false] LOOP
+		PERFORM set_config('parallel_leader_participation', lp::text, true);
+		PERFORM set_config('max_parallel_maintenance_workers',
+						   (workers - (NOT lp)::int)::text, true);
+		EXECUTE format('CREATE INDEX pb_par_k ON %I USING fpbtree (k)', tbl);
+		RETURN NEXT format('%s, %s workers, leader %s: %s', tbl,
+						   workers - (NOT lp)::int, lp, pb_same('pb_par_k'));
+		EXECUTE 'DROP INDEX pb_par_k';
+	END LOOP;
+END $$;
+
+SELECT pb_leaf_capacity() AS cap \gset
+CREATE FUNCTION pb_sizes(cap int) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	leaves int[] := ARRAY[0, 1, 1, 1, 2, 2, 9, 9];
+	extra int[] := ARRAY[1, -1, 0, 1, 0, 1, -1, 1];
+	n int;
+BEGIN
+	FOR i IN 1..cardinality(leaves) LOOP
+		n := leaves[i] * cap + extra[i];
+		-- ascending keys in heap order (each run a few key ranges), and
+		-- descending
+		EXECUTE format('CREATE TABLE pb_size%s AS SELECT (CASE WHEN %L THEN g ELSE -g END)::int8 AS k FROM generate_series(1, %s) g',
+					   i, i % 2 = 0, n);
+		RETURN QUERY SELECT format('%s x cap %s %s: ', leaves[i],
+								   CASE WHEN extra[i] < 0 THEN '-' ELSE '+' END,
+								   abs(extra[i])) ||
+			regexp_replace(s, 'ok: \d+ entries', 'ok')
+			FROM pb_parallel_same('pb_size' || i, 4) s;
+		EXECUTE format('DROP TABLE pb_size%s', i);
+	END LOOP;
+END $$;
+SET client_min_messages = debug1;
+SELECT * FROM pb_sizes(:cap);
+RESET client_min_messages;
+
+-- keys at the ends of their domains, NULLs (last), float NaN (above
+-- +Infinity) and -0 = +0, timestamp infinities, with duplicates across
+-- slices
+CREATE TABLE pb_ext8 AS
+	SELECT (ARRAY[-9223372036854775808, 9223372036854775807, 0, -1, 1, NULL])[1 + g % 6]::int8 AS k
+	FROM generate_series(1, 6000) g;
+CREATE TABLE pb_extf AS
+	SELECT (ARRAY['NaN', '-0', '0', 'Infinity', '-Infinity', '1e308', '-1e-308', NULL])[1 + g % 8]::float8 AS k
+	FROM generate_series(1, 6000) g;
+CREATE TABLE pb_extts AS
+	SELECT (ARRAY['infinity', '-infinity', '2000-01-01', NULL])[1 + (g * 7) % 4]::timestamptz AS k
+	FROM generate_series(1, 6000) g;
+SET client_min_messages = debug1;
+SELECT pb_parallel_same('pb_ext8', 3);
+SELECT pb_parallel_same('pb_extf', 3);
+SELECT pb_parallel_same('pb_extts', 3);
+RESET client_min_messages;
+
+-- a UNIQUE index built with workers still finds a duplicate, also one at
+-- the far end of the key space, and allows NULLs
+CREATE TABLE pb_uniq (k int8) WITH (parallel_workers = 3);
+INSERT INTO pb_uniq SELECT g FROM generate_series(1, 20000) g;
+INSERT INTO pb_uniq VALUES (NULL), (NULL), (20000);
+SET max_parallel_maintenance_workers = 3;
+SET client_min_messages = debug1;
+CREATE UNIQUE INDEX pb_uniq_k ON pb_uniq USING fpbtree (k);
+DELETE FROM pb_uniq WHERE k = 20000 AND ctid = (SELECT max(ctid) FROM pb_uniq WHERE k = 20000);
+CREATE UNIQUE INDEX pb_uniq_k ON pb_uniq USING fpbtree (k);
+RESET client_min_messages;
+SELECT fpbtree_check('pb_uniq_k', true);
+SELECT count(*) AS temp_files FROM pg_ls_dir('base/pgsql_tmp', true, false);
+
+-- VACUUM FULL and CLUSTER rebuild the indexes on the rewritten heap with
+-- workers: the rebuilt index equals a serial build on the same heap
+CREATE FUNCTION pb_rebuilt_same(idx regclass) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	rel regclass := (SELECT indrelid FROM pg_index WHERE indexrelid = idx);
+	e text[] := pb_entries(rel);
+	st text := pb_stats(idx);
+BEGIN
+	PERFORM fpbtree_check(idx, true);
+	EXECUTE format('DROP INDEX %s', idx);
+	PERFORM pb_serial_build(rel::text);
+	IF (SELECT entries IS DISTINCT FROM e OR stats IS DISTINCT FROM st
+		FROM pb_serial WHERE tbl = rel::text) THEN
+		RETURN 'differs from the serial build';
+	END IF;
+	RETURN 'ok: ' || cardinality(e) || ' entries';
+END $$;
+CREATE TABLE pb_rewrite (k int8, v int) WITH (parallel_workers = 3);
+INSERT INTO pb_rewrite SELECT (g * 7919) % 5000, g FROM generate_series(1, 30000) g;
+DELETE FROM pb_rewrite WHERE v % 3 = 0;
+CREATE INDEX pb_rewrite_k ON pb_rewrite USING fpbtree (k);
+SET max_parallel_maintenance_workers = 3;
+SET client_min_messages = debug1;
+VACUUM FULL pb_rewrite;
+RESET client_min_messages;
+SELECT pb_rebuilt_same('pb_rewrite_k');
+CREATE INDEX pb_rewrite_v ON pb_rewrite USING btree (v);
+CREATE INDEX pb_rewrite_k ON pb_rewrite USING fpbtree (k);
+SET client_min_messages = debug1;
+CLUSTER pb_rewrite USING pb_rewrite_v;
+RESET client_min_messages;
+DROP INDEX pb_rewrite_v;
+SELECT pb_rebuilt_same('pb_rewrite_k');

@@ -439,13 +439,10 @@ fpb_fpbkey_less(FpbKey a, FpbKey b)
 	return fpb_key_cmp(a.k, a.t, b.k, b.t) < 0;
 }
 
-/* entries of the run below x */
+/* entries of the run below x, known to be between lo and hi */
 static int64
-fpb_rr_lower(FpbRunReader *rr, FpbKey x)
+fpb_rr_lower(FpbRunReader *rr, FpbKey x, int64 lo, int64 hi)
 {
-	int64		lo = 0,
-				hi = rr->n;
-
 	while (lo < hi)
 	{
 		int64		mid = lo + (hi - lo) / 2;
@@ -458,43 +455,89 @@ fpb_rr_lower(FpbRunReader *rr, FpbKey x)
 	return lo;
 }
 
+/* the cut's brackets hold at most this many entries before it steps */
+#define FPB_CUT_STEPS		4096
+
 /*
  * Where each run must be cut so that exactly `want` entries of all runs
- * lie before the cut: start from the entry at the proportional position of
- * the largest run, count what lies below it in every run, then move the cut
- * one entry at a time (the next smallest, or the previous largest, of all
- * runs) until the count is right.  The runs are random shares of the heap,
- * so the start is close; a key-clustered heap costs more steps, never a
- * wrong cut.
+ * lie before the cut.  Every run r keeps a bracket [lo[r], hi[r]) that
+ * holds its cut: lo counts, in every run, the entries below a pivot key
+ * with at most `want` entries of all runs below it, hi those below one
+ * with more.  The first pivot is the entry at the proportional position of
+ * the largest run: the runs are random shares of the heap, so it is
+ * usually close.  But a run need not be a uniform sample (a key-clustered
+ * heap whose first blocks the leader scanned alone, before the workers
+ * started), so the next pivots are the middle of the widest bracket, each
+ * halving it.  Once the brackets hold few entries, the cut moves from lo
+ * one entry at a time (the next smallest of all runs) until the count is
+ * right.
  */
 static void
 fpb_cut(FpbRunReader *rr, int nrr, int64 total, int64 want, int64 *pos)
 {
-	int			big = 0;
-	int64		rank = 0;
-	int64		steps = 0;
-	FpbKey		x;
+	int64	   *lo = palloc(sizeof(int64) * nrr);
+	int64	   *hi = palloc(sizeof(int64) * nrr);
+	int64		rank;
+	bool		first = true;
 
-	for (int r = 0; r < nrr; r++)
-		if (rr[r].n > rr[big].n)
-			big = r;
 	if (want >= total)
 	{
 		for (int r = 0; r < nrr; r++)
 			pos[r] = rr[r].n;
 		return;
 	}
-	x = fpb_rr_get(&rr[big],
-				   Min(rr[big].n - 1,
-					   (int64) ((double) want / total * rr[big].n)));
 	for (int r = 0; r < nrr; r++)
 	{
-		pos[r] = fpb_rr_lower(&rr[r], x);
+		lo[r] = 0;
+		hi[r] = rr[r].n;
+	}
+	for (;;)
+	{
+		int			wide = 0;
+		int64		width = 0;
+		int64		at;
+		FpbKey		x;
+
+		for (int r = 0; r < nrr; r++)
+		{
+			width += hi[r] - lo[r];
+			if (hi[r] - lo[r] > hi[wide] - lo[wide])
+				wide = r;
+		}
+		if (width <= Max(FPB_CUT_STEPS, nrr))
+			break;
+		/* at first the widest bracket is the largest run */
+		if (first)
+			at = Min(rr[wide].n - 1,
+					 (int64) ((double) want / total * rr[wide].n));
+		else
+			at = lo[wide] + (hi[wide] - lo[wide]) / 2;
+		first = false;
+		x = fpb_rr_get(&rr[wide], at);
+		rank = 0;
+		for (int r = 0; r < nrr; r++)
+		{
+			pos[r] = fpb_rr_lower(&rr[r], x, lo[r], hi[r]);
+			rank += pos[r];
+		}
+		if (rank == want)
+		{
+			pfree(lo);
+			pfree(hi);
+			return;
+		}
+		memcpy(rank < want ? lo : hi, pos, sizeof(int64) * nrr);
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	rank = 0;
+	for (int r = 0; r < nrr; r++)
+	{
+		pos[r] = lo[r];
 		rank += pos[r];
 	}
-	while (rank != want)
+	while (rank < want)
 	{
-		bool		up = rank < want;
 		int			best = -1;
 		FpbKey		bk = {0, 0};
 
@@ -502,11 +545,10 @@ fpb_cut(FpbRunReader *rr, int nrr, int64 total, int64 want, int64 *pos)
 		{
 			FpbKey		c;
 
-			if (up ? pos[r] >= rr[r].n : pos[r] == 0)
+			if (pos[r] >= hi[r])
 				continue;
-			c = fpb_rr_get(&rr[r], up ? pos[r] : pos[r] - 1);
-			if (best < 0 ||
-				(up ? fpb_fpbkey_less(c, bk) : fpb_fpbkey_less(bk, c)))
+			c = fpb_rr_get(&rr[r], pos[r]);
+			if (best < 0 || fpb_fpbkey_less(c, bk))
 			{
 				best = r;
 				bk = c;
@@ -514,11 +556,11 @@ fpb_cut(FpbRunReader *rr, int nrr, int64 total, int64 want, int64 *pos)
 		}
 		if (best < 0)
 			elog(ERROR, "fpbtree: build runs hold fewer entries than counted");
-		pos[best] += up ? 1 : -1;
-		rank += up ? 1 : -1;
-		if ((++steps & 0xFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
+		pos[best]++;
+		rank++;
 	}
+	pfree(lo);
+	pfree(hi);
 }
 
 /*
