@@ -136,3 +136,20 @@ SELECT fpb_same('SELECT k FROM gr WHERE k BETWEEN 100000 AND 100100', 'gr_k');
 
 DROP FUNCTION gr_walk(bool);
 DROP TABLE gr;
+
+-- A freshly built index (leaves filled to the default 90%) takes 3% more
+-- random keys without a page split: a page whose in-page tree has no room
+-- for a node split is reorganised up to 97% full, as btree fills its
+-- leaves to 100% before splitting.  btree's index does not grow either.
+CREATE TABLE gr3 (k int8);
+INSERT INTO gr3 SELECT hashint8(g) FROM generate_series(1, 100000) g;
+CREATE INDEX gr3_fp ON gr3 USING fpbtree (k);
+CREATE INDEX gr3_bt ON gr3 USING btree (k);
+CREATE TEMP TABLE gr3_before AS
+	SELECT pg_relation_size('gr3_fp') AS fp, pg_relation_size('gr3_bt') AS bt;
+INSERT INTO gr3 SELECT hashint8(g) FROM generate_series(100001, 103000) g;
+SELECT pg_relation_size('gr3_fp') = b.fp AS fpbtree_same_size,
+	pg_relation_size('gr3_bt') = b.bt AS btree_same_size
+FROM gr3_before b;
+SELECT fpbtree_check('gr3_fp', true);
+DROP TABLE gr3;

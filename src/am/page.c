@@ -809,6 +809,15 @@ fpb_innernode_insert(char *node, int cap, int pos, uint64 k, uint64 t,
 	hdr->n++;
 }
 
+/*
+ * Up to this fill a page whose in-page tree has no room for a node split is
+ * reorganised rather than split.  Above the build's fill (90% by default),
+ * so that a freshly built page absorbs its first inserts as btree's leaves
+ * (filled to 90%, split at 100%) do; below 1, because a nearly full page
+ * would be rewritten on almost every insert.
+ */
+#define FPB_REORG_MAX_FILL	0.97
+
 /* Reorganise: rebuild the in-page tree with the new entry included. */
 static bool
 fpb_page_reorganise(Page page, const FpbEntry *e, BlockNumber blkno)
@@ -821,11 +830,7 @@ fpb_page_reorganise(Page page, const FpbEntry *e, BlockNumber blkno)
 	int			pos;
 	bool		ok;
 
-	/*
-	 * A nearly full page would be reorganised on almost every insert; split
-	 * it instead.
-	 */
-	if (n + 1 > maxcap * 0.9)
+	if (n + 1 > maxcap * FPB_REORG_MAX_FILL)
 		return false;
 	ents = palloc(sizeof(FpbEntry) * (n + 1));
 	fpb_page_collect(page, ents, blkno);
