@@ -354,13 +354,6 @@ fpb_hj_try_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	fpb_hj_cost(root, joinrel, jointype, hashclauses, outer_path, inner_path,
 				extra, kind == FPB_HJ_SHARED, &startup, &total, &nbatch, &rows);
 
-	/*
-	 * No spilling in the shared table yet: offered only when the estimate
-	 * fits the participants' combined budget in one batch.  A run-time
-	 * overflow is absorbed by growing past the budget (README.md).
-	 */
-	if (kind == FPB_HJ_SHARED && nbatch > 1)
-		return;
 	if (partial ? !add_partial_path_precheck(joinrel, total, NIL) :
 		!add_path_precheck(joinrel, startup, total, NIL, NULL))
 		return;
