@@ -207,7 +207,7 @@ fpb_hashjoin_init(void)
 							 "Offers PrefetchHashJoin with one hash table shared by the participants of a Gather.",
 							 "The participants load their shares of a partial inner side and build one table in shared memory together.",
 							 &fpb_hj_parallel_shared,
-							 false,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
