@@ -34,11 +34,11 @@ FROM generate_series(1, 8000) g;
 -- empty, but planned as 20000 rows (no vacuum since the delete)
 CREATE TABLE hb_gone AS SELECT * FROM hb_b;
 -- a misestimate: the statistics know x = 0 on 1/200 of the rows (about
--- 1000 rows in the end), then 200000 rows with x = 0 arrive
+-- 500 rows in the end), then 100000 rows with x = 0 arrive
 CREATE TABLE hb_mis AS SELECT g AS id, g AS k, g % 200 AS x FROM generate_series(1, 1000) g;
 ANALYZE hb_a, hb_b, hb_gone, hb_mis;
 DELETE FROM hb_gone;
-INSERT INTO hb_mis SELECT g, g, 0 FROM generate_series(1, 200000) g;
+INSERT INTO hb_mis SELECT g, g, 0 FROM generate_series(1, 100000) g;
 CREATE TABLE hb_o AS SELECT g FROM generate_series(1, 3) g;
 ANALYZE hb_o;
 
@@ -118,9 +118,7 @@ SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_a a JOIN hb_b b ON a.k = 
 SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_a a LEFT JOIN hb_b b ON a.k8 = b.k8 AND a.id % 3 <> b.id % 3');
 SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_a a LEFT JOIN hb_b b ON a.t = b.t');
 SELECT * FROM hjb_check_all('SELECT a.id FROM hb_a a WHERE EXISTS (SELECT 1 FROM hb_b b WHERE b.t = a.t)');
-SELECT * FROM hjb_check_all('SELECT a.id FROM hb_a a WHERE EXISTS (SELECT 1 FROM hb_b b WHERE b.k8 = a.k8)');
 SELECT * FROM hjb_check_all('SELECT a.id FROM hb_a a WHERE NOT EXISTS (SELECT 1 FROM hb_b b WHERE b.k = a.k)');
-SELECT * FROM hjb_check_all('SELECT a.id FROM hb_a a WHERE NOT EXISTS (SELECT 1 FROM hb_b b WHERE b.k8 = a.k8 AND b.id % 5 = a.id % 5)');
 -- right and full joins stay above the Gather (no shared matched flags)
 SELECT hj_par_check('SELECT a.id, b.id FROM hb_a a FULL JOIN hb_b b ON a.k = b.k', false);
 
@@ -128,9 +126,8 @@ SELECT hj_par_check('SELECT a.id, b.id FROM hb_a a FULL JOIN hb_b b ON a.k = b.k
 SELECT * FROM hjb_check_all('SELECT a.id, e.id FROM hb_a a JOIN hb_gone e ON a.k = e.k');
 SELECT * FROM hjb_check_all('SELECT a.id FROM hb_a a WHERE NOT EXISTS (SELECT 1 FROM hb_gone e WHERE e.t = a.t)');
 SELECT * FROM hjb_check_all('SELECT e.id, b.id FROM hb_gone e JOIN hb_b b ON e.k = b.k');
-SELECT * FROM hjb_check_all('SELECT e.id, b.id FROM hb_gone e LEFT JOIN hb_b b ON e.k = b.k');
 
--- a misestimate: planned in memory, 200000 rows arrive, LOAD switches to
+-- a misestimate: planned in memory, 100000 rows arrive, LOAD switches to
 -- batches (with the default parallel_tuple_cost: at zero, a serial join
 -- above two Gathers costs as little as the parallel one)
 SET parallel_tuple_cost = 0.1;
