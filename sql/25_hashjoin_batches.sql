@@ -119,8 +119,13 @@ SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_a a LEFT JOIN hb_b b ON a
 SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_a a LEFT JOIN hb_b b ON a.t = b.t');
 SELECT * FROM hjb_check_all('SELECT a.id FROM hb_a a WHERE EXISTS (SELECT 1 FROM hb_b b WHERE b.t = a.t)');
 SELECT * FROM hjb_check_all('SELECT a.id FROM hb_a a WHERE NOT EXISTS (SELECT 1 FROM hb_b b WHERE b.k = a.k)');
--- right and full joins stay above the Gather (no shared matched flags)
-SELECT hj_par_check('SELECT a.id, b.id FROM hb_a a FULL JOIN hb_b b ON a.k = b.k', false);
+-- right and full joins: always in shared batches, each joined by one
+-- participant, which emits its batch's unmatched inner tuples (NULL keys
+-- from batch 0)
+SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_a a FULL JOIN hb_b b ON a.k = b.k');
+SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_a a FULL JOIN hb_b b ON a.k8 = b.k8 AND a.id % 3 <> b.id % 3');
+SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_b b RIGHT JOIN hb_a a ON a.t = b.t');
+SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_a a FULL JOIN hb_gone b ON a.k = b.k');
 
 -- empty inner side, empty outer side, planned with rows (and batches)
 SELECT * FROM hjb_check_all('SELECT a.id, e.id FROM hb_a a JOIN hb_gone e ON a.k = e.k');
@@ -155,7 +160,8 @@ SET LOCAL parallel_tuple_cost = 0.1;
 SELECT hjb_batches('SELECT count(*) FROM hb_a a JOIN hb_mis m ON a.k = m.k WHERE m.x = 0');
 SET LOCAL parallel_tuple_cost = 0;
 SELECT hjb_batches('SELECT o.g, (SELECT count(*) + o.g FROM hb_a a JOIN hb_b b ON a.k = b.k) FROM hb_o o');
--- with enough memory: one table, no batches
+-- with enough memory: one table, no batches; but a full join in batches
 SET LOCAL work_mem = '64MB';
 SELECT hjb_batches('SELECT count(*) FROM hb_a a JOIN hb_b b ON a.k = b.k');
+SELECT hjb_batches('SELECT count(*) FROM hb_a a FULL JOIN hb_b b ON a.k = b.k');
 COMMIT;

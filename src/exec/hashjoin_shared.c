@@ -232,9 +232,17 @@ fpb_hj_shared_load(FpbHjState *st)
 
 		if (TupIsNull(slot))
 			break;
-		/* no right/full joins: a NULL key never matches and is dropped */
+		/*
+		 * A NULL key never matches: dropped, except by right and full
+		 * joins, which always run in batches and emit it from batch 0
+		 */
 		if (!fpb_hj_hash_slot(st, slot, false, &hashvalue, &key))
-			continue;
+		{
+			if (!st->fill_inner)
+				continue;
+			Assert(st->sh_sets);
+			hashvalue = 0;
+		}
 		if (!st->byval_fast)
 			key = (Datum) 0;
 		data = fpb_hj_slot_bytes(st, slot, &len, &tofree);
