@@ -150,6 +150,21 @@ SELECT * FROM hjb_check_all('SELECT o.g, (SELECT sum(a.id) - o.g FROM hb_a a LEF
 SELECT * FROM hjb_check_all('SELECT o.g, (SELECT count(*) * o.g FROM (SELECT 1 FROM hb_a a JOIN hb_b b ON a.k = b.k LIMIT 10000) s) FROM hb_o o');
 SELECT * FROM hjb_check_all('SELECT o.g, s.c FROM hb_o o CROSS JOIN LATERAL (SELECT count(*) + o.g AS c FROM hb_a a JOIN hb_b b ON a.k8 = b.k8) s');
 
+-- rows longer than a batch's output buffer (chunks of their own), and the
+-- partition phase's prefetching (staged records) into shared batch files
+CREATE TABLE hb_wide (id int, k int, pad text);
+ALTER TABLE hb_wide ALTER pad SET STORAGE plain;
+INSERT INTO hb_wide SELECT g, g % 500, (SELECT string_agg(md5((g * 100 + i)::text), '') FROM generate_series(1, 160) i) FROM generate_series(1, 600) g;
+ANALYZE hb_wide;
+SELECT * FROM hjb_check_all('SELECT a.id, w.id, md5(w.pad) FROM hb_a a JOIN hb_wide w ON a.k = w.k');
+SET fpbtree.hashjoin_partition_prefetch = on;
+SELECT * FROM hjb_check_all('SELECT a.id, w.id, md5(w.pad) FROM hb_a a JOIN hb_wide w ON a.k = w.k');
+SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_a a FULL JOIN hb_b b ON a.k = b.k');
+SET fpbtree.hashjoin_prefetch = pipelined;
+SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_a a LEFT JOIN hb_b b ON a.t = b.t');
+RESET fpbtree.hashjoin_prefetch;
+RESET fpbtree.hashjoin_partition_prefetch;
+
 -- EXPLAIN ANALYZE: planned batches; a misestimate that grows to batches;
 -- no temporary file stays
 BEGIN;
