@@ -171,7 +171,8 @@ foreach my $p (sort keys %phase)
 # files): cancelled while the participants load and partition the inner
 # side (late participants keep the others waiting at the barrier), while
 # they partition the outer side, and while they join their claimed batches
-# (a filter on both sides sleeps on every joined row); and a participant's
+# (a filter on both sides sleeps on every joined row), also a full join's
+# (on every row, its unmatched inner ones included); and a participant's
 # error (a division by zero on one inner row) ends the query as well.
 # Afterwards no worker, no DSM segment and no temporary file is left, and
 # the joins run to the end give the built-in join's answer.
@@ -182,15 +183,17 @@ my %phase_batches = (
 	load => 'SELECT count(*), sum(o.id) FROM o JOIN i ON o.k = i.k WHERE slow(i.id, %s) > 0',
 	partition => 'SELECT count(*), sum(o.id) FROM o JOIN i ON o.k = i.k WHERE slow(o.id, %s) > 0',
 	batches => 'SELECT count(*), sum(o.id) FROM o JOIN i ON o.k = i.k WHERE slow(o.id + i.id, %s) > 0',
+	# a full join (always in batches) while it emits unmatched inner rows
+	full => 'SELECT count(*), sum(o.id) FROM o FULL JOIN i ON o.k = i.k + 10000 WHERE slow(coalesce(i.id, 0), %s) >= 0',
 );
-my %slow_batches = (load => 17000, partition => 20000, batches => 0);
+my %slow_batches = (load => 17000, partition => 20000, batches => 0, full => 0);
 foreach my $p (sort keys %phase_batches)
 {
 	my $q = sprintf($phase_batches{$p}, $slow_batches{$p});
 	my $plan = $node->safe_psql('postgres', $set_batches . "EXPLAIN (COSTS OFF) $q");
 	like(
 		$plan,
-		qr/Gather.*Parallel Custom Scan \(PrefetchHashJoin\).*Shared Hash Table: true.*Parallel Seq Scan on o\b.*Parallel Seq Scan on i\b/s,
+		qr/Gather.*Parallel Custom Scan \(PrefetchHashJoin\).*Shared Hash Table: true.*Parallel Seq Scan on [oi]\b.*Parallel Seq Scan on [oi]\b/s,
 		"batches $p: one shared table, both sides parallel scans");
 
 	$cancel->("batches $p", $set_batches, $q);
