@@ -201,7 +201,7 @@ typedef struct FpbHjState
 
 	/* parallel-aware: one table for all participants (hashjoin_shared.c) */
 	bool		shared_table;
-	FpbHjShared *shared;		/* in the DSM chunk, or private */
+	FpbHjShared *shared;		/* in the DSM chunk; NULL: run serially */
 	struct dsa_area *area;		/* the query's DSA area */
 	int			participant;	/* slot in shared's counts */
 	bool		attached;		/* to shared's barrier */
