@@ -65,7 +65,7 @@ SET parallel_setup_cost = 10;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 
--- on (off by default until it spills): both sides parallel scans, one shared table
+-- on by default: both sides parallel scans, one shared table
 SHOW fpbtree.hashjoin_parallel_shared;
 SET fpbtree.hashjoin_parallel_shared = on;
 BEGIN;

@@ -10,6 +10,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
@@ -207,7 +209,7 @@ fpb_hashjoin_init(void)
 							 "Offers PrefetchHashJoin with one hash table shared by the participants of a Gather.",
 							 "The participants load their shares of a partial inner side and build one table in shared memory together.",
 							 &fpb_hj_parallel_shared,
-							 false,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
@@ -355,12 +357,25 @@ fpb_hj_try_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				extra, kind == FPB_HJ_SHARED, &startup, &total, &nbatch, &rows);
 
 	/*
-	 * No spilling in the shared table yet: offered only when the estimate
-	 * fits the participants' combined budget in one batch.  A run-time
-	 * overflow is absorbed by growing past the budget (README.md).
+	 * A shared right or full join always runs in shared batches, each
+	 * joined by one participant, which then alone knows which of the
+	 * batch's inner tuples matched (hashjoin_batches.c): charge writing and
+	 * reading both sides once where the estimate did not.
 	 */
-	if (kind == FPB_HJ_SHARED && nbatch > 1)
-		return;
+	if (kind == FPB_HJ_SHARED && nbatch == 1 &&
+		(jointype == JOIN_RIGHT || jointype == JOIN_FULL))
+	{
+		double		tup = MAXALIGN(SizeofHeapTupleHeader);
+		double		innerpages = ceil(inner_path->rows *
+									  (MAXALIGN(inner_path->pathtarget->width) + tup) / BLCKSZ);
+		double		outerpages = ceil(outer_path->rows *
+									  (MAXALIGN(outer_path->pathtarget->width) + tup) / BLCKSZ);
+
+		startup += seq_page_cost * innerpages;
+		total += seq_page_cost * (2 * innerpages + 2 * outerpages);
+		nbatch = 2;
+	}
+
 	if (partial ? !add_partial_path_precheck(joinrel, total, NIL) :
 		!add_path_precheck(joinrel, startup, total, NIL, NULL))
 		return;
@@ -482,13 +497,10 @@ fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 						outer_path, inner_path, FPB_HJ_COMPLETE);
 
 	/*
-	 * The partial path, where each participant's output depends on its share
-	 * of the outer side only: not for right and full joins, whose every copy
-	 * would emit the unmatched inner tuples it alone did not match.  As for
-	 * the built-in join, not below a rel with lateral references.
+	 * The partial paths.  As for the built-in join, not below a rel with
+	 * lateral references.
 	 */
-	if (jointype == JOIN_RIGHT || jointype == JOIN_FULL ||
-		!joinrel->consider_parallel || outerrel->partial_pathlist == NIL ||
+	if (!joinrel->consider_parallel || outerrel->partial_pathlist == NIL ||
 		!bms_is_empty(joinrel->lateral_relids))
 		return;
 	outer_path = (Path *) linitial(outerrel->partial_pathlist);
@@ -507,6 +519,14 @@ fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 							outer_path, inner_path, FPB_HJ_SHARED);
 	}
 
+	/*
+	 * The private-table partial path, where each participant's output
+	 * depends on its share of the outer side only: not for right and full
+	 * joins, whose every copy would emit the unmatched inner tuples it alone
+	 * did not match.
+	 */
+	if (jointype == JOIN_RIGHT || jointype == JOIN_FULL)
+		return;
 	inner_path = fpb_hj_cheapest_safe(innerrel);
 	if (inner_path == NULL)
 		return;

@@ -212,6 +212,16 @@ typedef struct FpbSpillEntry
 typedef struct FpbSpillSet
 {
 	MemoryContext cxt;			/* files, buffers, staging */
+	/*
+	 * Shared batches (hashjoin_batches.c): one file of the fileset for all
+	 * batches, written in chunks (a buffer each) that are chained per batch
+	 * backwards from heads[batch] in shared memory.
+	 */
+	struct FileSet *fileset;	/* or NULL: a temporary file per batch */
+	char		side;			/* the file's name: side, participant */
+	int			participant;
+	int64	   *heads;			/* last chunk of each batch, or -1 */
+	BufFile    *sharedfile;
 	FpbSpillFile *files;
 	int			nfiles;
 	int			scheme;			/* FpbHjPrefetch */
@@ -240,6 +250,18 @@ extern void fpb_spill_discard(FpbSpillSet *set);
 extern MinimalTuple fpb_spill_read(BufFile *file, uint32 *hashvalue,
 								   char **buf, Size *bufsize,
 								   MemoryContext bufcxt);
+extern void fpb_spill_set_shared(FpbSpillSet *set, struct FileSet *fileset,
+								 char side, int participant, int64 *heads);
+extern void fpb_spill_export(FpbSpillSet *set);
+extern void fpb_spill_shared_name(char *name, char side, int participant);
+
+/* a chunk of a shared batch file: the batch's previous chunk, then len bytes */
+typedef struct FpbSpillChunk
+{
+	int64		prev;			/* (segment << 32) | offset, or -1 */
+	uint32		len;
+	uint32		pad;
+} FpbSpillChunk;
 
 /*
  * Radix-clustered probing (hashjoin_radix.c): a chunk of outer tuples, each

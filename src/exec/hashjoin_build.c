@@ -326,8 +326,13 @@ fpb_hj_build(FpbHjState *st)
 		st->inner_total = 0;
 		for (;;)
 		{
-			TupleTableSlot *slot = ExecProcNode(st->inner_ps);
+			TupleTableSlot *slot;
 
+			/* a claimed shared batch's files, or the inner child */
+			if (st->sh_batch >= 0)
+				slot = fpb_hj_batches_next(st, false);
+			else
+				slot = ExecProcNode(st->inner_ps);
 			if (TupIsNull(slot))
 				break;
 			fpb_hj_add_inner(st, slot, false, 0);

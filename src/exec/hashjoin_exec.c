@@ -34,6 +34,7 @@ static void fpb_hj_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *fpb_hj_exec(CustomScanState *node);
 static void fpb_hj_end(CustomScanState *node);
 static void fpb_hj_rescan(CustomScanState *node);
+static void fpb_hj_batch_reset(FpbHjState *st);
 static void fpb_hj_explain(CustomScanState *node, List *ancestors,
 						   ExplainState *es);
 
@@ -359,14 +360,14 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 	fpb_ht_init(&st->ht, CurrentMemoryContext, st->space_allowed);
 	st->nbatch = (int) pg_nextpower2_32(Max(st->plan_nbatch, 1));
 	st->nbatch = Min(st->nbatch, FPB_MAX_BATCHES);
+	/*
+	 * A shared table starts as one batch built together; shared batches
+	 * and each claimed batch's private ones are counted elsewhere
+	 * (hashjoin_shared.c, hashjoin_batches.c).
+	 */
 	if (st->shared_table)
-	{
-		/* one batch, built together (hashjoin_shared.c) */
 		st->nbatch = 1;
-		st->regioncxt = AllocSetContextCreate(CurrentMemoryContext,
-											  "PrefetchHashJoin shared table",
-											  ALLOCSET_DEFAULT_SIZES);
-	}
+	st->sh_batch = -1;
 	st->curbatch = 0;
 	st->grow_enabled = true;
 	/*
@@ -399,6 +400,9 @@ fpb_hj_fetch_first_outer(FpbHjState *st)
 
 	st->first_outer = NULL;
 	if (st->fill_inner)
+		return true;
+	/* nor for a shared table, as Parallel Hash: everyone takes part */
+	if (st->shared != NULL)
 		return true;
 	if (!st->fill_outer &&
 		(st->outer_ps->plan->startup_cost >= st->inner_ps->plan->total_cost ||
@@ -514,9 +518,26 @@ fpb_hj_exec(CustomScanState *node)
 					st->phase = FPB_HJ_DONE;
 					break;
 				}
-				if (st->shared_table)
+				/*
+				 * With a parallel context a shared table is built together,
+				 * or both sides are partitioned into shared batches, of
+				 * which this participant then claims one after the other;
+				 * without one the serial build runs alone.
+				 */
+				if (st->shared != NULL && !st->sh_claims_done &&
+					st->sh_nbatch == 0)
 					fpb_hj_shared_build(st);
-				else
+				if (st->sh_nbatch > 0)
+				{
+					fpb_hj_batch_reset(st);
+					if (!fpb_hj_batches_claim(st))
+					{
+						st->phase = FPB_HJ_DONE;
+						break;
+					}
+					fpb_hj_build(st);
+				}
+				else if (st->shared == NULL)
 					fpb_hj_build(st);
 				if (st->inner_total == 0)
 				{
@@ -525,6 +546,7 @@ fpb_hj_exec(CustomScanState *node)
 					 * without reading the outer side (as the built-in join
 					 * does), and the others need no batches for it.  Nothing
 					 * was spilled and no outer tuple has been hashed yet.
+					 * A claimed shared batch's files are left unread.
 					 */
 					st->nbatch = 1;
 					if (!st->fill_outer)
@@ -564,14 +586,23 @@ fpb_hj_exec(CustomScanState *node)
 					st->phase = FPB_HJ_DONE;
 				break;
 			case FPB_HJ_DONE:
+				/* with shared batches: on to the next one to claim */
+				if (st->sh_nbatch > 0 && !st->sh_claims_done)
+				{
+					st->phase = FPB_HJ_BUILD;
+					break;
+				}
 				return NULL;
 		}
 	}
 }
 
-/* Drop all batches and the hash table: back to the state before a build. */
+/*
+ * Drop the current batches and the hash table: back to the state before a
+ * build (of the next claimed shared batch, too).
+ */
 static void
-fpb_hj_release(FpbHjState *st)
+fpb_hj_batch_reset(FpbHjState *st)
 {
 	int			i;
 
@@ -583,14 +614,28 @@ fpb_hj_release(FpbHjState *st)
 		fpb_hj_close_files(st, i);
 	st->outer_read = NULL;
 	fpb_ht_reset(&st->ht);
-	if (st->shared_table)
-		fpb_hj_shared_forget(st);
 	fpb_hj_reset_ring(st);
 	fpb_radix_release(&st->radix);
 	st->radix_on = false;
+	st->nbatch = 1;
 	st->curbatch = 0;
 	st->grow_enabled = true;
 	st->nokey_seq = 0;
+}
+
+/*
+ * Drop everything of this scan.  A shared table stays until the Gather's
+ * next start (fpb_hj_shared_reinit) or the end of the query.
+ */
+static void
+fpb_hj_release(FpbHjState *st)
+{
+	int			nbatch = st->nbatch;
+
+	fpb_hj_batch_reset(st);
+	st->nbatch = nbatch;
+	fpb_hj_shared_detach(st);
+	fpb_hj_batches_release(st);
 }
 
 static void
@@ -763,6 +808,6 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyText("Partition Prefetch",
 								fpb_hj_scheme_name(st->partition_scheme), es);
 		if (es->verbose && nworkers > 0)
-			fpb_hj_explain_workers(workers, nworkers, es);
+			fpb_hj_explain_workers(workers, nworkers, st->shared_table, es);
 	}
 }

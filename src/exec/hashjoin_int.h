@@ -76,12 +76,30 @@ typedef struct FpbHjInstr
 	bool		ran;			/* built a table */
 	bool		spilled;
 	int			nbatch;
+	int64		loaded;			/* shared table: inner rows it loaded */
+	int64		claimed;		/* shared batches it joined */
 	int			max_radix_parts;
 	uint32		max_buckets;
 	int64		nbuilds;
 	int64		nchunks;
 	Size		peak_space;
 } FpbHjInstr;
+
+/* reads one shared batch's files of one side (hashjoin_batches.c) */
+typedef struct FpbShReader
+{
+	char		side;			/* 'i' or 'o' */
+	int			batch;
+	int			next;			/* next participant's chain */
+	int			cur;			/* participant of the chain being read */
+	int64		pos;			/* its next chunk, or -1 */
+	BufFile   **files;			/* per participant, opened when first read */
+	int			nfiles;
+	char	   *chunk;			/* the chunk being read */
+	Size		chunksize;
+	uint32		len;			/* its bytes */
+	uint32		off;			/* next record */
+} FpbShReader;
 
 typedef struct FpbHjSharedInstr FpbHjSharedInstr;
 typedef struct FpbHjShared FpbHjShared;
@@ -183,12 +201,24 @@ typedef struct FpbHjState
 
 	/* parallel-aware: one table for all participants (hashjoin_shared.c) */
 	bool		shared_table;
-	FpbHjShared *shared;		/* in the DSM chunk, or private */
-	bool		shared_private; /* no parallel context: allocated here */
-	struct dsa_area *area;		/* the query's DSA area, or NULL */
+	FpbHjShared *shared;		/* in the DSM chunk; NULL: run serially */
+	struct dsa_area *area;		/* the query's DSA area */
 	int			participant;	/* slot in shared's counts */
 	bool		attached;		/* to shared's barrier */
-	MemoryContext regioncxt;	/* a private shared state and its table */
+	int64		sh_loaded;		/* inner rows this participant loaded */
+
+	/* shared batches (hashjoin_batches.c) */
+	int			sh_nbatch;		/* 0: one table in memory */
+	int			sh_shift;		/* batch = murmurhash32(hash) >> this */
+	int			sh_batch;		/* the claimed batch, or -1 */
+	bool		sh_claims_done; /* no batch left to claim */
+	bool		sh_sets;		/* sh_inner and sh_outer are set up */
+	int64		sh_claimed;		/* batches claimed (EXPLAIN) */
+	int			sh_max_nbatch;	/* shared batches, over rescans (EXPLAIN) */
+	FpbSpillSet sh_inner;		/* this participant's batch files */
+	FpbSpillSet sh_outer;
+	FpbShReader sh_read_inner;	/* the claimed batch's files */
+	FpbShReader sh_read_outer;
 } FpbHjState;
 
 /* ---- hashjoin_build.c: hashing and loading the build side ---- */
@@ -260,16 +290,25 @@ extern void fpb_hj_shutdown(CustomScanState *node);
 extern void fpb_hj_instr_add(FpbHjInstr *w, FpbHjState *st);
 extern int	fpb_hj_instr_collect(FpbHjState *st, FpbHjInstr *all,
 								 FpbHjInstr **workers);
-extern void fpb_hj_explain_workers(FpbHjInstr *workers, int n,
+extern void fpb_hj_explain_workers(FpbHjInstr *workers, int n, bool shared,
 								   struct ExplainState *es);
 
 /* ---- hashjoin_shared.c: the parallel-aware shared table ---- */
-extern Size fpb_hj_shared_size(int nparticipants);
-extern void fpb_hj_shared_init(FpbHjShared *sh, int nparticipants);
+extern Size fpb_hj_shared_size(int nparticipants, int plan_nbatch);
+extern void fpb_hj_shared_init(FpbHjShared *sh, int nparticipants,
+							   int plan_nbatch);
 extern void fpb_hj_shared_reinit(FpbHjShared *sh, struct dsa_area *area);
 extern void fpb_hj_shared_build(FpbHjState *st);
 extern void fpb_hj_shared_detach(FpbHjState *st);
-extern void fpb_hj_shared_forget(FpbHjState *st);
+
+/* ---- hashjoin_batches.c: shared batches ---- */
+extern void fpb_hj_batches_switch(FpbHjState *st);
+extern void fpb_hj_batches_add_inner(FpbHjState *st, uint32 hashvalue,
+									 const char *data, uint32 len);
+extern void fpb_hj_batches_partition(FpbHjState *st, int phase);
+extern bool fpb_hj_batches_claim(FpbHjState *st);
+extern TupleTableSlot *fpb_hj_batches_next(FpbHjState *st, bool outer);
+extern void fpb_hj_batches_release(FpbHjState *st);
 
 /* ---- inline helpers of both phases ---- */
 

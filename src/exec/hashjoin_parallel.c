@@ -33,6 +33,7 @@
 #include "utils/memutils.h"
 
 #include "hashjoin_int.h"
+#include "hashjoin_shared.h"
 
 /* the DSM chunk: one slot per planned worker */
 typedef struct FpbHjSharedInstr
@@ -66,7 +67,8 @@ fpb_hj_chunk_size(FpbHjState *st, int nworkers)
 	Size		size = MAXALIGN(fpb_hj_instr_size(nworkers));
 
 	if (st->shared_table)
-		size = add_size(size, fpb_hj_shared_size(nworkers + 1));
+		size = add_size(size, fpb_hj_shared_size(nworkers + 1,
+												 st->plan_nbatch));
 	return size;
 }
 
@@ -106,13 +108,23 @@ fpb_hj_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 
 	memset(shared, 0, size);
 	shared->nworkers = pcxt->nworkers;
-	if (st->shared_table)
+
+	/*
+	 * Without a segment (no dynamic shared memory could be had) no worker
+	 * is launched and there is no DSA area nor a place for shared files:
+	 * the node then runs the serial build alone.
+	 */
+	if (st->shared_table && pcxt->seg != NULL)
 	{
-		st->shared = fpb_hj_chunk_shared(st, coordinate);
-		fpb_hj_shared_init(st->shared, pcxt->nworkers + 1);
+		FpbHjShared *sh = fpb_hj_chunk_shared(st, coordinate);
+
+		SharedFileSetInit(&sh->fileset, pcxt->seg);
+		sh->seg = dsm_segment_handle(pcxt->seg);
+		fpb_hj_shared_init(sh, pcxt->nworkers + 1, st->plan_nbatch);
+		st->shared = sh;
 		st->participant = pcxt->nworkers;
-		/* NULL without a segment: then this process is alone */
 		st->area = node->ss.ps.state->es_query_dsa;
+		Assert(st->area != NULL);
 	}
 
 	/*
@@ -141,7 +153,7 @@ fpb_hj_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 {
 	FpbHjState *st = (FpbHjState *) node;
 
-	if (st->shared_table && st->shared != NULL && !st->shared_private)
+	if (st->shared != NULL)
 	{
 		st->attached = false;
 		fpb_hj_shared_reinit(st->shared, st->area);
@@ -157,7 +169,17 @@ fpb_hj_initialize_worker(CustomScanState *node, shm_toc *toc,
 	st->shared_instr = (FpbHjSharedInstr *) coordinate;
 	if (st->shared_table)
 	{
-		st->shared = fpb_hj_chunk_shared(st, coordinate);
+		FpbHjShared *sh = fpb_hj_chunk_shared(st, coordinate);
+		dsm_segment *seg = dsm_find_mapping(sh->seg);
+
+		/*
+		 * Keep the batch files until the last participant detaches from
+		 * the segment (the callback does not get it: find it).
+		 */
+		if (seg == NULL)
+			elog(ERROR, "PrefetchHashJoin: parallel query segment not found");
+		SharedFileSetAttach(&sh->fileset, seg);
+		st->shared = sh;
 		st->participant = ParallelWorkerNumber;
 		st->area = node->ss.ps.state->es_query_dsa;
 	}
@@ -165,8 +187,8 @@ fpb_hj_initialize_worker(CustomScanState *node, shm_toc *toc,
 
 /*
  * A participant leaves the shared table's barrier if it still is attached
- * (it never is once the build finished); a worker leaves its figures in
- * its slot.
+ * (it never is once the build finished) and closes its batch files; a
+ * worker leaves its figures in its slot.
  */
 void
 fpb_hj_shutdown(CustomScanState *node)
@@ -175,6 +197,8 @@ fpb_hj_shutdown(CustomScanState *node)
 	FpbHjInstr *w;
 
 	fpb_hj_shared_detach(st);
+	/* close the batch files while the fileset is still there */
+	fpb_hj_batches_release(st);
 
 	if (st->shared_instr == NULL || !IsParallelWorker() ||
 		ParallelWorkerNumber < 0 ||
@@ -189,9 +213,13 @@ fpb_hj_shutdown(CustomScanState *node)
 void
 fpb_hj_instr_add(FpbHjInstr *w, FpbHjState *st)
 {
-	w->ran = w->ran || st->nbuilds > 0;
+	w->ran = w->ran || st->nbuilds > 0 || st->sh_loaded > 0;
 	w->nbuilds += st->nbuilds;
-	w->nbatch = Max(w->nbatch, st->nbatch);
+	/* with shared batches, those (a claimer may split one further) */
+	w->nbatch = Max(w->nbatch, st->sh_max_nbatch > 0 ? st->sh_max_nbatch :
+					st->nbatch);
+	w->loaded += st->sh_loaded;
+	w->claimed += st->sh_claimed;
 	w->peak_space = Max(w->peak_space, st->peak_space);
 	w->max_buckets = Max(w->max_buckets, st->max_buckets);
 	w->max_radix_parts = Max(w->max_radix_parts, st->max_radix_parts);
@@ -226,6 +254,8 @@ fpb_hj_instr_collect(FpbHjState *st, FpbHjInstr *all, FpbHjInstr **workers)
 				continue;
 			all->ran = true;
 			all->nbuilds += w->nbuilds;
+			all->loaded += w->loaded;
+			all->claimed += w->claimed;
 			all->nbatch = Max(all->nbatch, w->nbatch);
 			all->peak_space = Max(all->peak_space, w->peak_space);
 			all->max_buckets = Max(all->max_buckets, w->max_buckets);
@@ -235,14 +265,18 @@ fpb_hj_instr_collect(FpbHjState *st, FpbHjInstr *all, FpbHjInstr **workers)
 			all->spilled = all->spilled || w->spilled;
 		}
 	}
-	if (st->nbuilds > 0 || !all->ran)
+	if (st->nbuilds > 0 || st->sh_loaded > 0 || !all->ran)
 		fpb_hj_instr_add(all, st);
 	return n;
 }
 
-/* EXPLAIN (ANALYZE, VERBOSE): one line of figures per worker that ran. */
+/*
+ * EXPLAIN (ANALYZE, VERBOSE): one line of figures per worker that ran; for
+ * a shared table also the inner rows it loaded and the batches it claimed.
+ */
 void
-fpb_hj_explain_workers(FpbHjInstr *workers, int n, ExplainState *es)
+fpb_hj_explain_workers(FpbHjInstr *workers, int n, bool shared,
+					   ExplainState *es)
 {
 	int			i;
 
@@ -255,9 +289,13 @@ fpb_hj_explain_workers(FpbHjInstr *workers, int n, ExplainState *es)
 		if (!w->ran)
 			continue;
 		initStringInfo(&buf);
-		appendStringInfo(&buf,
-						 "Builds: " INT64_FORMAT ", Batches: %d, Peak Memory Usage: " INT64_FORMAT " kB",
-						 w->nbuilds, w->nbatch,
+		appendStringInfo(&buf, "Builds: " INT64_FORMAT ", Batches: %d, ",
+						 w->nbuilds, w->nbatch);
+		if (shared)
+			appendStringInfo(&buf, "Inner Rows: " INT64_FORMAT
+							 ", Batches Claimed: " INT64_FORMAT ", ",
+							 w->loaded, w->claimed);
+		appendStringInfo(&buf, "Peak Memory Usage: " INT64_FORMAT " kB",
 						 (int64) ((w->peak_space + 1023) / 1024));
 		snprintf(label, sizeof(label), "Worker %d", i);
 		ExplainPropertyText(label, buf.data, es);

@@ -117,7 +117,14 @@ fpb_hj_next_outer(FpbHjState *st, uint32 *hashvalue, Datum *key,
 		TupleTableSlot *slot;
 		int			batchno;
 
-		if (st->curbatch == 0)
+		if (st->curbatch == 0 && st->sh_batch >= 0)
+		{
+			/* a claimed shared batch's outer files */
+			slot = fpb_hj_batches_next(st, true);
+			if (slot == NULL)
+				return NULL;
+		}
+		else if (st->curbatch == 0)
 		{
 			slot = st->first_outer;
 			if (slot != NULL)

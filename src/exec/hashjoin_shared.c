@@ -20,6 +20,10 @@
  *			  slice alone writes its buckets and cells.
  *	  PROBE	  read-only: each detaches and probes with the serial code.
  *
+ *	  When LOAD finds that the table would not fit the participants'
+ *	  combined budget (or batches were planned), the phases after it are
+ *	  PARTITION and BATCHES instead (hashjoin_batches.c).
+ *
  *	  Only the build waits.  Nobody emits a row before PROBE, so a
  *	  participant waiting at the barrier never waits for one that is stuck
  *	  on a full tuple queue; a participant attaching late (the inner side is
@@ -40,36 +44,8 @@
 #include "utils/memutils.h"
 
 #include "hashjoin_int.h"
+#include "hashjoin_shared.h"
 
-#define FPB_SH_LOAD		0
-#define FPB_SH_COUNT	1
-#define FPB_SH_SCATTER	2
-#define FPB_SH_BUILD	3
-#define FPB_SH_PROBE	4
-
-/* at most 2^10 slices: enough claims for 64 participants, small counts */
-#define FPB_SH_MAX_BITS		10
-#define FPB_SH_MAX_SLICES	(1 << FPB_SH_MAX_BITS)
-
-typedef struct FpbShCount
-{
-	int64		ntuples;
-	uint64		bytes;
-} FpbShCount;
-
-struct FpbHjShared
-{
-	Barrier		barrier;
-	int			nparticipants;	/* slots in counts: workers + leader */
-	pg_atomic_uint64 total_tuples;
-	pg_atomic_uint64 total_bytes;
-	pg_atomic_uint32 next_slice;	/* BUILD: next slice to claim */
-	dsa_pointer region;			/* the table, from the DSA area */
-	void	   *private_region; /* or here, without an area (one process) */
-	Size		region_size;
-	/* per participant, FPB_SH_MAX_SLICES slices each */
-	FpbShCount	counts[FLEXIBLE_ARRAY_MEMBER];
-};
 
 /* geometry of the table, the same in every participant */
 typedef struct FpbShGeom
@@ -85,40 +61,88 @@ typedef struct FpbShGeom
 	Size		size;
 } FpbShGeom;
 
-Size
-fpb_hj_shared_size(int nparticipants)
+/*
+ * The shared batches: planned (plan_nbatch is the node's planned number for
+ * the participants' combined budget, so every participant's share of the
+ * budget gets a batch), or 0 when one table is planned; and how many a
+ * misestimate found by LOAD switches to.  How much larger than the budget
+ * the inner side is, is unknown then: four batches per participant, and
+ * the claimers split larger batches further on their own.
+ */
+static void
+fpb_hj_shared_nbatch(int nparticipants, int plan_nbatch, int *plan, int *grow)
 {
-	return add_size(offsetof(FpbHjShared, counts),
-					mul_size(sizeof(FpbShCount),
-							 mul_size(nparticipants, FPB_SH_MAX_SLICES)));
+	int64		n;
+
+	*plan = 0;
+	if (plan_nbatch > 1)
+	{
+		n = Min((int64) plan_nbatch * nparticipants, FPB_SH_MAX_BATCHES);
+		*plan = (int) pg_nextpower2_32((uint32) n);
+	}
+	n = Min(4 * nparticipants, FPB_SH_MAX_BATCHES);
+	*grow = Max(*plan, (int) pg_nextpower2_32((uint32) n));
 }
 
-/* Before a (re)start: no table, phase LOAD, counts zero. */
-void
-fpb_hj_shared_init(FpbHjShared *sh, int nparticipants)
+Size
+fpb_hj_shared_size(int nparticipants, int plan_nbatch)
 {
-	memset(sh, 0, fpb_hj_shared_size(nparticipants));
+	int			plan;
+	int			grow;
+	Size		size;
+
+	fpb_hj_shared_nbatch(nparticipants, plan_nbatch, &plan, &grow);
+	size = add_size(offsetof(FpbHjShared, counts),
+					mul_size(sizeof(FpbShCount),
+							 mul_size(nparticipants, FPB_SH_MAX_SLICES)));
+	return add_size(size, mul_size(sizeof(int64),
+								   mul_size(2 * nparticipants, grow)));
+}
+
+/*
+ * Before a (re)start: no table, phase LOAD, counts zero.  plan_nbatch is
+ * the node's planned number of batches (for the participants' combined
+ * budget): above one, every participant's share of the budget gets a
+ * batch, and the inner side goes to batch files from the start.  The
+ * fileset is set up by the caller, once per segment.
+ */
+void
+fpb_hj_shared_init(FpbHjShared *sh, int nparticipants, int plan_nbatch)
+{
+	int64	   *heads;
+	Size		i;
+
+	memset(sh->counts, 0,
+		   sizeof(FpbShCount) * (Size) nparticipants * FPB_SH_MAX_SLICES);
 	sh->nparticipants = nparticipants;
 	BarrierInit(&sh->barrier, 0);
 	pg_atomic_init_u64(&sh->total_tuples, 0);
 	pg_atomic_init_u64(&sh->total_bytes, 0);
 	pg_atomic_init_u32(&sh->next_slice, 0);
 	sh->region = InvalidDsaPointer;
+	sh->region_size = 0;
+
+	sh->node_nbatch = plan_nbatch;
+	fpb_hj_shared_nbatch(nparticipants, plan_nbatch, &sh->plan_nbatch,
+						 &sh->grow_nbatch);
+	pg_atomic_init_u32(&sh->nbatch, (uint32) sh->plan_nbatch);
+	pg_atomic_init_u32(&sh->next_batch, 0);
+	heads = fpb_hj_shared_heads(sh, 'i', 0);
+	for (i = 0; i < (Size) 2 * nparticipants * sh->grow_nbatch; i++)
+		heads[i] = -1;
 }
 
 /*
  * Rescan of the Gather, in the leader, after the workers have ended: free
- * the last table and start again.
+ * the last table, delete the batch files and start again.
  */
 void
 fpb_hj_shared_reinit(FpbHjShared *sh, dsa_area *area)
 {
-	if (area != NULL && DsaPointerIsValid(sh->region))
+	if (DsaPointerIsValid(sh->region))
 		dsa_free(area, sh->region);
-	/* no DSM segment: the leader alone built it in local memory */
-	if (sh->private_region != NULL)
-		pfree(sh->private_region);
-	fpb_hj_shared_init(sh, sh->nparticipants);
+	SharedFileSetDeleteAll(&sh->fileset);
+	fpb_hj_shared_init(sh, sh->nparticipants, sh->node_nbatch);
 }
 
 static void
@@ -150,38 +174,53 @@ fpb_hj_shared_allocate(FpbHjState *st, FpbShGeom *g)
 	FpbHjShared *sh = st->shared;
 
 	sh->region_size = g->size;
-	if (st->area != NULL)
-	{
-		sh->region = dsa_allocate_extended(st->area, g->size,
-										   DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
-		if (!DsaPointerIsValid(sh->region))
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of shared memory"),
-					 errdetail("Failed on a shared hash table of %zu bytes.",
-							   g->size)));
-	}
-	else
-		sh->private_region = MemoryContextAllocHuge(st->regioncxt, g->size);
+	sh->region = dsa_allocate_extended(st->area, g->size,
+									   DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+	if (!DsaPointerIsValid(sh->region))
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of shared memory"),
+				 errdetail("Failed on a shared hash table of %zu bytes.",
+						   g->size)));
 }
 
 static char *
 fpb_hj_shared_map(FpbHjState *st)
 {
-	FpbHjShared *sh = st->shared;
-
-	if (st->area != NULL)
-		return (char *) dsa_get_address(st->area, sh->region);
-	return (char *) sh->private_region;
+	return (char *) dsa_get_address(st->area, st->shared->region);
 }
 
-/* LOAD: this participant's share of the inner side, into its own arena. */
+/* What the shared table of n tuples of these bytes would take. */
+static Size
+fpb_hj_shared_projected(int64 n, uint64 bytes)
+{
+	int			log2nb = n <= 2 ? 1 : pg_ceil_log2_64((uint64) n);
+
+	return ((Size) 1 << Min(log2nb, 31)) * sizeof(FpbBucket) +
+		(Size) n * sizeof(FpbHashCell) + bytes;
+}
+
+/*
+ * LOAD: this participant's share of the inner side, into its own arena
+ * while the shared table fits the participants' combined budget, else (or
+ * when batches were planned) into its shared batch files.  Its counts are
+ * published every few kB; when the published totals would overflow the
+ * budget, the first to see it switches everyone to batches
+ * (hashjoin_batches.c), and the others follow at their next publication.
+ * So no participant holds much more than the combined budget, and all
+ * together hold at most one publication step each beyond it.
+ */
 static void
 fpb_hj_shared_load(FpbHjState *st)
 {
+	FpbHjShared *sh = st->shared;
+	Size		combined = mul_size(st->space_allowed, sh->nparticipants);
+	Size		step = Min(st->space_allowed / 8, 64 * 1024);
 	int64		n = 0;
 	uint64		bytes = 0;
 
+	if (pg_atomic_read_u32(&sh->nbatch) != 0)
+		fpb_hj_batches_switch(st);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(st->inner_ps);
@@ -193,20 +232,46 @@ fpb_hj_shared_load(FpbHjState *st)
 
 		if (TupIsNull(slot))
 			break;
-		/* no right/full joins: a NULL key never matches and is dropped */
+		/*
+		 * A NULL key never matches: dropped, except by right and full
+		 * joins, which always run in batches and emit it from batch 0
+		 */
 		if (!fpb_hj_hash_slot(st, slot, false, &hashvalue, &key))
-			continue;
+		{
+			if (!st->fill_inner)
+				continue;
+			Assert(st->sh_sets);
+			hashvalue = 0;
+		}
 		if (!st->byval_fast)
 			key = (Datum) 0;
 		data = fpb_hj_slot_bytes(st, slot, &len, &tofree);
-		fpb_ht_store(&st->ht, data, len, hashvalue, key, 0);
+		st->sh_loaded++;
+		if (st->sh_sets)
+			fpb_hj_batches_add_inner(st, hashvalue, data, len);
+		else
+		{
+			fpb_ht_store(&st->ht, data, len, hashvalue, key, 0);
+			n++;
+			bytes += MAXALIGN(FPB_HT_OVERHEAD + len);
+			if (bytes >= step)
+			{
+				uint64		tn = pg_atomic_add_fetch_u64(&sh->total_tuples, n);
+				uint64		tb = pg_atomic_add_fetch_u64(&sh->total_bytes, bytes);
+
+				n = 0;
+				bytes = 0;
+				if (fpb_hj_shared_projected((int64) tn, tb) > combined ||
+					pg_atomic_read_u32(&sh->nbatch) != 0)
+					fpb_hj_batches_switch(st);
+			}
+		}
 		if (tofree)
 			pfree(tofree);
-		n++;
-		bytes += MAXALIGN(FPB_HT_OVERHEAD + len);
 	}
-	pg_atomic_fetch_add_u64(&st->shared->total_tuples, (uint64) n);
-	pg_atomic_fetch_add_u64(&st->shared->total_bytes, bytes);
+	st->peak_space = Max(st->peak_space, st->ht.tuple_bytes);
+	pg_atomic_fetch_add_u64(&sh->total_tuples, (uint64) n);
+	pg_atomic_fetch_add_u64(&sh->total_bytes, bytes);
 }
 
 /* COUNT: this participant's tuples and bytes per slice. */
@@ -373,9 +438,11 @@ fpb_hj_shared_build_slices(FpbHjState *st, const FpbShGeom *g, char *region)
 
 /*
  * Take part in building the shared table (from whatever phase it is in),
- * then point st->ht at it for the probe.  Without a parallel context (the
- * plan runs without workers, e.g. in a portal executed more than once) the
- * state is private and this process the only participant.
+ * then point st->ht at it for the probe.  Or, when the inner side does not
+ * fit the combined budget, take part in partitioning both sides into
+ * shared batches and return with st->sh_nbatch set: the caller then
+ * claims batches (hashjoin_batches.c).  Without a parallel context the
+ * node runs the serial build instead (hashjoin_exec.c).
  */
 void
 fpb_hj_shared_build(FpbHjState *st)
@@ -386,14 +453,6 @@ fpb_hj_shared_build(FpbHjState *st)
 	char	   *region;
 	Size		combined;
 
-	if (st->shared == NULL)
-	{
-		st->shared = MemoryContextAlloc(st->regioncxt, fpb_hj_shared_size(1));
-		fpb_hj_shared_init(st->shared, 1);
-		st->shared_private = true;
-		st->area = NULL;
-		st->participant = 0;
-	}
 	sh = st->shared;
 	Assert(st->participant >= 0 && st->participant < sh->nparticipants);
 
@@ -403,12 +462,22 @@ fpb_hj_shared_build(FpbHjState *st)
 	if (phase == FPB_SH_LOAD)
 	{
 		fpb_hj_shared_load(st);
-		if (BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION))
+		if (BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION) &&
+			pg_atomic_read_u32(&sh->nbatch) == 0)
 		{
 			fpb_hj_shared_geometry(sh, &g);
 			fpb_hj_shared_allocate(st, &g);
 		}
-		phase = FPB_SH_COUNT;
+		phase = FPB_SH_LOAD + 1;
+	}
+
+	/* the choice is final once LOAD has ended: batches, or one table */
+	if (pg_atomic_read_u32(&sh->nbatch) != 0)
+	{
+		fpb_hj_batches_partition(st, phase);
+		BarrierDetach(&sh->barrier);
+		st->attached = false;
+		return;
 	}
 	if (phase <= FPB_SH_BUILD)
 		fpb_hj_shared_geometry(sh, &g);
@@ -469,21 +538,4 @@ fpb_hj_shared_detach(FpbHjState *st)
 	if (st->attached && st->shared != NULL)
 		BarrierDetach(&st->shared->barrier);
 	st->attached = false;
-}
-
-/*
- * Forget the table (rescan, end): the shared region stays until the
- * Gather's next start (fpb_hj_shared_reinit) or the end of the query; a
- * private one is freed now.
- */
-void
-fpb_hj_shared_forget(FpbHjState *st)
-{
-	fpb_hj_shared_detach(st);
-	if (st->shared_private)
-	{
-		MemoryContextReset(st->regioncxt);
-		st->shared = NULL;
-		st->shared_private = false;
-	}
 }

@@ -92,6 +92,58 @@ fpb_spill_grow(FpbSpillSet *set, int nfiles)
 	set->nfiles = nfiles;
 }
 
+/*
+ * The writer of shared batch files (hashjoin_batches.c): every participant
+ * writes one file per side of the fileset, named so that whoever claims a
+ * batch can open it, whose chunks of each batch are chained backwards from
+ * heads[batch] (this participant's row in shared memory).  One file rather
+ * than one per batch: creating and deleting hundreds of files per
+ * participant cost more than the join itself with small budgets.
+ */
+void
+fpb_spill_set_shared(FpbSpillSet *set, struct FileSet *fileset, char side,
+					 int participant, int64 *heads)
+{
+	set->fileset = fileset;
+	set->side = side;
+	set->participant = participant;
+	set->heads = heads;
+}
+
+void
+fpb_spill_shared_name(char *name, char side, int participant)
+{
+	snprintf(name, MAXPGPATH, "fpbhj.%c%d", side, participant);
+}
+
+/*
+ * Start a chunk of len bytes of batch batchno in the shared file; the
+ * caller writes them.
+ */
+static void
+fpb_spill_chunk(FpbSpillSet *set, int batchno, uint32 len)
+{
+	FpbSpillChunk hdr;
+	int			fileno;
+	off_t		off;
+
+	if (set->sharedfile == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(set->cxt);
+		char		name[MAXPGPATH];
+
+		fpb_spill_shared_name(name, set->side, set->participant);
+		set->sharedfile = BufFileCreateFileSet(set->fileset, name);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	BufFileTell(set->sharedfile, &fileno, &off);
+	hdr.prev = set->heads[batchno];
+	hdr.len = len;
+	hdr.pad = 0;
+	BufFileWrite(set->sharedfile, &hdr, sizeof(hdr));
+	set->heads[batchno] = ((int64) fileno << 32) | (int64) off;
+}
+
 /* f's temporary file, created (in the set's context) on first use */
 static BufFile *
 fpb_spill_file(FpbSpillSet *set, FpbSpillFile *f)
@@ -112,7 +164,13 @@ fpb_spill_flush_buf(FpbSpillSet *set, FpbSpillFile *f)
 {
 	if (f->used == 0)
 		return;
-	BufFileWrite(fpb_spill_file(set, f), f->buf, f->used);
+	if (set->heads != NULL)
+	{
+		fpb_spill_chunk(set, (int) (f - set->files), f->used);
+		BufFileWrite(set->sharedfile, f->buf, f->used);
+	}
+	else
+		BufFileWrite(fpb_spill_file(set, f), f->buf, f->used);
 	f->used = 0;
 }
 
@@ -149,9 +207,20 @@ fpb_spill_copy(FpbSpillSet *set, FpbSpillFile *f, char *dst, uint32 hashvalue,
 	if (dst == NULL)
 	{
 		/* longer than a buffer: f's buffer was flushed by the reserve */
-		BufFileWrite(fpb_spill_file(set, f), &hashvalue, sizeof(uint32));
-		BufFileWrite(f->file, &len, sizeof(uint32));
-		BufFileWrite(f->file, (char *) data + sizeof(uint32),
+		BufFile    *file;
+
+		if (set->heads != NULL)
+		{
+			/* a chunk of its own */
+			fpb_spill_chunk(set, (int) (f - set->files),
+							FPB_SPILL_RECHDR + len);
+			file = set->sharedfile;
+		}
+		else
+			file = fpb_spill_file(set, f);
+		BufFileWrite(file, &hashvalue, sizeof(uint32));
+		BufFileWrite(file, &len, sizeof(uint32));
+		BufFileWrite(file, (char *) data + sizeof(uint32),
 					 len - sizeof(uint32));
 		return;
 	}
@@ -335,6 +404,26 @@ fpb_spill_close(FpbSpillSet *set, int batchno)
 	f->file = NULL;
 	f->buf = NULL;
 	f->used = 0;
+}
+
+/*
+ * Shared batch files: write out everything and close the file, so that
+ * other participants can open it by name and follow the published chains.
+ */
+void
+fpb_spill_export(FpbSpillSet *set)
+{
+	int			i;
+
+	fpb_spill_finish(set);
+	for (i = 0; i < set->nfiles; i++)
+	{
+		fpb_spill_flush_buf(set, &set->files[i]);
+		fpb_spill_close(set, i);
+	}
+	if (set->sharedfile != NULL)
+		BufFileClose(set->sharedfile);
+	set->sharedfile = NULL;
 }
 
 /* Drop whatever is in flight (rescan, end); files are closed separately. */

@@ -167,5 +167,69 @@ foreach my $p (sort keys %phase)
 	ok(dsm_back_to_idle(), "shared $p: no DSM segment left after completion");
 }
 
+# The shared table in batches (64 kB: both sides go to shared batch
+# files): cancelled while the participants load and partition the inner
+# side (late participants keep the others waiting at the barrier), while
+# they partition the outer side, and while they join their claimed batches
+# (a filter on both sides sleeps on every joined row), also a full join's
+# (on every row, its unmatched inner ones included); and a participant's
+# error (a division by zero on one inner row) ends the query as well.
+# Afterwards no worker, no DSM segment and no temporary file is left, and
+# the joins run to the end give the built-in join's answer.
+my $set_batches = $set . q{
+SET fpbtree.hashjoin_parallel_shared = on;
+};
+my %phase_batches = (
+	load => 'SELECT count(*), sum(o.id) FROM o JOIN i ON o.k = i.k WHERE slow(i.id, %s) > 0',
+	partition => 'SELECT count(*), sum(o.id) FROM o JOIN i ON o.k = i.k WHERE slow(o.id, %s) > 0',
+	batches => 'SELECT count(*), sum(o.id) FROM o JOIN i ON o.k = i.k WHERE slow(o.id + i.id, %s) > 0',
+	# a full join (always in batches) while it emits unmatched inner rows
+	full => 'SELECT count(*), sum(o.id) FROM o FULL JOIN i ON o.k = i.k + 10000 WHERE slow(coalesce(i.id, 0), %s) >= 0',
+);
+my %slow_batches = (load => 17000, partition => 20000, batches => 0, full => 0);
+foreach my $p (sort keys %phase_batches)
+{
+	my $q = sprintf($phase_batches{$p}, $slow_batches{$p});
+	my $plan = $node->safe_psql('postgres', $set_batches . "EXPLAIN (COSTS OFF) $q");
+	like(
+		$plan,
+		qr/Gather.*Parallel Custom Scan \(PrefetchHashJoin\).*Shared Hash Table: true.*Parallel Seq Scan on [oi]\b.*Parallel Seq Scan on [oi]\b/s,
+		"batches $p: one shared table, both sides parallel scans");
+
+	$cancel->("batches $p", $set_batches, $q);
+	ok(dsm_back_to_idle(), "batches $p: no DSM segment left");
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
+		'0', "batches $p: no temporary file left");
+
+	$q = sprintf($phase_batches{$p}, 1000000);
+	my $explain = $node->safe_psql('postgres',
+		$set_batches . "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $q");
+	like($explain, qr/^\s*Batches: ([2-9]|\d\d+)$/m, "batches $p: in shared batches");
+	my $ours = $node->safe_psql('postgres', $set_batches . $q);
+	my $builtin = $node->safe_psql('postgres',
+		$set . "SET enable_prefetch_hashjoin = off;\nSET enable_parallel_hash = on;\n$q");
+	is($ours, $builtin, "batches $p: same answer as the built-in join");
+	ok(dsm_back_to_idle(), "batches $p: no DSM segment left after completion");
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
+		'0', "batches $p: no temporary file left after completion");
+}
+{
+	my $q = 'SELECT count(*) FROM o JOIN i ON o.k = i.k WHERE 100 / (i.id - 19000) <> 0';
+	my $plan = $node->safe_psql('postgres', $set_batches . "EXPLAIN (COSTS OFF) $q");
+	like($plan, qr/Shared Hash Table: true/s, 'batches error: shared table');
+	my ($ret, $stdout, $stderr) = $node->psql('postgres',
+		$set_batches . "$q;\nSELECT 'next query ran';",
+		on_error_stop => 0);
+	like($stderr, qr/division by zero/, 'batches error: the error reaches the client');
+	like($stdout, qr/next query ran/, 'batches error: the session runs the next query');
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'parallel worker'"),
+		'batches error: no parallel worker left');
+	ok(dsm_back_to_idle(), 'batches error: no DSM segment left');
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
+		'0', 'batches error: no temporary file left');
+}
+
 $node->stop;
 done_testing();
