@@ -245,7 +245,17 @@ fpb_pscan_stop_left(FpbScanOpaque so)
  * left sibling remembered at read time and move right until the page whose
  * right-link is the batch's page.  Every page on the way must be a leaf
  * whose high key lies below the batch page's (they all lie to its left), and
- * fpb_getbuf_right checks each step right, so the walk cannot loop.
+ * fpb_getbuf_right checks each step right, so each walk ends.
+ *
+ * Pages can be deleted meanwhile (pagedel.c).  A deleted page on the way
+ * does not count even if its right-link is the batch's page: the page
+ * linked to it now lies further left.  When the walk passes the batch's
+ * page without finding it, the batch's page is read again: if it was
+ * deleted, its key range went to its right sibling, and the page left of
+ * that one (reached from its left-link) is the one we want, as nbtree's
+ * _bt_walk_left does; if it was not, its left-link must have changed, or
+ * the chain is damaged.  A half-dead page is returned like any other: it
+ * is empty, and the scan goes on to its left.
  */
 static Buffer
 fpb_walk_left(IndexScanDesc scan)
@@ -254,34 +264,82 @@ fpb_walk_left(IndexScanDesc scan)
 	Relation	index = scan->indexRelation;
 	BlockNumber target = so->curblk;
 	bool		target_rightmost = (so->rightblk == InvalidBlockNumber);
+	uint64		thik = so->curhik;
+	uint64		thit = so->curhit;
 	BlockNumber blkno = so->leftblk;
 	Buffer		buf;
 
-	if (blkno == target)
-		fpb_index_corrupt(index, target, "Left-link points to the page itself.");
-	CHECK_FOR_INTERRUPTS();
-	buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
 	for (;;)
 	{
-		FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
+		FpbPageOpaque opq;
 
+		if (blkno == target)
+			fpb_index_corrupt(index, target,
+							  "Left-link points to the page itself.");
+		CHECK_FOR_INTERRUPTS();
+		buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
+		for (;;)
+		{
+			opq = FpbPageGetOpaque(BufferGetPage(buf));
+			if (!FpbPageIsLeaf(opq))
+				fpb_index_corrupt(index, blkno,
+								  "Page has level %u, but the scan reached it walking left from leaf %u.",
+								  opq->level, target);
+			if (opq->right == target && !FpbPageIsDeleted(opq))
+				return buf;
+			if (FpbPageIsRightmost(opq) || opq->right == target ||
+				(!target_rightmost &&
+				 fpb_key_cmp(opq->hikey, fpb_tid_to_t(&opq->hitid),
+							 thik, thit) >= 0))
+				break;
+
+			/* the left page split since we looked: its new halves lie between */
+			buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
+			blkno = BufferGetBlockNumber(buf);
+		}
+		UnlockReleaseBuffer(buf);
+
+		/* not found: what became of the batch's page? */
+		CHECK_FOR_INTERRUPTS();
+		buf = fpb_getbuf(index, target, BUFFER_LOCK_SHARE);
+		opq = FpbPageGetOpaque(BufferGetPage(buf));
 		if (!FpbPageIsLeaf(opq))
-			fpb_index_corrupt(index, blkno,
-							  "Page has level %u, but the scan reached it walking left from leaf %u.",
-							  opq->level, target);
-		if (FpbPageIsRightmost(opq) ||
-			(!target_rightmost &&
-			 fpb_key_cmp(opq->hikey, fpb_tid_to_t(&opq->hitid),
-						 so->curhik, so->curhit) >= 0))
+			fpb_index_corrupt(index, target,
+							  "Page has level %u, but the scan read it as a leaf.",
+							  opq->level);
+		if (FpbPageIsDeleted(opq))
+		{
+			/*
+			 * Its right sibling took its key range; walk left from there.
+			 * Deleted pages keep their links, high keys rise to the right,
+			 * and the rightmost page is never deleted: this ends.
+			 */
+			while (FpbPageIsDeleted(opq))
+			{
+				if (FpbPageIsRightmost(opq))
+					fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+									  "A deleted page has no right sibling.");
+				buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
+				opq = FpbPageGetOpaque(BufferGetPage(buf));
+			}
+			target = BufferGetBlockNumber(buf);
+			target_rightmost = FpbPageIsRightmost(opq);
+			if (!target_rightmost)
+				fpb_page_get_hikey(BufferGetPage(buf), &thik, &thit);
+		}
+		else if (opq->left == so->leftblk)
 			fpb_index_corrupt(index, target,
 							  "The page is not reachable from its left sibling %u: the walk right from there passed it at block %u.",
 							  so->leftblk, blkno);
-		if (opq->right == target)
-			return buf;
-
-		/* the left page split since we looked: its new halves lie between */
-		buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
-		blkno = BufferGetBlockNumber(buf);
+		if (FpbPageIsLeftmost(opq))
+		{
+			/* nothing is left of it any more: an empty batch ends the walk */
+			UnlockReleaseBuffer(buf);
+			return InvalidBuffer;
+		}
+		blkno = opq->left;
+		so->leftblk = blkno;
+		UnlockReleaseBuffer(buf);
 	}
 }
 
@@ -614,6 +672,13 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 			}
 			buf = fpb_walk_left(scan);
 			fpb_scan_release(so);
+			if (!BufferIsValid(buf))
+			{
+				/* the pages left of ours were all deleted meanwhile */
+				so->nitems = 0;
+				so->more_left = false;
+				continue;
+			}
 			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = so->nitems - 1;
 			so->moved = true;

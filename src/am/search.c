@@ -25,9 +25,17 @@
  *	  lower bound, so high keys strictly increase along every walk to the
  *	  right, however the tree changes meanwhile.  A walk that checks this
  *	  at every step can therefore never revisit a page: it ends;
- *	- whose left-link is from, or a page created after from's right-link was
- *	  read (a split of from since), which has a higher block number than
- *	  `to`, because pages are only ever added at the end of the relation.
+ *	- whose left-link is not itself.  The left-link need not be from: a split
+ *	  of from since the link was read puts new pages in between, in reused
+ *	  blocks as well as new ones, and a deletion of from (pagedel.c) links
+ *	  its right sibling to from's left.  Walks left check what they rely on
+ *	  themselves (scan.c).
+ *
+ * A deleted or half-dead page keeps its high key and right-link, so walks
+ * over it go on to the right as over any page; the caller decides to skip
+ * it.  Deleted pages are not reused while a transaction that may have read
+ * a link to them is running (meta.c: fpb_page_recyclable), so the page
+ * reached is the one the link meant, or that page deleted.
  *
  * No buffer lock is held on entry unless the caller holds one on another
  * page (inserters hold the child while they look for its parent), so check
@@ -54,11 +62,10 @@ fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 		fpb_index_corrupt(index, to,
 						  "High key is not above the high key of block %u, whose right-link leads here.",
 						  from);
-	if (opq->left != from &&
-		(opq->left == InvalidBlockNumber || opq->left < to))
+	if (opq->left == to)
 		fpb_index_corrupt(index, to,
-						  "Left-link is %u, but the page is the right sibling of block %u.",
-						  opq->left, from);
+						  "Left-link points to the page itself; the page is the right sibling of block %u.",
+						  from);
 	return buf;
 }
 
@@ -83,7 +90,9 @@ fpb_step_right(Relation index, Buffer buf, int lockmode)
 
 /*
  * Step right while (k, t) is at or above the page's high key: a concurrent
- * split may have moved our key range to a right sibling.  With forupdate,
+ * split may have moved our key range to a right sibling; and over deleted
+ * and half-dead pages, whose key range their right sibling has taken over
+ * (never the rightmost page of a level).  With forupdate,
  * an incomplete split on the way is finished first (stack holds the
  * page's ancestors).  The buffer is returned locked in lockmode.
  */
@@ -116,8 +125,11 @@ fpb_moveright(Relation index, Buffer buf, uint64 k, uint64 t, int lockmode,
 			continue;
 		}
 
-		if (fpb_page_above_hikey(page, k, t))
+		if (FpbPageIsIgnore(opq) || fpb_page_above_hikey(page, k, t))
 		{
+			if (FpbPageIsRightmost(opq))
+				fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+								  "A deleted or half-dead page has no right sibling.");
 			buf = fpb_step_right(index, buf, lockmode);
 			continue;
 		}

@@ -220,6 +220,23 @@ fpb_check_block_valid(FpbCheckState *st, BlockNumber blkno)
 	return blkno < st->nblocks;
 }
 
+/*
+ * Relaxed mode: a downlink read before its child was made half-dead and
+ * then deleted leads to a page that is no longer on the chain.
+ */
+static bool
+fpb_check_gone(FpbCheckState *st, BlockNumber blkno)
+{
+	FpbPageOpaque opq;
+
+	fpb_check_readpage(st, blkno, st->page2);
+	if (PageIsNew(st->page2))
+		return false;
+	fpb_page_check_sane(st->index, st->page2, blkno);
+	opq = FpbPageGetOpaque(st->page2);
+	return FpbPageIsIgnore(opq) && opq->level == 0;
+}
+
 static int
 fpb_downlink_cmp_child(const void *a, const void *b)
 {
@@ -283,6 +300,7 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 	FpbKey		prevhikey = {0, 0};
 	bool		have_last = false;
 	FpbKey		last = {0, 0};
+	bool		afterdead = false;	/* the page before was half-dead */
 
 	if (links && st->relaxed)
 	{
@@ -327,6 +345,26 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		fpb_page_check_sane(st->index, st->page, blkno);
 		opq = FpbPageGetOpaque(st->page);
 
+		/*
+		 * A deleted page is unlinked from its siblings in the record that
+		 * marks it.  Only a walk that read its left sibling's right-link
+		 * before that (relaxed mode) can reach it: go on to its right, as
+		 * scans do.
+		 */
+		if (FpbPageIsDeleted(opq))
+		{
+			if (!st->relaxed)
+				fpb_corrupt(st, blkno,
+							"A deleted page is linked into level %u from block %u.",
+							level, prevblk);
+			MemoryContextSwitchTo(oldcxt);
+			afterdead = true;
+			if (FpbPageIsRightmost(opq))
+				break;
+			blkno = opq->right;
+			continue;
+		}
+
 		/* page-level fields */
 		if (opq->flags & FPB_F_META)
 			fpb_corrupt(st, blkno, "A metapage is linked into level %u.", level);
@@ -336,7 +374,8 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		if (FpbPageIsLeaf(opq) != (level == 0))
 			fpb_corrupt(st, blkno, "Leaf flag is %s on a page of level %u.",
 						FpbPageIsLeaf(opq) ? "set" : "not set", level);
-		if (opq->flags & ~(FPB_F_LEAF | FPB_F_INCOMPLETE_SPLIT))
+		if (opq->flags & ~(FPB_F_LEAF | FPB_F_INCOMPLETE_SPLIT |
+						   FPB_F_HALF_DEAD | FPB_F_SPLIT_END))
 			fpb_corrupt(st, blkno, "Page has unknown flags 0x%04x.",
 						opq->flags);
 		if (opq->w != st->meta.w || opq->x != st->meta.x)
@@ -359,6 +398,12 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		if ((opq->flags & FPB_F_INCOMPLETE_SPLIT) && FpbPageIsRightmost(opq))
 			fpb_corrupt(st, blkno,
 						"Page is flagged as incompletely split but has no right sibling.");
+		if (FpbPageIsHalfDead(opq) &&
+			(level != 0 || FpbPageIsRightmost(opq) || opq->nentries != 0 ||
+			 (opq->flags & FPB_F_INCOMPLETE_SPLIT)))
+			fpb_corrupt(st, blkno,
+						"Half-dead page is not an empty, unflagged leaf with a right sibling (level %u, %u entries).",
+						level, opq->nentries);
 		if (!FpbPageIsRightmost(opq))
 			fpb_page_get_hikey(st->page, &hik, &hit);
 
@@ -378,7 +423,17 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 			if (d)
 				d->found = true;
 		}
-		if (d && prevblk == InvalidBlockNumber)
+		if (d && FpbPageIsHalfDead(opq) && !st->relaxed)
+			fpb_corrupt(st, d->parent,
+						"Downlink leads to half-dead block %u.", blkno);
+		if (d && afterdead && st->relaxed)
+		{
+			/*
+			 * The downlink was read before or after a page to the left was
+			 * deleted: its key is that page's lower bound or this one's.
+			 */
+		}
+		else if (d && prevblk == InvalidBlockNumber)
 		{
 			if (d->k != 0 || d->t != 0)
 				fpb_corrupt(st, d->parent,
@@ -403,7 +458,7 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 			 * checkable in relaxed mode: the downlink may have been added,
 			 * and the flag cleared, after the level above was read.
 			 */
-			if (!d && !split && !st->relaxed)
+			if (!d && !split && !st->relaxed && !FpbPageIsHalfDead(opq))
 			{
 				if (!links)
 					fpb_corrupt(st, prevblk,
@@ -532,10 +587,19 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 
 		MemoryContextSwitchTo(oldcxt);
 
+		/*
+		 * A half-dead page's key range belongs to its right sibling in the
+		 * level above: the right sibling's lower bound is the half-dead
+		 * page's own (strict mode; relaxed mode accepts either).
+		 */
+		afterdead = FpbPageIsHalfDead(opq);
 		prevblk = blkno;
 		prevflags = opq->flags;
-		prevhikey.k = hik;
-		prevhikey.t = hit;
+		if (!afterdead)
+		{
+			prevhikey.k = hik;
+			prevhikey.t = hit;
+		}
 		blkno = opq->right;
 	}
 
@@ -552,7 +616,7 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 				fpb_corrupt(st, bychild[i].parent,
 							"Block %u has a second downlink; the other is in block %u.",
 							bychild[i].child, bychild[i - 1].parent);
-			if (!bychild[i].found)
+			if (!bychild[i].found && !fpb_check_gone(st, bychild[i].child))
 				fpb_corrupt(st, bychild[i].parent,
 							"Downlink %s points to block %u, which is not on the right-link chain of level %u.",
 							fpb_keydesc(bychild[i].k, bychild[i].t),
@@ -755,13 +819,16 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 	}
 
 	/*
-	 * Every initialised page must be in the tree: pages are never recycled,
-	 * and a crash during a split leaves either a zero page or a page linked
-	 * from its left sibling.  (In relaxed mode a page may have been added
+	 * Every initialised page but the deleted ones must be in the tree: a
+	 * crash during a split leaves either a zero page or a page linked from
+	 * its left sibling, and a page is unlinked only in the record that marks
+	 * it deleted.  (In relaxed mode a page may have been added
 	 * after its level was walked.)
 	 */
 	for (BlockNumber blkno = 0; blkno < st->nblocks && !relaxed; blkno++)
 	{
+		FpbPageOpaque opq;
+
 		CHECK_FOR_INTERRUPTS();
 		if (fpb_bit_test(st->reached, blkno))
 		{
@@ -771,6 +838,22 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 		fpb_check_readpage(st, blkno, st->page);
 		if (PageIsNew(st->page))
 			continue;
+		fpb_page_check_sane(index, st->page, blkno);
+
+		/*
+		 * Deleted pages are off the chain (recyclable or not): an empty
+		 * leaf that no sibling and no downlink leads to.
+		 */
+		opq = FpbPageGetOpaque(st->page);
+		if (FpbPageIsDeleted(opq))
+		{
+			if (opq->level != 0 || opq->nentries != 0 ||
+				FpbPageIsRightmost(opq))
+				fpb_corrupt(st, blkno,
+							"Deleted page is not an empty leaf with a right sibling (level %u, %u entries).",
+							opq->level, opq->nentries);
+			continue;
+		}
 		nonnew++;
 		fpb_corrupt(st, blkno,
 					"Page is initialised but not reachable from the root.");
