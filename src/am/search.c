@@ -11,6 +11,7 @@
 
 #include "fpbtree.h"
 #include "miscadmin.h"
+#include "storage/buf_internals.h"
 
 /*
  * Lock block `to`, reached by the right-link of block `from` (at `level`,
@@ -25,11 +26,15 @@
  *	  lower bound, so high keys strictly increase along every walk to the
  *	  right, however the tree changes meanwhile.  A walk that checks this
  *	  at every step can therefore never revisit a page: it ends;
- *	- whose left-link is not itself.  The left-link need not be from: a split
- *	  of from since the link was read puts new pages in between, in reused
- *	  blocks as well as new ones, and a deletion of from (pagedel.c) links
- *	  its right sibling to from's left.  Walks left check what they rely on
- *	  themselves (scan.c).
+ *	- whose left-link is not itself, and leads to a page whose high key
+ *	  (`to`'s lower bound) is not above from's.  The left-link need not be
+ *	  from: a split of from since the link was read puts new pages in
+ *	  between (in reused blocks as well as new ones), the last of them with
+ *	  from's old high key, and a deletion of from or of pages after it
+ *	  (pagedel.c) gives `to` a lower bound further left.  A lower bound only
+ *	  ever moves left, so one above from's high key means the right-link
+ *	  skipped pages.  That page is only tried-locked (we hold `to`, right of
+ *	  it): when it is busy the check is skipped.
  *
  * A deleted or half-dead page keeps its high key and right-link, so walks
  * over it go on to the right as over any page; the caller decides to skip
@@ -41,6 +46,46 @@
  * page (inserters hold the child while they look for its parent), so check
  * for interrupts here: long walks stay cancellable.
  */
+/*
+ * fpb_getbuf_right's check of the lower bound of block `to` (locked), the
+ * high key of its left sibling `left`, against from's high key (hik, hit).
+ */
+static void
+fpb_check_lower_bound(Relation index, BlockNumber to, BlockNumber left,
+					  BlockNumber from, uint16 level, uint64 hik, uint64 hit)
+{
+	Buffer		lbuf = ReadBuffer(index, left);
+	FpbPageOpaque lopq;
+	bool		skipped;
+
+	if (!BufferIsLocal(lbuf) &&
+		LWLockHeldByMe(BufferDescriptorGetContentLock(GetBufferDescriptor(lbuf - 1))))
+	{
+		ReleaseBuffer(lbuf);
+		return;
+	}
+	if (!ConditionalLockBuffer(lbuf))
+	{
+		ReleaseBuffer(lbuf);
+		return;
+	}
+	if (PageIsNew(BufferGetPage(lbuf)))
+	{
+		UnlockReleaseBuffer(lbuf);
+		return;
+	}
+	fpb_page_check_sane(index, BufferGetPage(lbuf), left);
+	lopq = FpbPageGetOpaque(BufferGetPage(lbuf));
+	skipped = lopq->level == level && lopq->right == to &&
+		!FpbPageIsRightmost(lopq) &&
+		fpb_key_cmp(lopq->hikey, fpb_tid_to_t(&lopq->hitid), hik, hit) > 0;
+	UnlockReleaseBuffer(lbuf);
+	if (skipped)
+		fpb_index_corrupt(index, to,
+						  "Left sibling %u has a high key above that of block %u, whose right-link leads here: pages were skipped.",
+						  left, from);
+}
+
 Buffer
 fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 				 uint64 hik, uint64 hit, BlockNumber to, int lockmode)
@@ -66,6 +111,10 @@ fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 		fpb_index_corrupt(index, to,
 						  "Left-link points to the page itself; the page is the right sibling of block %u.",
 						  from);
+	if (opq->left != from && opq->left != InvalidBlockNumber &&
+		opq->left != FPB_METAPAGE_BLKNO &&
+		opq->left < RelationGetNumberOfBlocks(index))
+		fpb_check_lower_bound(index, to, opq->left, from, level, hik, hit);
 	return buf;
 }
 
