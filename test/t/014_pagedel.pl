@@ -183,7 +183,7 @@ for my $c (sort keys %q)
 my $leaves_before = $node->safe_psql('postgres',
 	"SELECT pages_per_level[1] FROM fpbtree_stats('c_kf')");
 $s2->query_until(qr/vacuum_started/,
-	"\\echo vacuum_started\nVACUUM (VERBOSE) c;\n");
+	"\\echo vacuum_started\nVACUUM c;\n");
 $node->poll_query_until('postgres',
 	"SELECT wait_event = 'BufferPin' FROM pg_stat_activity WHERE pid = $vpid")
   or die 'VACUUM does not wait for the index-only cursors';
