@@ -3,7 +3,7 @@
 
 EXTENSION = fpbtree
 MODULE_big = fpbtree
-DATA = fpbtree--1.0.sql fpbtree--1.0--1.1.sql
+DATA = fpbtree--1.0.sql fpbtree--1.0--1.1.sql fpbtree--1.1--1.2.sql
 PGFILEDESC = "fpbtree - fractal prefetching B+-tree"
 
 OBJS = \

@@ -18,6 +18,7 @@
 #include "fpbtree.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/indexfsm.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
@@ -27,7 +28,9 @@ PG_FUNCTION_INFO_V1(fpbtree_stats);
 
 /*
  * fpbtree_stats(index regclass) -> height, pages per level, size, entries,
- * average leaf fill, node sizes, fan-out and the latencies of the metapage.
+ * average leaf fill, node sizes, fan-out and the latencies of the metapage;
+ * from version 1.2 on also deleted, recyclable, free (in the free space
+ * map) and half-dead pages.
  */
 Datum
 fpbtree_stats(PG_FUNCTION_ARGS)
@@ -46,8 +49,12 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 	int			fanout;
 	BlockNumber nblocks;
 	BlockNumber blkno;
-	Datum		values[10];
-	bool		nulls[10] = {0};
+	int64		deleted = 0,
+				recyclable = 0,
+				freepages = 0,
+				halfdead = 0;
+	Datum		values[14];
+	bool		nulls[14] = {0};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -106,6 +113,8 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 								  "Page has level %u, expected %u.",
 								  opq->level, level);
 			perlevel[level]++;
+			if (FpbPageIsHalfDead(opq))
+				halfdead++;
 			if (level == 0)
 			{
 				entries += opq->nentries;
@@ -120,6 +129,37 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 		if (level == 0)
 			break;
 		blkno = firstchild;
+	}
+
+	/*
+	 * Deleted pages are off the chains: count them in physical order (the
+	 * columns exist from version 1.2 of the SQL function on).
+	 */
+	if (tupdesc->natts >= 14)
+	{
+		for (blkno = FPB_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
+		{
+			Buffer		buf;
+			Page		page;
+
+			CHECK_FOR_INTERRUPTS();
+			if (GetRecordedFreeSpace(index, blkno) > 0)
+				freepages++;
+			buf = ReadBuffer(index, blkno);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			if (!PageIsNew(page))
+			{
+				fpb_page_check_sane(index, page, blkno);
+				if (FpbPageIsDeleted(FpbPageGetOpaque(page)))
+				{
+					deleted++;
+					if (fpb_page_recyclable(page))
+						recyclable++;
+				}
+			}
+			UnlockReleaseBuffer(buf);
+		}
 	}
 
 	elems = palloc(sizeof(Datum) * height);
@@ -138,6 +178,10 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 	values[7] = Int32GetDatum(fanout);
 	values[8] = Float8GetDatum(meta.t1);
 	values[9] = Float8GetDatum(meta.tnext);
+	values[10] = Int64GetDatum(deleted);
+	values[11] = Int64GetDatum(recyclable);
+	values[12] = Int64GetDatum(freepages);
+	values[13] = Int64GetDatum(halfdead);
 
 	index_close(index, AccessShareLock);
 

@@ -3,7 +3,9 @@
 # its existing date/time indexes then serve cross-type bounds (a
 # timestamptz column against a date), with the same rows as a sequential
 # scan, and a fresh installation and an updated one have the same members
-# in every operator family.
+# in every operator family.  The update to 1.2 gives fpbtree_stats its page
+# deletion columns; before it, the 1.1 function still works with the new
+# library.
 
 use strict;
 use warnings;
@@ -32,7 +34,7 @@ JOIN pg_am a ON a.oid = f.opfmethod WHERE a.amname = 'fpbtree'};
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('fresh', 'CREATE EXTENSION fpbtree');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'fpbtree'"),
-	'1.1', 'a fresh installation is version 1.1');
+	'1.2', 'a fresh installation is version 1.2');
 
 $node->safe_psql(
 	'postgres', q{
@@ -58,5 +60,23 @@ is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
 	'the updated installation has the fresh one\'s operators and functions');
 is($node->safe_psql('postgres', "SELECT bool_and(amvalidate(c.oid)) FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod WHERE a.amname = 'fpbtree'"),
 	't', 'every operator class validates');
+
+my $stats = "SELECT entries, deleted_pages, recyclable_pages, free_pages, half_dead_pages FROM fpbtree_stats('t_tz')";
+is($node->safe_psql('postgres', "SELECT entries FROM fpbtree_stats('t_tz')"),
+	'20000', 'fpbtree_stats of version 1.1 works with the new library');
+$node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.2'");
+$node->safe_psql('postgres', 'DELETE FROM t WHERE tz < (SELECT min(tz) + interval \'100 days\' FROM t)');
+$node->safe_psql('postgres', 'VACUUM t');
+$node->safe_psql('postgres', 'SELECT txid_current()');
+$node->safe_psql('postgres', 'VACUUM t');
+like($node->safe_psql('postgres', $stats),
+	qr/^16108\|([1-9]\d*)\|\1\|\1\|0$/,
+	'after the update to 1.2 fpbtree_stats counts deleted, recyclable and free pages');
+is($node->safe_psql('postgres', "SELECT proname FROM pg_proc WHERE proname = 'fpbtree_stats'"),
+	$node->safe_psql('fresh', "SELECT proname FROM pg_proc WHERE proname = 'fpbtree_stats'"),
+	'one fpbtree_stats, as in a fresh installation');
+is($node->safe_psql('postgres', "SELECT pg_get_function_result('fpbtree_stats'::regproc)"),
+	$node->safe_psql('fresh', "SELECT pg_get_function_result('fpbtree_stats'::regproc)"),
+	'with the fresh installation\'s columns');
 
 done_testing();
