@@ -356,8 +356,9 @@ fpb_walk_left(IndexScanDesc scan)
  * new tuple.  Unlogged and temporary
  * indexes keep it too, as in nbtree, whose LP_DEAD marking without a pin
  * needs page LSNs that advance; fpbtree marks nothing dead yet.  Dropping
- * the pin is safe only because pages are never deleted: the scan goes on
- * from the block numbers it noted (see README).
+ * the pin is safe for the links too: the scan goes on from the block
+ * numbers it noted, and a page deleted meanwhile keeps its links and is not
+ * reused while the scan's snapshot is held (see README).
  */
 static bool
 fpb_scan_keeps_pin(IndexScanDesc scan)
@@ -435,9 +436,11 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	else
 	{
 		/*
-		 * The leaf a downlink names keeps that downlink's key as its lower
-		 * bound (pages are never merged or deleted); if it split since, the
-		 * run's start key may lie further right.
+		 * The leaf a downlink names has at most that downlink's key as its
+		 * lower bound (a deletion of its left sibling lowers it), or it was
+		 * deleted and its right sibling took its key range; if it split
+		 * since, the run's start key may lie further right.  Moving right
+		 * finds it either way.
 		 */
 		CHECK_FOR_INTERRUPTS();
 		buf = fpb_getbuf(index, run.start, BUFFER_LOCK_SHARE);
@@ -489,10 +492,12 @@ fpb_scan_descend(IndexScanDesc scan, bool forward)
  *
  * Forward, an interval that begins on the leaf just read (below its high
  * key then) is read from that leaf without a descent: the leaf's lower
- * bound, which never changes, is at or below the new interval's start
- * (every leaf a forward scan reaches starts at or below the end of the
- * interval it reads, and the intervals come in key order), so moving right
- * from it finds the start as a descent would, also after concurrent splits.
+ * bound, which can only move left (a deletion of its left sibling), is at
+ * or below the new interval's start (every leaf a forward scan reaches
+ * starts at or below the end of the interval it reads, and the intervals
+ * come in key order), so moving right from it finds the start as a descent
+ * would, also after concurrent splits; if the leaf was deleted since, its
+ * right sibling took its key range, and moving right steps over it.
  * Only while the scan has not left the leaf its last descent found: the
  * leaf prefetcher set up by that descent is then still untouched and fits.
  */

@@ -18,6 +18,7 @@
 #include "fpbtree.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -82,7 +83,8 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 	/*
 	 * Walk each level along the right-links, one share-locked page at a
 	 * time.  Splits only add pages to the right of a level's leftmost page,
-	 * so concurrent inserts make the counts approximate but never break the
+	 * and a page deleted meanwhile keeps its right-link, so concurrent
+	 * inserts and VACUUM make the counts approximate but never break the
 	 * walk.
 	 */
 	blkno = meta.root;

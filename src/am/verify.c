@@ -25,7 +25,12 @@
  *	  the children of a level's downlinks, in order, are exactly the pages of
  *	  the level below, except pages whose left sibling carries
  *	  FPB_F_INCOMPLETE_SPLIT (their downlink is legitimately missing);
- *	- every page of the relation that is not all-zeros was reached;
+ *	- page deletion: no deleted page on a chain, half-dead pages only at the
+ *	  leaf level, empty, with a right sibling and no downlink, the right
+ *	  sibling's downlink carrying the half-dead page's lower bound (its key
+ *	  range went there), and every deleted page an empty leaf;
+ *	- every page of the relation that is neither all-zeros nor deleted was
+ *	  reached;
  *	- a unique index holds no two entries of one key whose heap tuples are
  *	  both live (unique.c; not on a standby).
  *
@@ -36,7 +41,8 @@
  * tree under us anyway, so there the check runs in "relaxed" mode with
  * AccessShareLock and skips what a concurrent split can falsify: it still
  * checks every page it meets, key order along each level, lower bounds and
- * the keys of the downlinks it finds (lower bounds never change), and that
+ * the keys of the downlinks it finds (lower bounds only move left, when a
+ * left sibling is deleted), and that
  * every downlink leads to a page of the level below; it does not require a
  * downlink for every page, and re-reads the left sibling before calling a
  * left-link wrong; unreachable pages are not looked for.
@@ -280,9 +286,10 @@ fpb_check_leftlink_again(FpbCheckState *st, BlockNumber blkno,
  * level: each page has the next downlink unless its left sibling is flagged
  * as incompletely split.  Relaxed mode looks each page up among the
  * downlinks by block number instead, and only requires that every downlink
- * leads to a page of this level with the downlink's key as lower bound:
- * lower bounds never change, and a page that existed when its parent was
- * read is still on the chain when this level is walked later.
+ * leads to a page of this level with a lower bound at or below the
+ * downlink's key (lower bounds only move left, by deletions), and that a
+ * page that existed when its parent was read is still on the chain when
+ * this level is walked later, or was deleted meanwhile.
  */
 static FpbDownlink *
 fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
@@ -439,6 +446,18 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 				fpb_corrupt(st, d->parent,
 							"Downlink to block %u, the leftmost page of level %u, has key %s instead of minus infinity.",
 							blkno, level, fpb_keydesc(d->k, d->t));
+		}
+		else if (d && st->relaxed)
+		{
+			/*
+			 * A deletion since the level above was read may have moved the
+			 * lower bound left of the downlink's key; never right of it.
+			 */
+			if (fpb_key_cmp(d->k, d->t, prevhikey.k, prevhikey.t) < 0)
+				fpb_corrupt(st, d->parent,
+							"Downlink to block %u has key %s, below the block's lower bound (the high key of its left sibling %u) %s.",
+							blkno, fpb_keydesc(d->k, d->t), prevblk,
+							fpb_keydesc(prevhikey.k, prevhikey.t));
 		}
 		else if (d && (d->k != prevhikey.k || d->t != prevhikey.t))
 			fpb_corrupt(st, d->parent,
