@@ -26,31 +26,136 @@ fpb_page_safexid(FpbPageOpaque opq)
 }
 
 /*
- * Step one.  buf is the empty leaf, exclusively locked, neither rightmost
- * nor flagged.  Find its parent by a descent for the leaf's high key, which
- * leads to the level-1 page holding the right sibling's downlink; unless
- * the leaf's downlink is the one just before it on that page, give up: the
- * leaf is its parent's rightmost child (its key range would have to move to
- * another parent, changing high keys above) or has no downlink yet.
- * Otherwise remove the downlink (K_leaf, leaf) and (K_right, right) becomes
- * (K_leaf, right): the right sibling takes over the leaf's key range, the
- * Lehman-Yao direction (no high key changes).  In the same record the leaf
- * is flagged half-dead.  Returns whether it was; buf stays locked.
+ * A page's entries, collected into a palloc'd array.
+ */
+static FpbEntry *
+fpb_pagedel_collect(Buffer buf, int *n)
+{
+	Page		page = BufferGetPage(buf);
+	FpbEntry   *ents = palloc(sizeof(FpbEntry) *
+							  (FpbPageGetOpaque(page)->nentries + 1));
+
+	*n = fpb_page_collect(page, ents, BufferGetBlockNumber(buf));
+	return ents;
+}
+
+/*
+ * Step one when the leaf (tbuf) is the only child of its parent P (pbuf,
+ * level 1, with entries pents[0..0]): P goes with it.  P's range moves to
+ * its right sibling P2, whose first downlink (the leaf's right sibling's)
+ * then starts at P's lower bound, and P's downlink in the grandparent G
+ * is removed as the leaf's is in the simple case: (K_P, P), (K_P2, P2)
+ * becomes (K_P, P2).  Both P and the leaf are flagged half-dead, in one
+ * record of four pages (G, P2, P, leaf).  Only within one grandparent, and
+ * never the rightmost page of level 1.
  *
- * Child before parent is the lock order of inserters too; the descent holds
- * one internal page at a time.
+ * Locks: the leaf and P are held; P2 is locked next (left to right on its
+ * level), then G by a descent (below before above, as inserters lock).
+ * Returns whether it was done; releases pbuf either way.
  */
 static bool
-fpb_mark_halfdead(Relation index, Buffer buf)
+fpb_mark_subtree_halfdead(Relation index, Buffer tbuf, Buffer pbuf,
+						  FpbEntry *pents)
+{
+	FpbPageOpaque popq = FpbPageGetOpaque(BufferGetPage(pbuf));
+	BlockNumber pblk = BufferGetBlockNumber(pbuf);
+	BlockNumber right = FpbPageGetOpaque(BufferGetPage(tbuf))->right;
+	BlockNumber p2blk = popq->right;
+	Buffer		p2buf;
+	Buffer		gbuf;
+	FpbEntry   *p2ents;
+	FpbEntry   *gents;
+	int			n2,
+				ng,
+				i;
+	FpbWalState *state;
+	Page		wpage;
+
+	if (FpbPageIsRightmost(popq) || FpbPageIsIgnore(popq) ||
+		(popq->flags & FPB_F_INCOMPLETE_SPLIT) || popq->level != 1 ||
+		p2blk == pblk || fpb_cached_meta(index, true)->rootlevel < 2)
+	{
+		UnlockReleaseBuffer(pbuf);
+		return false;
+	}
+	p2buf = fpb_getbuf(index, p2blk, BUFFER_LOCK_EXCLUSIVE);
+	p2ents = fpb_pagedel_collect(p2buf, &n2);
+	if (FpbPageGetOpaque(BufferGetPage(p2buf))->level != 1 ||
+		FpbPageIsIgnore(FpbPageGetOpaque(BufferGetPage(p2buf))) ||
+		FpbPageGetOpaque(BufferGetPage(p2buf))->left != pblk ||
+		n2 < 1 || p2ents[0].child != right)
+	{
+		UnlockReleaseBuffer(p2buf);
+		UnlockReleaseBuffer(pbuf);
+		return false;
+	}
+
+	/* the grandparent: the level-2 page whose range holds P's lower bound */
+	gbuf = fpb_descend_to(index, pents[0].k, pents[0].t, 2,
+						  BUFFER_LOCK_EXCLUSIVE, false, NULL, NULL);
+	gents = fpb_pagedel_collect(gbuf, &ng);
+	for (i = 0; i < ng; i++)
+		if (gents[i].child == pblk)
+			break;
+	if (i >= ng - 1 || gents[i + 1].child != p2blk)
+	{
+		UnlockReleaseBuffer(gbuf);
+		UnlockReleaseBuffer(p2buf);
+		UnlockReleaseBuffer(pbuf);
+		return false;
+	}
+	gents[i].child = p2blk;
+	memmove(&gents[i + 1], &gents[i + 2], sizeof(FpbEntry) * (ng - i - 2));
+	ng--;
+	p2ents[0].k = gents[i].k;
+	p2ents[0].t = gents[i].t;
+
+	state = fpb_wal_start(index);
+	wpage = fpb_wal_register(state, gbuf, 0);
+	if (!fpb_page_layout(wpage, gents, ng, 0))
+		elog(ERROR, "fpbtree: block %u does not fit after removing a downlink",
+			 BufferGetBlockNumber(gbuf));
+	wpage = fpb_wal_register(state, p2buf, 0);
+	if (!fpb_page_layout(wpage, p2ents, n2, 0))
+		elog(ERROR, "fpbtree: block %u does not fit after a key change",
+			 p2blk);
+	wpage = fpb_wal_register(state, pbuf, 0);
+	FpbPageGetOpaque(wpage)->flags |= FPB_F_HALF_DEAD;
+	wpage = fpb_wal_register(state, tbuf, 0);
+	FpbPageGetOpaque(wpage)->flags |= FPB_F_HALF_DEAD;
+	fpb_wal_finish(state);
+
+	UnlockReleaseBuffer(gbuf);
+	UnlockReleaseBuffer(p2buf);
+	UnlockReleaseBuffer(pbuf);
+	pfree(gents);
+	pfree(p2ents);
+	return true;
+}
+
+/*
+ * Step one.  buf is the empty leaf, exclusively locked, neither rightmost
+ * nor flagged, and (lk, lt) its lower bound.  Its parent P is found by a
+ * descent to level 1 for that key.  If the leaf's downlink is followed on
+ * P by its right sibling's, (K_leaf, leaf), (K_right, right) becomes
+ * (K_leaf, right): the right sibling takes over the leaf's key range, the
+ * Lehman-Yao direction (no high key changes), and the leaf is flagged
+ * half-dead in the same record.  If the leaf is P's only child, P goes too
+ * (fpb_mark_subtree_halfdead).  Otherwise (the leaf is P's rightmost child
+ * among others: its range would have to move to another parent, changing
+ * high keys above; or it has no downlink yet) nothing is done.
+ *
+ * Returns the number of pages made half-dead (0, 1, or 2 with *pblk set to
+ * P); buf stays locked.  Child before parent is the lock order of inserters
+ * too; the descent holds one internal page at a time.
+ */
+static int
+fpb_mark_halfdead(Relation index, Buffer buf, uint64 lk, uint64 lt,
+				  BlockNumber *pblkp)
 {
 	BlockNumber blkno = BufferGetBlockNumber(buf);
-	Page		page = BufferGetPage(buf);
-	FpbPageOpaque opq = FpbPageGetOpaque(page);
-	BlockNumber right = opq->right;
-	uint64		hik,
-				hit;
+	BlockNumber right = FpbPageGetOpaque(BufferGetPage(buf))->right;
 	Buffer		pbuf;
-	Page		ppage;
 	BlockNumber pblk;
 	FpbEntry   *ents;
 	int			n,
@@ -58,23 +163,28 @@ fpb_mark_halfdead(Relation index, Buffer buf)
 	FpbWalState *state;
 	Page		wpage;
 
-	fpb_page_get_hikey(page, &hik, &hit);
 	if (fpb_cached_meta(index, true)->rootlevel < 1)
-		return false;			/* the root is a leaf: no parent */
-	pbuf = fpb_descend_to(index, hik, hit, 1, BUFFER_LOCK_EXCLUSIVE, false,
+		return 0;				/* the root is a leaf: no parent */
+	pbuf = fpb_descend_to(index, lk, lt, 1, BUFFER_LOCK_EXCLUSIVE, false,
 						  NULL, NULL);
-	ppage = BufferGetPage(pbuf);
 	pblk = BufferGetBlockNumber(pbuf);
-	ents = palloc(sizeof(FpbEntry) * (FpbPageGetOpaque(ppage)->nentries + 1));
-	n = fpb_page_collect(ppage, ents, pblk);
+	ents = fpb_pagedel_collect(pbuf, &n);
 	for (j = 0; j < n; j++)
 		if (ents[j].child == blkno)
 			break;
+	if (j < n && n == 1)
+	{
+		bool		done = fpb_mark_subtree_halfdead(index, buf, pbuf, ents);
+
+		pfree(ents);
+		*pblkp = pblk;
+		return done ? 2 : 0;
+	}
 	if (j >= n - 1 || ents[j + 1].child != right)
 	{
 		UnlockReleaseBuffer(pbuf);
 		pfree(ents);
-		return false;
+		return 0;
 	}
 	ents[j].child = right;
 	memmove(&ents[j + 1], &ents[j + 2], sizeof(FpbEntry) * (n - j - 2));
@@ -91,16 +201,18 @@ fpb_mark_halfdead(Relation index, Buffer buf)
 
 	UnlockReleaseBuffer(pbuf);
 	pfree(ents);
-	return true;
+	return 1;
 }
 
 /*
- * Step two: unlink the half-dead leaf blkno from its siblings and mark it
- * deleted.  Locks left to right (left sibling, leaf, right sibling), the
- * order of splits, so the leaf's lock is let go first and the left sibling
- * found again: the page whose right-link is the leaf, reached from the
- * leaf's left-link by moving right (it may have split).  Returns whether
- * the leaf was deleted.
+ * Step two: unlink the half-dead page blkno (a leaf, or a level-1 page whose
+ * only child went with it) from its siblings and mark it deleted.  Locks
+ * left to right (left sibling, page, right sibling), the order of splits,
+ * so the page's lock is let go first and the left sibling found again: the
+ * page whose right-link is ours, reached from our left-link by moving right
+ * (it may have split).  Returns whether the page was deleted.  A deleted
+ * level-1 page keeps its one downlink, to its deleted child, so readers that
+ * still reach it (the leaf prefetcher) find what they expect.
  */
 static bool
 fpb_unlink_halfdead(Relation index, BlockNumber blkno)
@@ -116,6 +228,7 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 	FpbWalState *state;
 	Page		wpage;
 	FullTransactionId safexid;
+	uint16		level;
 
 	tbuf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
 	opq = FpbPageGetOpaque(BufferGetPage(tbuf));
@@ -125,6 +238,7 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 		return false;
 	}
 	left = opq->left;
+	level = opq->level;
 	fpb_page_get_hikey(BufferGetPage(tbuf), &hik, &hit);
 	UnlockReleaseBuffer(tbuf);
 
@@ -139,10 +253,10 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 		{
 			FpbPageOpaque lopq = FpbPageGetOpaque(BufferGetPage(lbuf));
 
-			if (lopq->level != 0 || FpbPageIsDeleted(lopq))
+			if (lopq->level != level || FpbPageIsDeleted(lopq))
 				fpb_index_corrupt(index, blkno,
-								  "Left sibling %u of the half-dead page is not a live leaf.",
-								  BufferGetBlockNumber(lbuf));
+								  "Left sibling %u of the half-dead page is not a live page of level %u.",
+								  BufferGetBlockNumber(lbuf), level);
 			if (lopq->right == blkno)
 				break;
 
@@ -178,7 +292,7 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 						  "Half-dead page has no right sibling.");
 	rbuf = fpb_getbuf(index, right, BUFFER_LOCK_EXCLUSIVE);
 	if (FpbPageGetOpaque(BufferGetPage(rbuf))->left != blkno ||
-		FpbPageGetOpaque(BufferGetPage(rbuf))->level != 0)
+		FpbPageGetOpaque(BufferGetPage(rbuf))->level != level)
 		fpb_index_corrupt(index, right,
 						  "Page is the right sibling of half-dead block %u, but its left-link is %u.",
 						  blkno, FpbPageGetOpaque(BufferGetPage(rbuf))->left);
@@ -205,7 +319,7 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 	opq->safexid_hi = (uint32) (U64FromFullTransactionId(safexid) >> 32);
 	fpb_wal_finish(state);
 
-	/* the leaf keeps its links and high key for scans still on their way */
+	/* the page keeps its links and high key for scans still on their way */
 	UnlockReleaseBuffer(rbuf);
 	UnlockReleaseBuffer(tbuf);
 	if (BufferIsValid(lbuf))
@@ -214,40 +328,94 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 }
 
 /*
- * Delete leaf blkno if it is empty (or finish it if it is half-dead, after
- * a crash or an error between the steps).  No buffer lock may be held.
- * Returns the number of pages deleted (0 or 1).
+ * Delete leaf blkno if it is empty, with its parent if it is the parent's
+ * only child; or finish the deletion of a half-dead page (after a crash or
+ * an error between the steps).  No buffer lock may be held.  Returns the
+ * number of pages deleted.
  */
 int
 fpb_pagedel(Relation index, BlockNumber blkno)
 {
 	Buffer		buf = fpb_getbuf(index, blkno, BUFFER_LOCK_EXCLUSIVE);
 	FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
+	BlockNumber left;
+	BlockNumber pblk = InvalidBlockNumber;
+	uint64		lk = 0,
+				lt = 0;
+	int			nhalf;
+	int			ndel;
 
-	if (FpbPageIsDeleted(opq) || !FpbPageIsLeaf(opq))
+	if (FpbPageIsDeleted(opq))
 	{
 		UnlockReleaseBuffer(buf);
 		return 0;
 	}
-	if (!FpbPageIsHalfDead(opq))
+	if (FpbPageIsHalfDead(opq))
 	{
-		if (FpbPageIsRightmost(opq) || opq->nentries > 0 ||
-			(opq->flags & FPB_F_INCOMPLETE_SPLIT) ||
-			!fpb_mark_halfdead(index, buf))
+		UnlockReleaseBuffer(buf);
+		CHECK_FOR_INTERRUPTS();
+		return fpb_unlink_halfdead(index, blkno) ? 1 : 0;
+	}
+	if (!FpbPageIsLeaf(opq) || FpbPageIsRightmost(opq) || opq->nentries > 0 ||
+		(opq->flags & FPB_F_INCOMPLETE_SPLIT))
+	{
+		UnlockReleaseBuffer(buf);
+		return 0;
+	}
+
+	/*
+	 * The leaf's lower bound, its left sibling's high key, finds its parent
+	 * (the high key would lead past a parent whose last child it is).  The
+	 * left sibling is read before the leaf is locked again (left to right);
+	 * a left-link that changed meanwhile makes us give up.
+	 */
+	left = opq->left;
+	UnlockReleaseBuffer(buf);
+	if (left != InvalidBlockNumber)
+	{
+		Buffer		lbuf;
+		FpbPageOpaque lopq;
+
+		if (left == blkno)
+			fpb_index_corrupt(index, blkno,
+							  "Left-link points to the page itself.");
+		lbuf = fpb_getbuf(index, left, BUFFER_LOCK_SHARE);
+		lopq = FpbPageGetOpaque(BufferGetPage(lbuf));
+		if (lopq->right != blkno || FpbPageIsDeleted(lopq) ||
+			FpbPageIsRightmost(lopq))
 		{
-			UnlockReleaseBuffer(buf);
+			UnlockReleaseBuffer(lbuf);
 			return 0;
 		}
-		UnlockReleaseBuffer(buf);
-		if (fpb_debug_pagedel_stop)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("fpbtree: stopped after marking block %u of index \"%s\" half-dead",
-							blkno, RelationGetRelationName(index)),
-					 errdetail("fpbtree.debug_pagedel_stop is on.")));
+		fpb_page_get_hikey(BufferGetPage(lbuf), &lk, &lt);
+		UnlockReleaseBuffer(lbuf);
 	}
-	else
-		UnlockReleaseBuffer(buf);
 	CHECK_FOR_INTERRUPTS();
-	return fpb_unlink_halfdead(index, blkno) ? 1 : 0;
+	buf = fpb_getbuf(index, blkno, BUFFER_LOCK_EXCLUSIVE);
+	opq = FpbPageGetOpaque(BufferGetPage(buf));
+	if (FpbPageIsIgnore(opq) || !FpbPageIsLeaf(opq) ||
+		FpbPageIsRightmost(opq) || opq->nentries > 0 ||
+		(opq->flags & FPB_F_INCOMPLETE_SPLIT) || opq->left != left)
+	{
+		UnlockReleaseBuffer(buf);
+		return 0;
+	}
+	nhalf = fpb_mark_halfdead(index, buf, lk, lt, &pblk);
+	UnlockReleaseBuffer(buf);
+	if (nhalf == 0)
+		return 0;
+	if (fpb_debug_pagedel_stop)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("fpbtree: stopped after marking block %u of index \"%s\" half-dead",
+						blkno, RelationGetRelationName(index)),
+				 errdetail("fpbtree.debug_pagedel_stop is on.")));
+	CHECK_FOR_INTERRUPTS();
+	ndel = fpb_unlink_halfdead(index, blkno) ? 1 : 0;
+	if (nhalf == 2)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ndel += fpb_unlink_halfdead(index, pblk) ? 1 : 0;
+	}
+	return ndel;
 }

@@ -115,8 +115,6 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 								  "Page has level %u, expected %u.",
 								  opq->level, level);
 			perlevel[level]++;
-			if (FpbPageIsHalfDead(opq))
-				halfdead++;
 			if (level == 0)
 			{
 				entries += opq->nentries;
@@ -134,8 +132,9 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 	}
 
 	/*
-	 * Deleted pages are off the chains: count them in physical order (the
-	 * columns exist from version 1.2 of the SQL function on).
+	 * Deleted pages are off the chains, and a half-dead page may be left of
+	 * the first downlink: count them in physical order (the columns exist
+	 * from version 1.2 of the SQL function on).
 	 */
 	if (tupdesc->natts >= 14)
 	{
@@ -153,6 +152,8 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 			if (!PageIsNew(page))
 			{
 				fpb_page_check_sane(index, page, blkno);
+				if (FpbPageIsHalfDead(FpbPageGetOpaque(page)))
+					halfdead++;
 				if (FpbPageIsDeleted(FpbPageGetOpaque(page)))
 				{
 					deleted++;

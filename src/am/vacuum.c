@@ -86,13 +86,14 @@ fpb_vacuum_page(Relation index, Buffer buf, IndexBulkDeleteResult *stats,
 		}
 		return;
 	}
-	if (!FpbPageIsLeaf(opq))
-		return;
 	if (FpbPageIsHalfDead(opq))
 	{
+		/* a deletion left half-way (a leaf, or its level-1 parent) */
 		res->delete = true;
 		return;
 	}
+	if (!FpbPageIsLeaf(opq))
+		return;
 	/* a page reached by backtracking must belong to the split group */
 	if (blkno != orig && opq->cycleid != cycle)
 		return;

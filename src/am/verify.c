@@ -25,10 +25,11 @@
  *	  the children of a level's downlinks, in order, are exactly the pages of
  *	  the level below, except pages whose left sibling carries
  *	  FPB_F_INCOMPLETE_SPLIT (their downlink is legitimately missing);
- *	- page deletion: no deleted page on a chain, half-dead pages only at the
- *	  leaf level, empty, with a right sibling and no downlink, the right
+ *	- page deletion: no deleted page on a chain; half-dead pages only empty
+ *	  leaves and level-1 pages with one downlink (to their half-dead or
+ *	  deleted child), with a right sibling and no downlink, the right
  *	  sibling's downlink carrying the half-dead page's lower bound (its key
- *	  range went there), and every deleted page an empty leaf;
+ *	  range went there); every deleted page such a page;
  *	- every page of the relation that is neither all-zeros nor deleted was
  *	  reached;
  *	- a unique index holds no two entries of one key whose heap tuples are
@@ -240,7 +241,42 @@ fpb_check_gone(FpbCheckState *st, BlockNumber blkno)
 		return false;
 	fpb_page_check_sane(st->index, st->page2, blkno);
 	opq = FpbPageGetOpaque(st->page2);
-	return FpbPageIsIgnore(opq) && opq->level == 0;
+	return FpbPageIsIgnore(opq) && opq->level <= 1;
+}
+
+/*
+ * The leftmost page of a level, from the child of the first downlink above:
+ * that is it, unless the pages left of it are half-dead (their downlinks
+ * are gone, they are still on the chain).  Deleted ones are not: their
+ * right siblings' left-links skip them.
+ */
+static BlockNumber
+fpb_check_leftmost(FpbCheckState *st, BlockNumber blkno)
+{
+	for (BlockNumber steps = 0; steps < st->nblocks; steps++)
+	{
+		BlockNumber left;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!fpb_check_block_valid(st, blkno))
+			return blkno;		/* reported by the walk */
+		fpb_check_readpage(st, blkno, st->page2);
+		if (PageIsNew(st->page2))
+			return blkno;
+		fpb_page_check_sane(st->index, st->page2, blkno);
+		left = FpbPageGetOpaque(st->page2)->left;
+		if (left == InvalidBlockNumber || left == blkno ||
+			!fpb_check_block_valid(st, left))
+			return blkno;		/* the walk reports a bad left-link */
+		fpb_check_readpage(st, left, st->page2);
+		if (PageIsNew(st->page2))
+			return blkno;
+		fpb_page_check_sane(st->index, st->page2, left);
+		if (!FpbPageIsHalfDead(FpbPageGetOpaque(st->page2)))
+			return blkno;
+		blkno = left;
+	}
+	return blkno;
 }
 
 static int
@@ -406,10 +442,11 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 			fpb_corrupt(st, blkno,
 						"Page is flagged as incompletely split but has no right sibling.");
 		if (FpbPageIsHalfDead(opq) &&
-			(level != 0 || FpbPageIsRightmost(opq) || opq->nentries != 0 ||
+			(level > 1 || FpbPageIsRightmost(opq) ||
+			 opq->nentries != (level == 0 ? 0 : 1) ||
 			 (opq->flags & FPB_F_INCOMPLETE_SPLIT)))
 			fpb_corrupt(st, blkno,
-						"Half-dead page is not an empty, unflagged leaf with a right sibling (level %u, %u entries).",
+						"Half-dead page is neither an empty leaf nor a level-1 page with one downlink, unflagged, with a right sibling (level %u, %u entries).",
 						level, opq->nentries);
 		if (!FpbPageIsRightmost(opq))
 			fpb_page_get_hikey(st->page, &hik, &hit);
@@ -464,7 +501,8 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 						"Downlink to block %u has key %s, but the block's lower bound (the high key of its left sibling %u) is %s.",
 						blkno, fpb_keydesc(d->k, d->t), prevblk,
 						fpb_keydesc(prevhikey.k, prevhikey.t));
-		if (links && prevblk == InvalidBlockNumber && d == NULL)
+		if (links && prevblk == InvalidBlockNumber && d == NULL &&
+			!FpbPageIsHalfDead(opq))
 			fpb_corrupt(st, blkno,
 						"Leftmost page of level %u has no downlink.", level);
 
@@ -507,14 +545,22 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		/* the page's entries, after its in-page tree is verified */
 		ents = fpb_check_inpage(st->index, st->page, blkno, &n);
 
-		if (level > 0 && n == 0)
+		/*
+		 * A half-dead level-1 page's one downlink leads to its half-dead or
+		 * deleted only child, whose range, like its own, went right: it is
+		 * not one of the level's downlinks.
+		 */
+		if (FpbPageIsHalfDead(opq))
+			n = 0;
+
+		if (level > 0 && n == 0 && !FpbPageIsHalfDead(opq))
 			fpb_corrupt(st, blkno, "Internal page has no downlinks.");
-		if (level > 0 && prevblk == InvalidBlockNumber &&
+		if (level > 0 && n > 0 && prevblk == InvalidBlockNumber &&
 			(ents[0].k != 0 || ents[0].t != 0))
 			fpb_corrupt(st, blkno,
 						"First downlink of the leftmost page of level %u has key %s instead of minus infinity.",
 						level, fpb_keydesc(ents[0].k, ents[0].t));
-		if (level > 0 && prevblk != InvalidBlockNumber &&
+		if (level > 0 && n > 0 && prevblk != InvalidBlockNumber &&
 			(ents[0].k != prevhikey.k || ents[0].t != prevhikey.t))
 			fpb_corrupt(st, blkno,
 						"First downlink has key %s, but the page's lower bound (the high key of its left sibling %u) is %s.",
@@ -834,7 +880,7 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 		nlinks = nnext;
 		if (level == 0)
 			break;
-		leftmost = links[0].child;
+		leftmost = fpb_check_leftmost(st, links[0].child);
 	}
 
 	/*
@@ -866,10 +912,11 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 		opq = FpbPageGetOpaque(st->page);
 		if (FpbPageIsDeleted(opq))
 		{
-			if (opq->level != 0 || opq->nentries != 0 ||
+			if (opq->level > 1 ||
+				opq->nentries != (opq->level == 0 ? 0 : 1) ||
 				FpbPageIsRightmost(opq))
 				fpb_corrupt(st, blkno,
-							"Deleted page is not an empty leaf with a right sibling (level %u, %u entries).",
+							"Deleted page is neither an empty leaf nor a level-1 page with one downlink, with a right sibling (level %u, %u entries).",
 							opq->level, opq->nentries);
 			continue;
 		}

@@ -21,7 +21,8 @@
 # (the developer setting fpbtree.debug_pagedel_stop), leaving a half-dead
 # leaf; scans and inserts pass it, the server is crashed (immediate stop)
 # and restarted, fpbtree_check passes, and the next VACUUM finishes the
-# deletion.
+# deletion.  The same with a leaf that goes with its parent (its only
+# child): both are left half-dead.
 #
 # Part 4.  A streaming standby replays deletions and reuse: fpbtree_check
 # passes on it and its query results equal the primary's.
@@ -248,6 +249,67 @@ cmp_ok(vacuum_deleted($node, 'h', 'h_k', ''),
 is($node->safe_psql('postgres', "SELECT fpbtree_check('h_k', true)"),
 	'', 'fpbtree_check passes after VACUUM');
 same_as_seqscan($node, 'SELECT k FROM h WHERE k BETWEEN 1 AND 30000 ORDER BY k DESC',
+	'backward scan after VACUUM');
+
+# ---- Part 3b: the same when the leaf's parent goes with it ------------------
+
+# Two level-1 pages.  The first one's leaves are emptied (and deleted) one
+# leaf's worth of keys at a time, VACUUM stopping after the first step,
+# until the step that stopped made two pages half-dead: the last child
+# and the level-1 page whose only child it was.
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE p (k int8) WITH (autovacuum_enabled = off);
+INSERT INTO p SELECT g FROM generate_series(1, 250000) g;
+CREATE INDEX p_k ON p USING fpbtree (k);
+DELETE FROM p WHERE k < 165000;
+VACUUM p;
+});
+is($node->safe_psql('postgres', "SELECT pages_per_level[2] FROM fpbtree_stats('p_k')"),
+	'2', 'two level-1 pages');
+my $lo = 165000;
+my $subtree = 0;
+for my $i (1 .. 300)
+{
+	$lo += 400;
+	$node->safe_psql('postgres', "DELETE FROM p WHERE k < $lo");
+	# (INDEX_CLEANUP ON: so few dead rows would not make VACUUM visit the index)
+	$node->psql('postgres',
+		'SET fpbtree.debug_pagedel_stop = on; VACUUM (INDEX_CLEANUP ON) p');
+	my $hd = $node->safe_psql('postgres',
+		"SELECT half_dead_pages FROM fpbtree_stats('p_k')");
+	if ($hd == 2)
+	{
+		$subtree = 1;
+		last;
+	}
+	$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) p') if $hd == 1;
+}
+ok($subtree, "VACUUM stopped with a leaf and its parent half-dead (keys below $lo gone)");
+is($node->safe_psql('postgres', "SELECT fpbtree_check('p_k', true)"),
+	'', 'fpbtree_check passes with a half-dead leaf and parent');
+same_as_seqscan($node, "SELECT k FROM p WHERE k BETWEEN $lo - 2000 AND $lo + 2000 ORDER BY k",
+	'forward scan over the half-dead pages');
+same_as_seqscan($node,
+	"SELECT k FROM p WHERE k < $lo + 2000 ORDER BY k DESC",
+	'backward scan over the half-dead pages');
+$node->safe_psql('postgres',
+	"INSERT INTO p SELECT g FROM generate_series($lo - 1000, $lo - 1) g");
+$node->stop('immediate');
+$node->start;
+is($node->safe_psql('postgres', "SELECT fpbtree_check('p_k', true)"),
+	'', 'fpbtree_check passes after the crash');
+$node->safe_psql('postgres', "DELETE FROM p WHERE k < $lo");
+cmp_ok(vacuum_deleted($node, 'p', 'p_k', ', INDEX_CLEANUP ON'),
+	'>=', 2, 'the next VACUUM finishes the deletion');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT pages_per_level[2], half_dead_pages FROM fpbtree_stats('p_k')"),
+	'1|0',
+	'one level-1 page is left, nothing half-dead');
+is($node->safe_psql('postgres', "SELECT fpbtree_check('p_k', true)"),
+	'', 'fpbtree_check passes after VACUUM');
+same_as_seqscan($node, "SELECT k FROM p WHERE k < $lo + 5000 ORDER BY k DESC",
 	'backward scan after VACUUM');
 
 # ---- Part 4: a standby replays deletion and reuse --------------------------
