@@ -24,8 +24,10 @@
 # deletion.  The same with a leaf that goes with its parent (its only
 # child): both are left half-dead.
 #
-# Part 4.  A streaming standby replays deletions and reuse: fpbtree_check
-# passes on it and its query results equal the primary's.
+# Part 4.  A streaming standby replays deletions and reuse (VACUUM runs
+# with wal_consistency_checking, so the pages its records change are
+# compared with the primary's): fpbtree_check passes on it and its query
+# results equal the primary's.
 
 use strict;
 use warnings;
@@ -43,6 +45,7 @@ my $node = fpb_node(
 autovacuum = off
 max_parallel_workers_per_gather = 0
 max_parallel_maintenance_workers = 0
+wal_keep_size = '256MB'
 }, allows_streaming => 1);
 
 # The index scan and sequential scan of query $q (over table $t) agree.
@@ -319,6 +322,9 @@ my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($node, 'base', has_streaming => 1);
 $standby->start;
 
+# the records of VACUUM (deletion steps, cycle ids) carry full images the
+# standby compares its replayed pages with
+my $wcc = "SET wal_consistency_checking = 'generic';";
 $node->safe_psql(
 	'postgres', q{
 CREATE TABLE s (k int8, id int4) WITH (autovacuum_enabled = off);
@@ -332,7 +338,7 @@ for my $c (1 .. 6)
 	$node->safe_psql('postgres',
 		"INSERT INTO s SELECT g, g FROM generate_series($lo, $hi) g");
 	$node->safe_psql('postgres', 'DELETE FROM s WHERE k <= ' . $c * 20000);
-	$node->safe_psql('postgres', 'VACUUM s');
+	$node->safe_psql('postgres', "$wcc VACUUM s");
 }
 $node->wait_for_catchup($standby);
 is($standby->safe_psql('postgres', "SELECT fpbtree_check('s_k', false)"),
