@@ -557,7 +557,8 @@ extern IndexBulkDeleteResult *fpbvacuumcleanup(IndexVacuumInfo *info,
 
 /* ---- pagedel.c: deletion of empty leaf pages ---- */
 extern bool fpb_debug_pagedel_stop;
-extern int	fpb_pagedel(Relation index, BlockNumber blkno);
+extern bool fpb_pagedel(Relation index, BlockNumber blkno,
+						BlockNumber *parent);
 extern FullTransactionId fpb_page_safexid(FpbPageOpaque opq);
 
 /* ---- verify.c: fpbtree_check(); its relation checks serve stats.c too ---- */

@@ -330,11 +330,12 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 /*
  * Delete leaf blkno if it is empty, with its parent if it is the parent's
  * only child; or finish the deletion of a half-dead page (after a crash or
- * an error between the steps).  No buffer lock may be held.  Returns the
- * number of pages deleted.
+ * an error between the steps).  No buffer lock may be held.  Returns
+ * whether blkno was deleted; *parent is set to the parent's block if that
+ * was deleted too, else to InvalidBlockNumber.
  */
-int
-fpb_pagedel(Relation index, BlockNumber blkno)
+bool
+fpb_pagedel(Relation index, BlockNumber blkno, BlockNumber *parent)
 {
 	Buffer		buf = fpb_getbuf(index, blkno, BUFFER_LOCK_EXCLUSIVE);
 	FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
@@ -343,24 +344,25 @@ fpb_pagedel(Relation index, BlockNumber blkno)
 	uint64		lk = 0,
 				lt = 0;
 	int			nhalf;
-	int			ndel;
+	bool		deleted;
 
+	*parent = InvalidBlockNumber;
 	if (FpbPageIsDeleted(opq))
 	{
 		UnlockReleaseBuffer(buf);
-		return 0;
+		return false;
 	}
 	if (FpbPageIsHalfDead(opq))
 	{
 		UnlockReleaseBuffer(buf);
 		CHECK_FOR_INTERRUPTS();
-		return fpb_unlink_halfdead(index, blkno) ? 1 : 0;
+		return fpb_unlink_halfdead(index, blkno);
 	}
 	if (!FpbPageIsLeaf(opq) || FpbPageIsRightmost(opq) || opq->nentries > 0 ||
 		(opq->flags & FPB_F_INCOMPLETE_SPLIT))
 	{
 		UnlockReleaseBuffer(buf);
-		return 0;
+		return false;
 	}
 
 	/*
@@ -385,7 +387,7 @@ fpb_pagedel(Relation index, BlockNumber blkno)
 			FpbPageIsRightmost(lopq))
 		{
 			UnlockReleaseBuffer(lbuf);
-			return 0;
+			return false;
 		}
 		fpb_page_get_hikey(BufferGetPage(lbuf), &lk, &lt);
 		UnlockReleaseBuffer(lbuf);
@@ -398,12 +400,12 @@ fpb_pagedel(Relation index, BlockNumber blkno)
 		(opq->flags & FPB_F_INCOMPLETE_SPLIT) || opq->left != left)
 	{
 		UnlockReleaseBuffer(buf);
-		return 0;
+		return false;
 	}
 	nhalf = fpb_mark_halfdead(index, buf, lk, lt, &pblk);
 	UnlockReleaseBuffer(buf);
 	if (nhalf == 0)
-		return 0;
+		return false;
 	if (fpb_debug_pagedel_stop)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -411,11 +413,12 @@ fpb_pagedel(Relation index, BlockNumber blkno)
 						blkno, RelationGetRelationName(index)),
 				 errdetail("fpbtree.debug_pagedel_stop is on.")));
 	CHECK_FOR_INTERRUPTS();
-	ndel = fpb_unlink_halfdead(index, blkno) ? 1 : 0;
+	deleted = fpb_unlink_halfdead(index, blkno);
 	if (nhalf == 2)
 	{
 		CHECK_FOR_INTERRUPTS();
-		ndel += fpb_unlink_halfdead(index, pblk) ? 1 : 0;
+		if (fpb_unlink_halfdead(index, pblk))
+			*parent = pblk;
 	}
-	return ndel;
+	return deleted;
 }

@@ -194,10 +194,21 @@ fpb_vacuum_block(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		/* only the page at the scan's position is deleted here */
 		if (res.delete && blkno == orig)
 		{
-			int			ndel = fpb_pagedel(index, blkno);
+			BlockNumber parent;
 
-			stats->pages_newly_deleted += ndel;
-			stats->pages_deleted += ndel;
+			if (fpb_pagedel(index, blkno, &parent))
+			{
+				stats->pages_newly_deleted++;
+				stats->pages_deleted++;
+			}
+
+			/* a parent further right is counted when the scan gets there */
+			if (parent != InvalidBlockNumber)
+			{
+				stats->pages_newly_deleted++;
+				if (parent < orig)
+					stats->pages_deleted++;
+			}
 		}
 
 		/*
