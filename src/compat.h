@@ -26,6 +26,37 @@
 #define FPB_SMGR_RNODE(rel)	(&RelationGetSmgr(rel)->smgr_rnode.node)
 #endif
 
+/*
+ * Log the recovery conflict of reusing a deleted index page whose deletion
+ * horizon is safexid: nbtree's XLOG_BTREE_REUSE_PAGE, whose redo touches no
+ * page and only resolves the conflict on a hot standby (see src/am/README.md,
+ * WAL).  Its layout changed in 16.
+ */
+#if PG_VERSION_NUM >= 160000
+#define FPB_LOG_REUSE_PAGE(rel, blk, safexid) \
+	do { \
+		xl_btree_reuse_page xlrec_reuse; \
+		xlrec_reuse.locator = *FPB_SMGR_RNODE(rel); \
+		xlrec_reuse.block = (blk); \
+		xlrec_reuse.snapshotConflictHorizon = (safexid); \
+		xlrec_reuse.isCatalogRel = false; \
+		XLogBeginInsert(); \
+		XLogRegisterData((char *) &xlrec_reuse, SizeOfBtreeReusePage); \
+		XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE); \
+	} while (0)
+#else
+#define FPB_LOG_REUSE_PAGE(rel, blk, safexid) \
+	do { \
+		xl_btree_reuse_page xlrec_reuse; \
+		xlrec_reuse.node = *FPB_SMGR_RNODE(rel); \
+		xlrec_reuse.block = (blk); \
+		xlrec_reuse.latestRemovedFullXid = (safexid); \
+		XLogBeginInsert(); \
+		XLogRegisterData((char *) &xlrec_reuse, SizeOfBtreeReusePage); \
+		XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE); \
+	} while (0)
+#endif
+
 /* a page-sized buffer for smgr writes (16 adds palloc_aligned) */
 #if PG_VERSION_NUM >= 160000
 #define palloc_aligned_compat(sz)	palloc_aligned((sz), PG_IO_ALIGN_SIZE, 0)

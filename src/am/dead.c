@@ -22,6 +22,7 @@
 #include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "catalog/index.h"
+#include "compat.h"
 #include "fpbtree.h"
 #include "miscadmin.h"
 #include "scan.h"
@@ -110,7 +111,9 @@ fpb_scan_kill_items(IndexScanDesc scan)
 		}
 	}
 	page = BufferGetPage(buf);
-	if (FpbPageIsLeaf(FpbPageGetOpaque(page)))
+	/* a deleted page has no entries; one reused since has other ones */
+	if (FpbPageIsLeaf(FpbPageGetOpaque(page)) &&
+		!FpbPageIsIgnore(FpbPageGetOpaque(page)))
 	{
 		for (int i = 0; i < nkilled; i++)
 		{
@@ -193,19 +196,14 @@ fpb_dead_horizon(Relation index, Relation heap, BlockNumber blkno,
 static void
 fpb_log_dead_conflict(Relation index, BlockNumber blkno, TransactionId xid)
 {
-	xl_btree_reuse_page xlrec;
 	FullTransactionId next = ReadNextFullTransactionId();
 	uint32		epoch = EpochFromFullTransactionId(next);
 
 	/* xid is in the past: in next's epoch, or the one before if larger */
 	if (xid > XidFromFullTransactionId(next))
 		epoch--;
-	xlrec.node = index->rd_node;
-	xlrec.block = blkno;
-	xlrec.latestRemovedFullXid = FullTransactionIdFromEpochAndXid(epoch, xid);
-	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
-	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+	FPB_LOG_REUSE_PAGE(index, blkno,
+					   FullTransactionIdFromEpochAndXid(epoch, xid));
 }
 
 /*

@@ -18,6 +18,7 @@
 #include "access/generic_xlog.h"
 #include "access/itup.h"
 #include "access/reloptions.h"
+#include "access/transam.h"
 #include "fmgr.h"
 #include "nodes/pathnodes.h"
 #include "storage/bufmgr.h"
@@ -150,6 +151,10 @@ fpb_t_to_heaptid(uint64 t, ItemPointer htid)
 #define FPB_F_LEAF				0x0001
 #define FPB_F_META				0x0002
 #define FPB_F_INCOMPLETE_SPLIT	0x0004	/* right sibling has no downlink yet */
+#define FPB_F_HALF_DEAD			0x0008	/* empty leaf, downlink removed */
+#define FPB_F_DELETED			0x0010	/* unlinked; reusable past safexid */
+#define FPB_F_SPLIT_END			0x0020	/* right half of the last split of a
+										 * VACUUM cycle's group (vacuum.c) */
 
 typedef struct FpbPageOpaqueData
 {
@@ -169,6 +174,10 @@ typedef struct FpbPageOpaqueData
 	uint8		x;				/* lines per in-page leaf node */
 	uint8		pad;
 	uint16		pageid;			/* FPB_PAGE_ID */
+	uint16		cycleid;		/* metapage's VACUUM cycle id when the page
+								 * was last split (both halves) */
+	uint32		safexid_lo;		/* deleted pages: the full transaction id */
+	uint32		safexid_hi;		/* that must be past before reuse */
 } FpbPageOpaqueData;
 
 typedef FpbPageOpaqueData *FpbPageOpaque;
@@ -180,6 +189,11 @@ StaticAssertDecl(sizeof(FpbPageOpaqueData) <= FPB_SPECIAL_SIZE,
 #define FpbPageIsLeaf(opq)		(((opq)->flags & FPB_F_LEAF) != 0)
 #define FpbPageIsRightmost(opq) ((opq)->right == InvalidBlockNumber)
 #define FpbPageIsLeftmost(opq)	((opq)->left == InvalidBlockNumber)
+#define FpbPageIsDeleted(opq)	(((opq)->flags & FPB_F_DELETED) != 0)
+#define FpbPageIsHalfDead(opq)	(((opq)->flags & FPB_F_HALF_DEAD) != 0)
+/* half-dead or deleted: holds nothing, scans and descents step right */
+#define FpbPageIsIgnore(opq) \
+	(((opq)->flags & (FPB_F_HALF_DEAD | FPB_F_DELETED)) != 0)
 
 /*
  * In-page node: 8-byte header, then the key array, then the tiebreaker
@@ -266,6 +280,7 @@ typedef struct FpbMetaPageData
 	uint16		fillfactor;
 	float8		t1;				/* calibration used by the width model (ns) */
 	float8		tnext;
+	uint16		vac_cycle;		/* last VACUUM cycle id (0 in old indexes) */
 } FpbMetaPageData;
 
 #define FpbPageGetMeta(page) ((FpbMetaPageData *) PageGetContents(page))
@@ -399,6 +414,9 @@ extern FpbMetaPageData *fpb_cached_meta(Relation index, bool refresh);
 extern Buffer fpb_getbuf(Relation index, BlockNumber blkno, int lockmode);
 extern Buffer fpb_getmetabuf(Relation index, int lockmode);
 extern Buffer fpb_newbuf(Relation index);
+extern bool fpb_page_recyclable(Page page);
+extern uint16 fpb_vacuum_cycleid(Relation index);
+extern uint16 fpb_meta_cycleid(Page metapage);
 extern void fpb_relbuf(Buffer buf);
 
 /* ---- search.c: descent ---- */
@@ -569,6 +587,12 @@ extern IndexBulkDeleteResult *fpbbulkdelete(IndexVacuumInfo *info,
 											void *callback_state);
 extern IndexBulkDeleteResult *fpbvacuumcleanup(IndexVacuumInfo *info,
 											   IndexBulkDeleteResult *stats);
+
+/* ---- pagedel.c: deletion of empty leaf pages ---- */
+extern bool fpb_debug_pagedel_stop;
+extern bool fpb_pagedel(Relation index, BlockNumber blkno,
+						BlockNumber *parent);
+extern FullTransactionId fpb_page_safexid(FpbPageOpaque opq);
 
 /* ---- verify.c: fpbtree_check(); its relation checks serve stats.c too ---- */
 extern void fpb_precheck_relation(Oid relid);

@@ -59,6 +59,11 @@ fpb_am_init(void)
 							NULL,
 							&fpb_node_prefetch, 0, 0, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("fpbtree.debug_pagedel_stop",
+							 "Developer setting: VACUUM stops with an error between the two steps of an fpbtree page deletion.",
+							 "For tests of half-dead pages left by a crash; never for production use.",
+							 &fpb_debug_pagedel_stop, false,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 
 	fpb_init_reloptions();
 }

@@ -58,6 +58,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 				rpage;
 	FpbPageOpaque lopq,
 				ropq;
+	uint16		cycle;
 
 	fpb_page_collect(origpage, ents, lblk);
 	for (pos = n; pos > 0 && fpb_key_cmp(ents[pos - 1].k, ents[pos - 1].t,
@@ -83,6 +84,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 
 	rbuf = fpb_newbuf(index);
 	rblk = BufferGetBlockNumber(rbuf);
+	cycle = fpb_vacuum_cycleid(index);
 	if (oldright != InvalidBlockNumber)
 		obuf = fpb_getbuf(index, oldright, BUFFER_LOCK_EXCLUSIVE);
 
@@ -107,6 +109,19 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	lopq->right = rblk;
 	fpb_page_set_hikey(lpage, *sepk, *sept);
 	lopq->flags |= FPB_F_INCOMPLETE_SPLIT;
+
+	/*
+	 * VACUUM's cycle id on both halves: a VACUUM that has passed the new
+	 * block comes back to it from the left half (vacuum.c).  The right half
+	 * ends the group of pages split in this cycle unless the old right
+	 * sibling belongs to it too.
+	 */
+	lopq->flags &= ~FPB_F_SPLIT_END;
+	lopq->cycleid = cycle;
+	ropq->cycleid = cycle;
+	if (!BufferIsValid(obuf) ||
+		FpbPageGetOpaque(BufferGetPage(obuf))->cycleid != cycle)
+		ropq->flags |= FPB_F_SPLIT_END;
 
 	if (BufferIsValid(obuf))
 	{

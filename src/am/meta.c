@@ -7,9 +7,13 @@
  */
 #include "postgres.h"
 
+#include "access/nbtxlog.h"
+#include "access/xloginsert.h"
 #include "compat.h"
 #include "fpbtree.h"
 #include "miscadmin.h"
+#include "storage/indexfsm.h"
+#include "utils/snapmgr.h"
 #include "storage/buf_internals.h"
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
@@ -183,14 +187,99 @@ fpb_getmetabuf(Relation index, int lockmode)
 }
 
 /*
- * A new, exclusively locked, zeroed page at the end of the index.  Pages are
- * never recycled in this version, so every new page extends the relation.
+ * May the page, a deleted page, be used again?  Only once no transaction
+ * can still hold a link to it that it read before the page was unlinked:
+ * all of them began before its safexid was assigned (nbtree's rule; the
+ * shared horizon, NULL, is the conservative one).
+ */
+bool
+fpb_page_recyclable(Page page)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+
+	if (PageIsNew(page))
+		return true;
+	if (PageGetSpecialSize(page) != FPB_SPECIAL_SIZE ||
+		opq->pageid != FPB_PAGE_ID || !FpbPageIsDeleted(opq))
+		return false;
+	return GlobalVisCheckRemovableFullXid(NULL, fpb_page_safexid(opq));
+}
+
+/*
+ * The VACUUM cycle id in the metapage: the current VACUUM's while one runs.
+ * A split stamps it on both halves, so that a VACUUM that has passed the
+ * (possibly reused, low) new block comes back for the entries moved there
+ * (vacuum.c).  Splits read it after the new block is locked: a VACUUM that
+ * starts later visits both halves only after the split.
+ */
+uint16
+fpb_meta_cycleid(Page metapage)
+{
+	FpbMetaPageData *meta = FpbPageGetMeta(metapage);
+
+	/* an old metapage's pd_lower ends before the field: it is zero */
+	if (((PageHeader) metapage)->pd_lower <
+		(char *) &meta->vac_cycle + sizeof(uint16) - (char *) metapage)
+		return 0;
+	return meta->vac_cycle;
+}
+
+uint16
+fpb_vacuum_cycleid(Relation index)
+{
+	Buffer		buf = fpb_getmetabuf(index, BUFFER_LOCK_SHARE);
+	uint16		cycle = fpb_meta_cycleid(BufferGetPage(buf));
+
+	UnlockReleaseBuffer(buf);
+	return cycle;
+}
+
+/*
+ * A new, exclusively locked page: a deleted page that the free space map
+ * lists and that is recyclable, or else a new block at the end of the
+ * index.  The caller initialises the page.
+ *
+ * The map is only a hint (it is not WAL-logged, and a page may have been
+ * handed out already), so the page is checked under its lock.  The lock is
+ * only tried: the caller may hold other locks, and a page the map lists
+ * that somebody else has locked is not free anyway.
  */
 Buffer
 fpb_newbuf(Relation index)
 {
 	Buffer		buf;
 	bool		needlock = !RELATION_IS_LOCAL(index);
+
+	for (int tries = 0; tries < 64; tries++)
+	{
+		BlockNumber blkno = GetFreeIndexPage(index);
+		Page		page;
+
+		if (blkno == InvalidBlockNumber)
+			break;
+		if (blkno == FPB_METAPAGE_BLKNO)
+			continue;
+		buf = ReadBuffer(index, blkno);
+		if (!ConditionalLockBuffer(buf))
+		{
+			ReleaseBuffer(buf);
+			continue;
+		}
+		page = BufferGetPage(buf);
+		if (fpb_page_recyclable(page))
+		{
+			/*
+			 * A hot standby may still run queries that could follow a link
+			 * to the page; make its replay wait for them or cancel them.
+			 */
+			if (!PageIsNew(page) && XLogStandbyInfoActive() &&
+				RelationNeedsWAL(index))
+				FPB_LOG_REUSE_PAGE(index, blkno,
+								   fpb_page_safexid(FpbPageGetOpaque(page)));
+			return buf;
+		}
+		UnlockReleaseBuffer(buf);
+	}
 
 	if (needlock)
 		FPB_EXTEND_LOCK(index);

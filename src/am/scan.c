@@ -252,7 +252,17 @@ fpb_pscan_stop_left(FpbScanOpaque so)
  * left sibling remembered at read time and move right until the page whose
  * right-link is the batch's page.  Every page on the way must be a leaf
  * whose high key lies below the batch page's (they all lie to its left), and
- * fpb_getbuf_right checks each step right, so the walk cannot loop.
+ * fpb_getbuf_right checks each step right, so each walk ends.
+ *
+ * Pages can be deleted meanwhile (pagedel.c).  A deleted page on the way
+ * does not count even if its right-link is the batch's page: the page
+ * linked to it now lies further left.  When the walk passes the batch's
+ * page without finding it, the batch's page is read again: if it was
+ * deleted, its key range went to its right sibling, and the page left of
+ * that one (reached from its left-link) is the one we want, as nbtree's
+ * _bt_walk_left does; if it was not, its left-link must have changed, or
+ * the chain is damaged.  A half-dead page is returned like any other: it
+ * is empty, and the scan goes on to its left.
  */
 static Buffer
 fpb_walk_left(IndexScanDesc scan)
@@ -261,34 +271,82 @@ fpb_walk_left(IndexScanDesc scan)
 	Relation	index = scan->indexRelation;
 	BlockNumber target = so->curblk;
 	bool		target_rightmost = (so->rightblk == InvalidBlockNumber);
+	uint64		thik = so->curhik;
+	uint64		thit = so->curhit;
 	BlockNumber blkno = so->leftblk;
 	Buffer		buf;
 
-	if (blkno == target)
-		fpb_index_corrupt(index, target, "Left-link points to the page itself.");
-	CHECK_FOR_INTERRUPTS();
-	buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
 	for (;;)
 	{
-		FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
+		FpbPageOpaque opq;
 
+		if (blkno == target)
+			fpb_index_corrupt(index, target,
+							  "Left-link points to the page itself.");
+		CHECK_FOR_INTERRUPTS();
+		buf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
+		for (;;)
+		{
+			opq = FpbPageGetOpaque(BufferGetPage(buf));
+			if (!FpbPageIsLeaf(opq))
+				fpb_index_corrupt(index, blkno,
+								  "Page has level %u, but the scan reached it walking left from leaf %u.",
+								  opq->level, target);
+			if (opq->right == target && !FpbPageIsDeleted(opq))
+				return buf;
+			if (FpbPageIsRightmost(opq) || opq->right == target ||
+				(!target_rightmost &&
+				 fpb_key_cmp(opq->hikey, fpb_tid_to_t(&opq->hitid),
+							 thik, thit) >= 0))
+				break;
+
+			/* the left page split since we looked: its new halves lie between */
+			buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
+			blkno = BufferGetBlockNumber(buf);
+		}
+		UnlockReleaseBuffer(buf);
+
+		/* not found: what became of the batch's page? */
+		CHECK_FOR_INTERRUPTS();
+		buf = fpb_getbuf(index, target, BUFFER_LOCK_SHARE);
+		opq = FpbPageGetOpaque(BufferGetPage(buf));
 		if (!FpbPageIsLeaf(opq))
-			fpb_index_corrupt(index, blkno,
-							  "Page has level %u, but the scan reached it walking left from leaf %u.",
-							  opq->level, target);
-		if (FpbPageIsRightmost(opq) ||
-			(!target_rightmost &&
-			 fpb_key_cmp(opq->hikey, fpb_tid_to_t(&opq->hitid),
-						 so->curhik, so->curhit) >= 0))
+			fpb_index_corrupt(index, target,
+							  "Page has level %u, but the scan read it as a leaf.",
+							  opq->level);
+		if (FpbPageIsDeleted(opq))
+		{
+			/*
+			 * Its right sibling took its key range; walk left from there.
+			 * Deleted pages keep their links, high keys rise to the right,
+			 * and the rightmost page is never deleted: this ends.
+			 */
+			while (FpbPageIsDeleted(opq))
+			{
+				if (FpbPageIsRightmost(opq))
+					fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+									  "A deleted page has no right sibling.");
+				buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
+				opq = FpbPageGetOpaque(BufferGetPage(buf));
+			}
+			target = BufferGetBlockNumber(buf);
+			target_rightmost = FpbPageIsRightmost(opq);
+			if (!target_rightmost)
+				fpb_page_get_hikey(BufferGetPage(buf), &thik, &thit);
+		}
+		else if (opq->left == so->leftblk)
 			fpb_index_corrupt(index, target,
 							  "The page is not reachable from its left sibling %u: the walk right from there passed it at block %u.",
 							  so->leftblk, blkno);
-		if (opq->right == target)
-			return buf;
-
-		/* the left page split since we looked: its new halves lie between */
-		buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
-		blkno = BufferGetBlockNumber(buf);
+		if (FpbPageIsLeftmost(opq))
+		{
+			/* nothing is left of it any more: an empty batch ends the walk */
+			UnlockReleaseBuffer(buf);
+			return InvalidBuffer;
+		}
+		blkno = opq->left;
+		so->leftblk = blkno;
+		UnlockReleaseBuffer(buf);
 	}
 }
 
@@ -304,9 +362,10 @@ fpb_walk_left(IndexScanDesc scan)
  * removed once its page is all-visible.  Non-MVCC snapshots could see the
  * new tuple.  Unlogged and temporary
  * indexes keep it too, as in nbtree: marking dead entries without a pin
- * needs page LSNs that advance (dead.c).  Dropping
- * the pin is safe only because pages are never deleted: the scan goes on
- * from the block numbers it noted (see README).
+ * needs page LSNs that advance (dead.c).  Dropping the pin is safe for the
+ * links too: the scan goes on from the block numbers it noted, and a page
+ * deleted meanwhile keeps its links and is not reused while the scan's
+ * snapshot is held (see README).
  */
 static bool
 fpb_scan_keeps_pin(IndexScanDesc scan)
@@ -384,9 +443,11 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	else
 	{
 		/*
-		 * The leaf a downlink names keeps that downlink's key as its lower
-		 * bound (pages are never merged or deleted); if it split since, the
-		 * run's start key may lie further right.
+		 * The leaf a downlink names has at most that downlink's key as its
+		 * lower bound (a deletion of its left sibling lowers it), or it was
+		 * deleted and its right sibling took its key range; if it split
+		 * since, the run's start key may lie further right.  Moving right
+		 * finds it either way.
 		 */
 		CHECK_FOR_INTERRUPTS();
 		buf = fpb_getbuf(index, run.start, BUFFER_LOCK_SHARE);
@@ -438,10 +499,12 @@ fpb_scan_descend(IndexScanDesc scan, bool forward)
  *
  * Forward, an interval that begins on the leaf just read (below its high
  * key then) is read from that leaf without a descent: the leaf's lower
- * bound, which never changes, is at or below the new interval's start
- * (every leaf a forward scan reaches starts at or below the end of the
- * interval it reads, and the intervals come in key order), so moving right
- * from it finds the start as a descent would, also after concurrent splits.
+ * bound, which can only move left (a deletion of its left sibling), is at
+ * or below the new interval's start (every leaf a forward scan reaches
+ * starts at or below the end of the interval it reads, and the intervals
+ * come in key order), so moving right from it finds the start as a descent
+ * would, also after concurrent splits; if the leaf was deleted since, its
+ * right sibling took its key range, and moving right steps over it.
  * Only while the scan has not left the leaf its last descent found: the
  * leaf prefetcher set up by that descent is then still untouched and fits.
  */
@@ -625,6 +688,13 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 			}
 			buf = fpb_walk_left(scan);
 			fpb_scan_release(so);
+			if (!BufferIsValid(buf))
+			{
+				/* the pages left of ours were all deleted meanwhile */
+				so->nitems = 0;
+				so->more_left = false;
+				continue;
+			}
 			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = so->nitems - 1;
 			so->moved = true;

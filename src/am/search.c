@@ -11,6 +11,7 @@
 
 #include "fpbtree.h"
 #include "miscadmin.h"
+#include "storage/buf_internals.h"
 
 /*
  * Lock block `to`, reached by the right-link of block `from` (at `level`,
@@ -25,14 +26,66 @@
  *	  lower bound, so high keys strictly increase along every walk to the
  *	  right, however the tree changes meanwhile.  A walk that checks this
  *	  at every step can therefore never revisit a page: it ends;
- *	- whose left-link is from, or a page created after from's right-link was
- *	  read (a split of from since), which has a higher block number than
- *	  `to`, because pages are only ever added at the end of the relation.
+ *	- whose left-link is not itself, and leads to a page whose high key
+ *	  (`to`'s lower bound) is not above from's.  The left-link need not be
+ *	  from: a split of from since the link was read puts new pages in
+ *	  between (in reused blocks as well as new ones), the last of them with
+ *	  from's old high key, and a deletion of from or of pages after it
+ *	  (pagedel.c) gives `to` a lower bound further left.  A lower bound only
+ *	  ever moves left, so one above from's high key means the right-link
+ *	  skipped pages.  That page is only tried-locked (we hold `to`, right of
+ *	  it): when it is busy the check is skipped.
+ *
+ * A deleted or half-dead page keeps its high key and right-link, so walks
+ * over it go on to the right as over any page; the caller decides to skip
+ * it.  Deleted pages are not reused while a transaction that may have read
+ * a link to them is running (meta.c: fpb_page_recyclable), so the page
+ * reached is the one the link meant, or that page deleted.
  *
  * No buffer lock is held on entry unless the caller holds one on another
  * page (inserters hold the child while they look for its parent), so check
  * for interrupts here: long walks stay cancellable.
  */
+/*
+ * fpb_getbuf_right's check of the lower bound of block `to` (locked), the
+ * high key of its left sibling `left`, against from's high key (hik, hit).
+ */
+static void
+fpb_check_lower_bound(Relation index, BlockNumber to, BlockNumber left,
+					  BlockNumber from, uint16 level, uint64 hik, uint64 hit)
+{
+	Buffer		lbuf = ReadBuffer(index, left);
+	FpbPageOpaque lopq;
+	bool		skipped;
+
+	if (!BufferIsLocal(lbuf) &&
+		LWLockHeldByMe(BufferDescriptorGetContentLock(GetBufferDescriptor(lbuf - 1))))
+	{
+		ReleaseBuffer(lbuf);
+		return;
+	}
+	if (!ConditionalLockBuffer(lbuf))
+	{
+		ReleaseBuffer(lbuf);
+		return;
+	}
+	if (PageIsNew(BufferGetPage(lbuf)))
+	{
+		UnlockReleaseBuffer(lbuf);
+		return;
+	}
+	fpb_page_check_sane(index, BufferGetPage(lbuf), left);
+	lopq = FpbPageGetOpaque(BufferGetPage(lbuf));
+	skipped = lopq->level == level && lopq->right == to &&
+		!FpbPageIsRightmost(lopq) &&
+		fpb_key_cmp(lopq->hikey, fpb_tid_to_t(&lopq->hitid), hik, hit) > 0;
+	UnlockReleaseBuffer(lbuf);
+	if (skipped)
+		fpb_index_corrupt(index, to,
+						  "Left sibling %u has a high key above that of block %u, whose right-link leads here: pages were skipped.",
+						  left, from);
+}
+
 Buffer
 fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 				 uint64 hik, uint64 hit, BlockNumber to, int lockmode)
@@ -54,11 +107,14 @@ fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 		fpb_index_corrupt(index, to,
 						  "High key is not above the high key of block %u, whose right-link leads here.",
 						  from);
-	if (opq->left != from &&
-		(opq->left == InvalidBlockNumber || opq->left < to))
+	if (opq->left == to)
 		fpb_index_corrupt(index, to,
-						  "Left-link is %u, but the page is the right sibling of block %u.",
-						  opq->left, from);
+						  "Left-link points to the page itself; the page is the right sibling of block %u.",
+						  from);
+	if (opq->left != from && opq->left != InvalidBlockNumber &&
+		opq->left != FPB_METAPAGE_BLKNO &&
+		opq->left < RelationGetNumberOfBlocks(index))
+		fpb_check_lower_bound(index, to, opq->left, from, level, hik, hit);
 	return buf;
 }
 
@@ -83,7 +139,9 @@ fpb_step_right(Relation index, Buffer buf, int lockmode)
 
 /*
  * Step right while (k, t) is at or above the page's high key: a concurrent
- * split may have moved our key range to a right sibling.  With forupdate,
+ * split may have moved our key range to a right sibling; and over deleted
+ * and half-dead pages, whose key range their right sibling has taken over
+ * (never the rightmost page of a level).  With forupdate,
  * an incomplete split on the way is finished first (stack holds the
  * page's ancestors).  The buffer is returned locked in lockmode.
  */
@@ -116,8 +174,11 @@ fpb_moveright(Relation index, Buffer buf, uint64 k, uint64 t, int lockmode,
 			continue;
 		}
 
-		if (fpb_page_above_hikey(page, k, t))
+		if (FpbPageIsIgnore(opq) || fpb_page_above_hikey(page, k, t))
 		{
+			if (FpbPageIsRightmost(opq))
+				fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+								  "A deleted or half-dead page has no right sibling.");
 			buf = fpb_step_right(index, buf, lockmode);
 			continue;
 		}

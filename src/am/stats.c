@@ -18,6 +18,8 @@
 #include "fpbtree.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/freespace.h"
+#include "storage/indexfsm.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
@@ -27,7 +29,9 @@ PG_FUNCTION_INFO_V1(fpbtree_stats);
 
 /*
  * fpbtree_stats(index regclass) -> height, pages per level, size, entries,
- * average leaf fill, node sizes, fan-out and the latencies of the metapage.
+ * average leaf fill, node sizes, fan-out and the latencies of the metapage;
+ * from version 1.2 on also deleted, recyclable, free (in the free space
+ * map) and half-dead pages.
  */
 Datum
 fpbtree_stats(PG_FUNCTION_ARGS)
@@ -46,8 +50,12 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 	int			fanout;
 	BlockNumber nblocks;
 	BlockNumber blkno;
-	Datum		values[10];
-	bool		nulls[10] = {0};
+	int64		deleted = 0,
+				recyclable = 0,
+				freepages = 0,
+				halfdead = 0;
+	Datum		values[14];
+	bool		nulls[14] = {0};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -75,7 +83,8 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 	/*
 	 * Walk each level along the right-links, one share-locked page at a
 	 * time.  Splits only add pages to the right of a level's leftmost page,
-	 * so concurrent inserts make the counts approximate but never break the
+	 * and a page deleted meanwhile keeps its right-link, so concurrent
+	 * inserts and VACUUM make the counts approximate but never break the
 	 * walk.
 	 */
 	blkno = meta.root;
@@ -122,6 +131,40 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 		blkno = firstchild;
 	}
 
+	/*
+	 * Deleted pages are off the chains, and a half-dead page may be left of
+	 * the first downlink: count them in physical order (the columns exist
+	 * from version 1.2 of the SQL function on).
+	 */
+	if (tupdesc->natts >= 14)
+	{
+		for (blkno = FPB_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
+		{
+			Buffer		buf;
+			Page		page;
+
+			CHECK_FOR_INTERRUPTS();
+			if (GetRecordedFreeSpace(index, blkno) > 0)
+				freepages++;
+			buf = ReadBuffer(index, blkno);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			if (!PageIsNew(page))
+			{
+				fpb_page_check_sane(index, page, blkno);
+				if (FpbPageIsHalfDead(FpbPageGetOpaque(page)))
+					halfdead++;
+				if (FpbPageIsDeleted(FpbPageGetOpaque(page)))
+				{
+					deleted++;
+					if (fpb_page_recyclable(page))
+						recyclable++;
+				}
+			}
+			UnlockReleaseBuffer(buf);
+		}
+	}
+
 	elems = palloc(sizeof(Datum) * height);
 	for (uint32 i = 0; i < height; i++)
 		elems[i] = Int64GetDatum(perlevel[i]);
@@ -138,6 +181,10 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 	values[7] = Int32GetDatum(fanout);
 	values[8] = Float8GetDatum(meta.t1);
 	values[9] = Float8GetDatum(meta.tnext);
+	values[10] = Int64GetDatum(deleted);
+	values[11] = Int64GetDatum(recyclable);
+	values[12] = Int64GetDatum(freepages);
+	values[13] = Int64GetDatum(halfdead);
 
 	index_close(index, AccessShareLock);
 

@@ -207,7 +207,9 @@ fpb_unique_move_to_insert(Relation index, Buffer buf, uint64 k, uint64 t,
 {
 	int64		steps = 0;
 
-	while (fpb_page_above_hikey(BufferGetPage(buf), k, t))
+	/* half-dead and deleted pages: their right sibling has their range */
+	while (FpbPageIsIgnore(FpbPageGetOpaque(BufferGetPage(buf))) ||
+		   fpb_page_above_hikey(BufferGetPage(buf), k, t))
 	{
 		FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
 		BlockNumber from = BufferGetBlockNumber(buf);

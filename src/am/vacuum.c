@@ -8,10 +8,20 @@
  * TID removed and reused by the heap under them (index-only scans, non-MVCC
  * snapshots) keep their pin while they return the page's TIDs; plain MVCC
  * scans drop it, so an idle cursor does not hold VACUUM up (see
- * fpb_scan_keeps_pin in scan.c).  Pages are never recycled in this
- * version, and a split only moves entries to a newly added block, which is
- * above every block already visited; re-reading the relation size at the end
- * therefore catches every page.  Emptied pages stay in the tree.
+ * fpb_scan_keeps_pin in scan.c).
+ *
+ * A split moves entries to the right, into a new block at the end of the
+ * relation (above every block visited so far: re-reading the relation size
+ * at the end catches it) or into a reused deleted page, which may lie below
+ * VACUUM's position.  Each VACUUM therefore takes a new cycle id in the
+ * metapage, every split stamps the id it reads there on both halves (the
+ * right half flagged as the end of the group unless its right sibling was
+ * split in the same cycle), and a page found stamped with the current id
+ * whose right-link leads below the block being visited sends VACUUM back
+ * along the group (nbtree's btvacuumpage backtracking).
+ *
+ * A leaf left empty is deleted (pagedel.c) and, in a later VACUUM, once
+ * no transaction can still reach it, listed in the free space map.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,10 +33,25 @@
 #include "storage/indexfsm.h"
 #include "utils/memutils.h"
 
+/* What one page needs after its entries were vacuumed. */
+typedef struct FpbVacPage
+{
+	bool		delete;			/* an empty leaf, or half-dead: delete it */
+	BlockNumber backtrack;		/* right sibling split off below us, or
+								 * InvalidBlockNumber */
+} FpbVacPage;
+
+/*
+ * Remove the dead entries of the page in buf (locked) and report what it
+ * needs.  orig is the block the scan has reached: a page split in this
+ * cycle whose right half lies below it may have moved unvisited entries
+ * there.
+ */
 static void
 fpb_vacuum_page(Relation index, Buffer buf, IndexBulkDeleteResult *stats,
 				IndexBulkDeleteCallback callback, void *callback_state,
-				FpbEntry *ents)
+				FpbEntry *ents, uint16 cycle, BlockNumber orig,
+				FpbVacPage *res)
 {
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	Page		page = BufferGetPage(buf);
@@ -34,12 +59,47 @@ fpb_vacuum_page(Relation index, Buffer buf, IndexBulkDeleteResult *stats,
 	int			n,
 				kept = 0;
 
+	res->delete = false;
+	res->backtrack = InvalidBlockNumber;
 	if (PageIsNew(page))
-		return;					/* extended but never initialised (crash) */
+	{
+		if (blkno != orig)
+			return;
+		/* extended but never initialised (crash or error): reusable */
+		RecordFreeIndexPage(index, blkno);
+		stats->pages_free++;
+		return;
+	}
 	fpb_page_check_sane(index, page, blkno);
 	opq = FpbPageGetOpaque(page);
-	if ((opq->flags & FPB_F_META) || !FpbPageIsLeaf(opq))
+	if (opq->flags & FPB_F_META)
 		return;
+	if (FpbPageIsDeleted(opq))
+	{
+		if (blkno != orig)
+			return;				/* counted at its own position */
+		stats->pages_deleted++;
+		if (fpb_page_recyclable(page))
+		{
+			RecordFreeIndexPage(index, blkno);
+			stats->pages_free++;
+		}
+		return;
+	}
+	if (FpbPageIsHalfDead(opq))
+	{
+		/* a deletion left half-way (a leaf, or its level-1 parent) */
+		res->delete = true;
+		return;
+	}
+	if (!FpbPageIsLeaf(opq))
+		return;
+	/* a page reached by backtracking must belong to the split group */
+	if (blkno != orig && opq->cycleid != cycle)
+		return;
+	if (opq->cycleid == cycle && !(opq->flags & FPB_F_SPLIT_END) &&
+		opq->right != InvalidBlockNumber && opq->right < orig)
+		res->backtrack = opq->right;
 
 	n = fpb_page_collect(page, ents, blkno);
 	if (callback)
@@ -68,6 +128,100 @@ fpb_vacuum_page(Relation index, Buffer buf, IndexBulkDeleteResult *stats,
 		fpb_wal_finish(state);
 	}
 	stats->num_index_tuples += kept;
+	res->delete = (kept == 0 && !FpbPageIsRightmost(opq));
+}
+
+/*
+ * Start a VACUUM cycle: the next cycle id (never 0, which unstamped pages
+ * carry) goes into the metapage, WAL-logged like every page change.
+ */
+static uint16
+fpb_vacuum_start(Relation index)
+{
+	Buffer		buf = fpb_getmetabuf(index, BUFFER_LOCK_EXCLUSIVE);
+	Page		page = BufferGetPage(buf);
+	FpbMetaPageData *meta = FpbPageGetMeta(page);
+	uint16		cycle;
+	FpbWalState *state;
+	Page		wpage;
+
+	cycle = fpb_meta_cycleid(page) + 1;
+	if (cycle == 0)
+		cycle = 1;
+	state = fpb_wal_start(index);
+	wpage = fpb_wal_register(state, buf, 0);
+	meta = FpbPageGetMeta(wpage);
+	meta->vac_cycle = cycle;
+	/* an index made before the field existed: cover it */
+	((PageHeader) wpage)->pd_lower =
+		Max(((PageHeader) wpage)->pd_lower,
+			((char *) meta + sizeof(FpbMetaPageData)) - (char *) wpage);
+	fpb_wal_finish(state);
+	UnlockReleaseBuffer(buf);
+	return cycle;
+}
+
+/* Visit block blkno (the scan's position orig), delete it if it emptied. */
+static void
+fpb_vacuum_block(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+				 IndexBulkDeleteCallback callback, void *callback_state,
+				 FpbEntry *ents, MemoryContext cxt, uint16 cycle,
+				 BlockNumber blkno, BlockNumber orig)
+{
+	Relation	index = info->index;
+	int64		steps = 0;
+
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buf;
+		MemoryContext old;
+		FpbVacPage	res;
+
+		vacuum_delay_point();
+		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								 info->strategy);
+		if (callback)
+			LockBufferForCleanup(buf);
+		else
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+		old = MemoryContextSwitchTo(cxt);
+		fpb_vacuum_page(index, buf, stats, callback, callback_state, ents,
+						cycle, orig, &res);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(cxt);
+		UnlockReleaseBuffer(buf);
+
+		/* only the page at the scan's position is deleted here */
+		if (res.delete && blkno == orig)
+		{
+			BlockNumber parent;
+
+			if (fpb_pagedel(index, blkno, &parent))
+			{
+				stats->pages_newly_deleted++;
+				stats->pages_deleted++;
+			}
+
+			/* a parent further right is counted when the scan gets there */
+			if (parent != InvalidBlockNumber)
+			{
+				stats->pages_newly_deleted++;
+				if (parent < orig)
+					stats->pages_deleted++;
+			}
+		}
+
+		/*
+		 * Back to a block below orig, split off this page in this cycle.
+		 * Each backtracked page was split off the one before after it was
+		 * read, and high keys rise along the way: the chain ends.
+		 */
+		if (res.backtrack != InvalidBlockNumber &&
+			++steps > (int64) RelationGetNumberOfBlocks(index))
+			fpb_index_corrupt(index, blkno,
+							  "VACUUM's walk back to split pages does not end.");
+		blkno = res.backtrack;
+	}
 }
 
 static void
@@ -77,38 +231,25 @@ fpb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	Relation	index = info->index;
 	BlockNumber blkno = FPB_METAPAGE_BLKNO + 1;
 	BlockNumber npages;
-	MemoryContext cxt,
-				old;
+	MemoryContext cxt;
 	FpbEntry   *ents = palloc(sizeof(FpbEntry) * BLCKSZ / 8);
+	uint16		cycle = fpb_vacuum_start(index);
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "fpbtree vacuum",
 								ALLOCSET_DEFAULT_SIZES);
 	stats->num_index_tuples = 0;
+	stats->pages_deleted = 0;
+	stats->pages_free = 0;
 	for (;;)
 	{
 		npages = RelationGetNumberOfBlocks(index);
 		if (blkno >= npages)
 			break;
 		for (; blkno < npages; blkno++)
-		{
-			Buffer		buf;
-
-			vacuum_delay_point();
-			buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
-									 info->strategy);
-			if (callback)
-				LockBufferForCleanup(buf);
-			else
-				LockBuffer(buf, BUFFER_LOCK_SHARE);
-			old = MemoryContextSwitchTo(cxt);
-			fpb_vacuum_page(index, buf, stats, callback, callback_state, ents);
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(cxt);
-			UnlockReleaseBuffer(buf);
-		}
+			fpb_vacuum_block(info, stats, callback, callback_state, ents, cxt,
+							 cycle, blkno, blkno);
 	}
 	stats->num_pages = npages;
-	stats->pages_free = 0;
 	MemoryContextDelete(cxt);
 	pfree(ents);
 }
@@ -129,12 +270,18 @@ fpbvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	if (info->analyze_only)
 		return stats;
 
-	/* no bulk delete ran (nothing to remove): count entries and pages */
+	/*
+	 * No bulk delete ran (nothing to remove): count entries and pages, and
+	 * delete empty leaves and list reusable pages all the same.
+	 */
 	if (stats == NULL)
 	{
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
 		fpb_vacuum_scan(info, stats, NULL, NULL);
 	}
+
+	/* make the pages listed free findable by fpb_newbuf */
+	IndexFreeSpaceMapVacuum(info->index);
 	stats->estimated_count = false;
 	return stats;
 }

@@ -25,7 +25,13 @@
  *	  the children of a level's downlinks, in order, are exactly the pages of
  *	  the level below, except pages whose left sibling carries
  *	  FPB_F_INCOMPLETE_SPLIT (their downlink is legitimately missing);
- *	- every page of the relation that is not all-zeros was reached;
+ *	- page deletion: no deleted page on a chain; half-dead pages only empty
+ *	  leaves and level-1 pages with one downlink (to their half-dead or
+ *	  deleted child), with a right sibling and no downlink, the right
+ *	  sibling's downlink carrying the half-dead page's lower bound (its key
+ *	  range went there); every deleted page such a page;
+ *	- every page of the relation that is neither all-zeros nor deleted was
+ *	  reached;
  *	- a unique index holds no two entries of one key whose heap tuples are
  *	  both live (unique.c; not on a standby).
  *
@@ -36,7 +42,8 @@
  * tree under us anyway, so there the check runs in "relaxed" mode with
  * AccessShareLock and skips what a concurrent split can falsify: it still
  * checks every page it meets, key order along each level, lower bounds and
- * the keys of the downlinks it finds (lower bounds never change), and that
+ * the keys of the downlinks it finds (lower bounds only move left, when a
+ * left sibling is deleted), and that
  * every downlink leads to a page of the level below; it does not require a
  * downlink for every page, and re-reads the left sibling before calling a
  * left-link wrong; unreachable pages are not looked for.
@@ -220,6 +227,58 @@ fpb_check_block_valid(FpbCheckState *st, BlockNumber blkno)
 	return blkno < st->nblocks;
 }
 
+/*
+ * Relaxed mode: a downlink read before its child was made half-dead and
+ * then deleted leads to a page that is no longer on the chain.
+ */
+static bool
+fpb_check_gone(FpbCheckState *st, BlockNumber blkno)
+{
+	FpbPageOpaque opq;
+
+	fpb_check_readpage(st, blkno, st->page2);
+	if (PageIsNew(st->page2))
+		return false;
+	fpb_page_check_sane(st->index, st->page2, blkno);
+	opq = FpbPageGetOpaque(st->page2);
+	return FpbPageIsIgnore(opq) && opq->level <= 1;
+}
+
+/*
+ * The leftmost page of a level, from the child of the first downlink above:
+ * that is it, unless the pages left of it are half-dead (their downlinks
+ * are gone, they are still on the chain).  Deleted ones are not: their
+ * right siblings' left-links skip them.
+ */
+static BlockNumber
+fpb_check_leftmost(FpbCheckState *st, BlockNumber blkno)
+{
+	for (BlockNumber steps = 0; steps < st->nblocks; steps++)
+	{
+		BlockNumber left;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!fpb_check_block_valid(st, blkno))
+			return blkno;		/* reported by the walk */
+		fpb_check_readpage(st, blkno, st->page2);
+		if (PageIsNew(st->page2))
+			return blkno;
+		fpb_page_check_sane(st->index, st->page2, blkno);
+		left = FpbPageGetOpaque(st->page2)->left;
+		if (left == InvalidBlockNumber || left == blkno ||
+			!fpb_check_block_valid(st, left))
+			return blkno;		/* the walk reports a bad left-link */
+		fpb_check_readpage(st, left, st->page2);
+		if (PageIsNew(st->page2))
+			return blkno;
+		fpb_page_check_sane(st->index, st->page2, left);
+		if (!FpbPageIsHalfDead(FpbPageGetOpaque(st->page2)))
+			return blkno;
+		blkno = left;
+	}
+	return blkno;
+}
+
 static int
 fpb_downlink_cmp_child(const void *a, const void *b)
 {
@@ -263,9 +322,10 @@ fpb_check_leftlink_again(FpbCheckState *st, BlockNumber blkno,
  * level: each page has the next downlink unless its left sibling is flagged
  * as incompletely split.  Relaxed mode looks each page up among the
  * downlinks by block number instead, and only requires that every downlink
- * leads to a page of this level with the downlink's key as lower bound:
- * lower bounds never change, and a page that existed when its parent was
- * read is still on the chain when this level is walked later.
+ * leads to a page of this level with a lower bound at or below the
+ * downlink's key (lower bounds only move left, by deletions), and that a
+ * page that existed when its parent was read is still on the chain when
+ * this level is walked later, or was deleted meanwhile.
  */
 static FpbDownlink *
 fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
@@ -283,6 +343,7 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 	FpbKey		prevhikey = {0, 0};
 	bool		have_last = false;
 	FpbKey		last = {0, 0};
+	bool		afterdead = false;	/* the page before was half-dead */
 
 	if (links && st->relaxed)
 	{
@@ -327,6 +388,26 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		fpb_page_check_sane(st->index, st->page, blkno);
 		opq = FpbPageGetOpaque(st->page);
 
+		/*
+		 * A deleted page is unlinked from its siblings in the record that
+		 * marks it.  Only a walk that read its left sibling's right-link
+		 * before that (relaxed mode) can reach it: go on to its right, as
+		 * scans do.
+		 */
+		if (FpbPageIsDeleted(opq))
+		{
+			if (!st->relaxed)
+				fpb_corrupt(st, blkno,
+							"A deleted page is linked into level %u from block %u.",
+							level, prevblk);
+			MemoryContextSwitchTo(oldcxt);
+			afterdead = true;
+			if (FpbPageIsRightmost(opq))
+				break;
+			blkno = opq->right;
+			continue;
+		}
+
 		/* page-level fields */
 		if (opq->flags & FPB_F_META)
 			fpb_corrupt(st, blkno, "A metapage is linked into level %u.", level);
@@ -336,7 +417,8 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		if (FpbPageIsLeaf(opq) != (level == 0))
 			fpb_corrupt(st, blkno, "Leaf flag is %s on a page of level %u.",
 						FpbPageIsLeaf(opq) ? "set" : "not set", level);
-		if (opq->flags & ~(FPB_F_LEAF | FPB_F_INCOMPLETE_SPLIT))
+		if (opq->flags & ~(FPB_F_LEAF | FPB_F_INCOMPLETE_SPLIT |
+						   FPB_F_HALF_DEAD | FPB_F_SPLIT_END))
 			fpb_corrupt(st, blkno, "Page has unknown flags 0x%04x.",
 						opq->flags);
 		if (opq->w != st->meta.w || opq->x != st->meta.x)
@@ -359,6 +441,13 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		if ((opq->flags & FPB_F_INCOMPLETE_SPLIT) && FpbPageIsRightmost(opq))
 			fpb_corrupt(st, blkno,
 						"Page is flagged as incompletely split but has no right sibling.");
+		if (FpbPageIsHalfDead(opq) &&
+			(level > 1 || FpbPageIsRightmost(opq) ||
+			 opq->nentries != (level == 0 ? 0 : 1) ||
+			 (opq->flags & FPB_F_INCOMPLETE_SPLIT)))
+			fpb_corrupt(st, blkno,
+						"Half-dead page is neither an empty leaf nor a level-1 page with one downlink, unflagged, with a right sibling (level %u, %u entries).",
+						level, opq->nentries);
 		if (!FpbPageIsRightmost(opq))
 			fpb_page_get_hikey(st->page, &hik, &hit);
 
@@ -378,19 +467,42 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 			if (d)
 				d->found = true;
 		}
-		if (d && prevblk == InvalidBlockNumber)
+		if (d && FpbPageIsHalfDead(opq) && !st->relaxed)
+			fpb_corrupt(st, d->parent,
+						"Downlink leads to half-dead block %u.", blkno);
+		if (d && afterdead && st->relaxed)
+		{
+			/*
+			 * The downlink was read before or after a page to the left was
+			 * deleted: its key is that page's lower bound or this one's.
+			 */
+		}
+		else if (d && prevblk == InvalidBlockNumber)
 		{
 			if (d->k != 0 || d->t != 0)
 				fpb_corrupt(st, d->parent,
 							"Downlink to block %u, the leftmost page of level %u, has key %s instead of minus infinity.",
 							blkno, level, fpb_keydesc(d->k, d->t));
 		}
+		else if (d && st->relaxed)
+		{
+			/*
+			 * A deletion since the level above was read may have moved the
+			 * lower bound left of the downlink's key; never right of it.
+			 */
+			if (fpb_key_cmp(d->k, d->t, prevhikey.k, prevhikey.t) < 0)
+				fpb_corrupt(st, d->parent,
+							"Downlink to block %u has key %s, below the block's lower bound (the high key of its left sibling %u) %s.",
+							blkno, fpb_keydesc(d->k, d->t), prevblk,
+							fpb_keydesc(prevhikey.k, prevhikey.t));
+		}
 		else if (d && (d->k != prevhikey.k || d->t != prevhikey.t))
 			fpb_corrupt(st, d->parent,
 						"Downlink to block %u has key %s, but the block's lower bound (the high key of its left sibling %u) is %s.",
 						blkno, fpb_keydesc(d->k, d->t), prevblk,
 						fpb_keydesc(prevhikey.k, prevhikey.t));
-		if (links && prevblk == InvalidBlockNumber && d == NULL)
+		if (links && prevblk == InvalidBlockNumber && d == NULL &&
+			!FpbPageIsHalfDead(opq))
 			fpb_corrupt(st, blkno,
 						"Leftmost page of level %u has no downlink.", level);
 
@@ -403,7 +515,7 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 			 * checkable in relaxed mode: the downlink may have been added,
 			 * and the flag cleared, after the level above was read.
 			 */
-			if (!d && !split && !st->relaxed)
+			if (!d && !split && !st->relaxed && !FpbPageIsHalfDead(opq))
 			{
 				if (!links)
 					fpb_corrupt(st, prevblk,
@@ -433,14 +545,22 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		/* the page's entries, after its in-page tree is verified */
 		ents = fpb_check_inpage(st->index, st->page, blkno, &n);
 
-		if (level > 0 && n == 0)
+		/*
+		 * A half-dead level-1 page's one downlink leads to its half-dead or
+		 * deleted only child, whose range, like its own, went right: it is
+		 * not one of the level's downlinks.
+		 */
+		if (FpbPageIsHalfDead(opq))
+			n = 0;
+
+		if (level > 0 && n == 0 && !FpbPageIsHalfDead(opq))
 			fpb_corrupt(st, blkno, "Internal page has no downlinks.");
-		if (level > 0 && prevblk == InvalidBlockNumber &&
+		if (level > 0 && n > 0 && prevblk == InvalidBlockNumber &&
 			(ents[0].k != 0 || ents[0].t != 0))
 			fpb_corrupt(st, blkno,
 						"First downlink of the leftmost page of level %u has key %s instead of minus infinity.",
 						level, fpb_keydesc(ents[0].k, ents[0].t));
-		if (level > 0 && prevblk != InvalidBlockNumber &&
+		if (level > 0 && n > 0 && prevblk != InvalidBlockNumber &&
 			(ents[0].k != prevhikey.k || ents[0].t != prevhikey.t))
 			fpb_corrupt(st, blkno,
 						"First downlink has key %s, but the page's lower bound (the high key of its left sibling %u) is %s.",
@@ -532,10 +652,19 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 
 		MemoryContextSwitchTo(oldcxt);
 
+		/*
+		 * A half-dead page's key range belongs to its right sibling in the
+		 * level above: the right sibling's lower bound is the half-dead
+		 * page's own (strict mode; relaxed mode accepts either).
+		 */
+		afterdead = FpbPageIsHalfDead(opq);
 		prevblk = blkno;
 		prevflags = opq->flags;
-		prevhikey.k = hik;
-		prevhikey.t = hit;
+		if (!afterdead)
+		{
+			prevhikey.k = hik;
+			prevhikey.t = hit;
+		}
 		blkno = opq->right;
 	}
 
@@ -552,7 +681,7 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 				fpb_corrupt(st, bychild[i].parent,
 							"Block %u has a second downlink; the other is in block %u.",
 							bychild[i].child, bychild[i - 1].parent);
-			if (!bychild[i].found)
+			if (!bychild[i].found && !fpb_check_gone(st, bychild[i].child))
 				fpb_corrupt(st, bychild[i].parent,
 							"Downlink %s points to block %u, which is not on the right-link chain of level %u.",
 							fpb_keydesc(bychild[i].k, bychild[i].t),
@@ -751,17 +880,20 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 		nlinks = nnext;
 		if (level == 0)
 			break;
-		leftmost = links[0].child;
+		leftmost = fpb_check_leftmost(st, links[0].child);
 	}
 
 	/*
-	 * Every initialised page must be in the tree: pages are never recycled,
-	 * and a crash during a split leaves either a zero page or a page linked
-	 * from its left sibling.  (In relaxed mode a page may have been added
+	 * Every initialised page but the deleted ones must be in the tree: a
+	 * crash during a split leaves either a zero page or a page linked from
+	 * its left sibling, and a page is unlinked only in the record that marks
+	 * it deleted.  (In relaxed mode a page may have been added
 	 * after its level was walked.)
 	 */
 	for (BlockNumber blkno = 0; blkno < st->nblocks && !relaxed; blkno++)
 	{
+		FpbPageOpaque opq;
+
 		CHECK_FOR_INTERRUPTS();
 		if (fpb_bit_test(st->reached, blkno))
 		{
@@ -771,6 +903,23 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 		fpb_check_readpage(st, blkno, st->page);
 		if (PageIsNew(st->page))
 			continue;
+		fpb_page_check_sane(index, st->page, blkno);
+
+		/*
+		 * Deleted pages are off the chain (recyclable or not): an empty
+		 * leaf that no sibling and no downlink leads to.
+		 */
+		opq = FpbPageGetOpaque(st->page);
+		if (FpbPageIsDeleted(opq))
+		{
+			if (opq->level > 1 ||
+				opq->nentries != (opq->level == 0 ? 0 : 1) ||
+				FpbPageIsRightmost(opq))
+				fpb_corrupt(st, blkno,
+							"Deleted page is neither an empty leaf nor a level-1 page with one downlink, with a right sibling (level %u, %u entries).",
+							opq->level, opq->nentries);
+			continue;
+		}
 		nonnew++;
 		fpb_corrupt(st, blkno,
 					"Page is initialised but not reachable from the root.");

@@ -3,8 +3,10 @@
 # its existing date/time indexes then serve cross-type bounds (a
 # timestamptz column against a date), with the same rows as a sequential
 # scan.  It updates on to 1.2 (the prefix functions of wide keys,
-# fpbtree_dead_entries()), and a fresh installation and an updated one have
-# the same members in every operator family and the same functions.
+# fpbtree_dead_entries(), fpbtree_stats' page deletion columns; before the
+# update the 1.1 fpbtree_stats still works with the new library), and a
+# fresh installation and an updated one have the same members in every
+# operator family and the same functions.
 
 use strict;
 use warnings;
@@ -64,6 +66,8 @@ is($node->safe_psql('postgres', "SET enable_seqscan = off; $q"),
 	'and returns the rows a sequential scan returns');
 unlike($node->safe_psql('postgres', "SELECT proname FROM pg_proc WHERE proname LIKE 'fpbtree_prefix%'"),
 	qr/prefix/, 'version 1.1 has no prefix functions');
+is($node->safe_psql('postgres', "SELECT entries FROM fpbtree_stats('t_tz')"),
+	'20000', 'fpbtree_stats of version 1.1 works with the new library');
 $node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.2'");
 is($node->safe_psql('postgres', "SELECT fpbtree_prefix_uuid('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')::bit(64) = x'a0eebc999c0b4ef8'"),
 	't', 'after the update to 1.2 the prefix functions answer');
@@ -79,5 +83,20 @@ is($node->safe_psql('postgres', "SELECT bool_and(amvalidate(c.oid)) FROM pg_opcl
 
 is($node->safe_psql('postgres', "SELECT fpbtree_dead_entries('t_tz')"), '0',
 	'fpbtree_dead_entries() answers for an index built under 1.0');
+
+my $stats = "SELECT entries, deleted_pages, recyclable_pages, free_pages, half_dead_pages FROM fpbtree_stats('t_tz')";
+$node->safe_psql('postgres', 'DELETE FROM t WHERE tz < (SELECT min(tz) + interval \'100 days\' FROM t)');
+$node->safe_psql('postgres', 'VACUUM t');
+$node->safe_psql('postgres', 'SELECT txid_current()');
+$node->safe_psql('postgres', 'VACUUM t');
+like($node->safe_psql('postgres', $stats),
+	qr/^16108\|([1-9]\d*)\|\1\|\1\|0$/,
+	'after the update to 1.2 fpbtree_stats counts deleted, recyclable and free pages');
+is($node->safe_psql('postgres', "SELECT proname FROM pg_proc WHERE proname = 'fpbtree_stats'"),
+	$node->safe_psql('fresh', "SELECT proname FROM pg_proc WHERE proname = 'fpbtree_stats'"),
+	'one fpbtree_stats, as in a fresh installation');
+is($node->safe_psql('postgres', "SELECT pg_get_function_result('fpbtree_stats'::regproc)"),
+	$node->safe_psql('fresh', "SELECT pg_get_function_result('fpbtree_stats'::regproc)"),
+	'with the fresh installation\'s columns');
 
 done_testing();
