@@ -276,22 +276,10 @@ fpbtree_dead_entries(PG_FUNCTION_ARGS)
 {
 	Oid			indrelid = PG_GETARG_OID(0);
 	Relation	index;
-	Oid			heapid;
 	BlockNumber nblocks;
 	int64		ndead = 0;
 
-	fpb_precheck_relation(indrelid);
-	heapid = IndexGetRelation(indrelid, true);
-	if (OidIsValid(heapid))
-	{
-		AclResult	aclresult;
-
-		aclresult = pg_class_aclcheck(heapid, GetUserId(), ACL_SELECT);
-		if (aclresult != ACLCHECK_OK)
-			aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapid));
-	}
-	index = index_open(indrelid, AccessShareLock);
-	fpb_check_relation(index);
+	index = fpb_open_for_stats(indrelid);
 	nblocks = RelationGetNumberOfBlocks(index);
 	for (BlockNumber blkno = FPB_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
 	{

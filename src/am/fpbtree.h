@@ -598,6 +598,9 @@ extern FullTransactionId fpb_page_safexid(FpbPageOpaque opq);
 extern void fpb_precheck_relation(Oid relid);
 extern void fpb_check_relation(Relation rel);
 
+/* ---- stats.c ---- */
+extern Relation fpb_open_for_stats(Oid indrelid);
+
 /* ---- verify_inpage.c: fpbtree_check() of one page's in-page tree ---- */
 extern FpbEntry *fpb_check_inpage(Relation index, Page page,
 								  BlockNumber blkno, int *nentries);

@@ -28,6 +28,31 @@
 PG_FUNCTION_INFO_V1(fpbtree_stats);
 
 /*
+ * Open an fpbtree index for a statistics function, as amcheck's functions
+ * do: the caller must be allowed to read its table.  Locked AccessShare.
+ */
+Relation
+fpb_open_for_stats(Oid indrelid)
+{
+	Relation	index;
+	Oid			heapid;
+
+	fpb_precheck_relation(indrelid);
+	heapid = IndexGetRelation(indrelid, true);
+	if (OidIsValid(heapid))
+	{
+		AclResult	aclresult;
+
+		aclresult = pg_class_aclcheck(heapid, GetUserId(), ACL_SELECT);
+		if (aclresult != ACLCHECK_OK)
+			aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapid));
+	}
+	index = index_open(indrelid, AccessShareLock);
+	fpb_check_relation(index);
+	return index;
+}
+
+/*
  * fpbtree_stats(index regclass) -> height, pages per level, size, entries,
  * average leaf fill, node sizes, fan-out and the latencies of the metapage;
  * from version 1.2 on also deleted, recyclable, free (in the free space
@@ -38,7 +63,6 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 {
 	Oid			indrelid = PG_GETARG_OID(0);
 	Relation	index;
-	Oid			heapid;
 	TupleDesc	tupdesc;
 	FpbMetaPageData meta;
 	uint32		height;
@@ -60,18 +84,7 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	fpb_precheck_relation(indrelid);
-	heapid = IndexGetRelation(indrelid, true);
-	if (OidIsValid(heapid))
-	{
-		AclResult	aclresult;
-
-		aclresult = pg_class_aclcheck(heapid, GetUserId(), ACL_SELECT);
-		if (aclresult != ACLCHECK_OK)
-			aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapid));
-	}
-	index = index_open(indrelid, AccessShareLock);
-	fpb_check_relation(index);
+	index = fpb_open_for_stats(indrelid);
 
 	/* checks the widths and root level the computations below rely on */
 	fpb_read_meta(index, &meta);
