@@ -174,7 +174,9 @@ SELECT pg_relation_size('qf_k') AS size_empty \gset
 -- one leaf is left per level-1 page: its rightmost child, whose key
 -- range has no right sibling under the same parent to go to
 SELECT entries, pages_per_level[1] AS leaves, pages_per_level[2] AS level1,
-	deleted_pages, recyclable_pages, free_pages, half_dead_pages,
+	deleted_pages > 100 AS many_deleted,
+	recyclable_pages = deleted_pages AS all_recyclable,
+	free_pages = deleted_pages AS all_free, half_dead_pages,
 	total_pages = 1 + pages_per_level[1] + pages_per_level[2] + deleted_pages AS all_counted
 FROM fpbtree_stats('qf_k');
 INSERT INTO qf SELECT g, g % 1000 FROM generate_series(1, 40000) g;
