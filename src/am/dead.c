@@ -3,13 +3,15 @@
  * dead.c
  *	  Leaf entries marked dead by index scans (kill_prior_tuple), skipped by
  *	  later scans and removed by an inserter before it splits the page;
- *	  fpbtree_dead_entries().
+ *	  bottom-up deletion of old row versions; fpbtree_dead_entries().
  *
  * The mark is a bit of the entry's on-page TID (FPB_TID_DEADFLAG), set as
  * a hint under a share lock like nbtree's LP_DEAD.  A scan only marks an
  * entry the heap reported dead to every snapshot, and only on the page it
  * read the entry from, if that page cannot have lost the entry and had its
- * TID reused since (pin kept, or page LSN unchanged).  See README.
+ * TID reused since (pin kept, or page LSN unchanged).  An insert that would
+ * split a leaf may also ask the heap directly which duplicate-key entries
+ * are dead (bottom-up deletion).  See README.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,6 +33,12 @@
 #include "utils/rel.h"
 
 PG_FUNCTION_INFO_V1(fpbtree_dead_entries);
+
+/*
+ * What removing one leaf entry frees, as the table AM counts toward a
+ * bottom-up pass's target: its key and its TID.
+ */
+#define FPB_ENTRY_FREESPACE ((int) (sizeof(uint64) + sizeof(ItemPointerData)))
 
 /*
  * amgettuple was told the entry it returned last is dead to everyone:
@@ -207,6 +215,36 @@ fpb_log_dead_conflict(Relation index, BlockNumber blkno, TransactionId xid)
 }
 
 /*
+ * Rewrite the exclusively locked leaf page in buf without the entries of
+ * ents (all n of the page's, in order) flagged in gone.  xid, if valid, is
+ * the latest xid among the removed entries' heap tuples: a standby's
+ * queries that could still see one are cancelled first.
+ */
+static void
+fpb_remove_entries(Relation index, Buffer buf, FpbEntry *ents,
+				   const bool *gone, int n, TransactionId xid)
+{
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	int			kept = 0;
+	FpbWalState *state;
+	Page		wpage;
+
+	if (TransactionIdIsValid(xid) &&
+		XLogStandbyInfoActive() && RelationNeedsWAL(index))
+		fpb_log_dead_conflict(index, blkno, xid);
+
+	for (int i = 0; i < n; i++)
+		if (!gone[i])
+			ents[kept++] = ents[i];
+	state = fpb_wal_start(index);
+	wpage = fpb_wal_register(state, buf, 0);
+	if (!fpb_page_layout(wpage, ents, kept, 0))
+		elog(ERROR, "fpbtree: block %u does not fit after removing dead entries",
+			 blkno);
+	fpb_wal_finish(state);
+}
+
+/*
  * The exclusively locked leaf page in buf has no room for an insert without
  * splitting a node or the page: remove its entries marked dead, and re-lay
  * the page out.  Returns true if any were removed (the caller retries the
@@ -224,10 +262,8 @@ fpb_remove_dead(Relation index, Relation heap, Buffer buf)
 	FpbEntry   *ents;
 	bool	   *dead;
 	int			n,
-				ndead = 0,
-				kept = 0;
-	FpbWalState *state;
-	Page		wpage;
+				ndead = 0;
+	TransactionId xid = InvalidTransactionId;
 
 	if (!FpbPageIsLeaf(opq) || opq->nentries == 0 ||
 		fpb_page_count_dead(page, blkno) == 0)
@@ -244,27 +280,100 @@ fpb_remove_dead(Relation index, Relation heap, Buffer buf)
 		return false;
 	}
 
+	/* the heap is asked for the horizon only when a standby needs it */
 	if (XLogStandbyInfoActive() && RelationNeedsWAL(index))
-	{
-		TransactionId xid = fpb_dead_horizon(index, heap, blkno, ents, dead,
-											 n, ndead);
-
-		if (TransactionIdIsValid(xid))
-			fpb_log_dead_conflict(index, blkno, xid);
-	}
-
-	for (int i = 0; i < n; i++)
-		if (!dead[i])
-			ents[kept++] = ents[i];
-	state = fpb_wal_start(index);
-	wpage = fpb_wal_register(state, buf, 0);
-	if (!fpb_page_layout(wpage, ents, kept, 0))
-		elog(ERROR, "fpbtree: block %u does not fit after removing dead entries",
-			 blkno);
-	fpb_wal_finish(state);
+		xid = fpb_dead_horizon(index, heap, blkno, ents, dead, n, ndead);
+	fpb_remove_entries(index, buf, ents, dead, n, xid);
 	pfree(ents);
 	pfree(dead);
 	return true;
+}
+
+/*
+ * Bottom-up deletion (nbtree's, after _bt_bottomupdel_pass): the leaf in
+ * buf, exclusively locked, must split for an insert that the executor said
+ * is a new version of a row whose key did not change, and fpb_remove_dead
+ * has found no marks to remove.  Such updates leave several versions of
+ * one key on the page, the older ones soon dead though no scan has marked
+ * them.  Offer every entry to the table AM, the duplicates of a key as
+ * promising, and let it find entries whose whole HOT chain is dead to
+ * every snapshot until about an eighth of the page's entries would be
+ * freed; remove those as fpb_remove_dead does.  Returns true if any were
+ * removed.  The table AM decides what is deletable (nothing is passed as
+ * known deletable) and bounds its own work (a few heap blocks).
+ */
+bool
+fpb_bottomup_delete(Relation index, Relation heap, Buffer buf)
+{
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	Page		page = BufferGetPage(buf);
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	FpbEntry   *ents;
+	bool	   *gone;
+	int			n,
+				npromising = 0,
+				ngone = 0;
+	TM_IndexDeleteOp delstate;
+	TransactionId xid;
+
+	if (!FpbPageIsLeaf(opq) || opq->nentries < 2)
+		return false;
+	ents = palloc(sizeof(FpbEntry) * opq->nentries);
+	n = fpb_page_collect(page, ents, blkno);
+
+	delstate.irel = index;
+	delstate.iblknum = blkno;
+	delstate.bottomup = true;
+	delstate.bottomupfreespace = Max(1, n / 8) * FPB_ENTRY_FREESPACE;
+	delstate.ndeltids = n;
+	delstate.deltids = palloc(sizeof(TM_IndexDelete) * n);
+	delstate.status = palloc(sizeof(TM_IndexStatus) * n);
+	for (int i = 0; i < n; i++)
+	{
+		/* entries are in (k, t) order: the versions of a key are adjacent */
+		bool		dup = (i > 0 && ents[i - 1].k == ents[i].k) ||
+			(i + 1 < n && ents[i + 1].k == ents[i].k);
+
+		fpb_t_to_heaptid(ents[i].t, &delstate.deltids[i].tid);
+		delstate.deltids[i].id = i;
+		delstate.status[i].idxoffnum = (OffsetNumber) (i + 1);
+		delstate.status[i].knowndeletable = false;
+		delstate.status[i].promising = dup;
+		delstate.status[i].freespace = FPB_ENTRY_FREESPACE;
+		npromising += dup;
+	}
+
+	/* no key repeats: no sign of old versions, not worth the heap reads */
+	if (npromising == 0)
+	{
+		pfree(delstate.deltids);
+		pfree(delstate.status);
+		pfree(ents);
+		return false;
+	}
+
+	xid = table_index_delete_tuples(heap, &delstate);
+
+	gone = palloc0(sizeof(bool) * n);
+	for (int i = 0; i < delstate.ndeltids; i++)
+	{
+		TM_IndexStatus *st = &delstate.status[delstate.deltids[i].id];
+
+		if (st->knowndeletable)
+		{
+			Assert(st->idxoffnum >= 1 && st->idxoffnum <= n);
+			if (!gone[st->idxoffnum - 1])
+				ngone++;
+			gone[st->idxoffnum - 1] = true;
+		}
+	}
+	if (ngone > 0)
+		fpb_remove_entries(index, buf, ents, gone, n, xid);
+	pfree(gone);
+	pfree(delstate.deltids);
+	pfree(delstate.status);
+	pfree(ents);
+	return ngone > 0;
 }
 
 /*

@@ -449,21 +449,23 @@ extern bool fpbinsert(Relation index, Datum *values, bool *isnull,
 					  struct IndexInfo *indexInfo);
 extern void fpb_finish_split(Relation index, Buffer lbuf, FpbStack stack,
 							 Relation heap);
-extern void fpb_insert_entry(Relation index, const FpbEntry *e, Relation heap);
+extern void fpb_insert_entry(Relation index, const FpbEntry *e, Relation heap,
+							 bool unchanged);
 extern void fpb_insert_at_leaf(Relation index, Buffer buf, const FpbEntry *e,
-							   FpbStack stack, Relation heap);
+							   FpbStack stack, Relation heap, bool unchanged);
 
 /* ---- dead.c: entries marked dead by scans, removed before splits ---- */
 extern void fpb_scan_remember_dead(IndexScanDesc scan);
 extern void fpb_scan_kill_items(IndexScanDesc scan);
 extern bool fpb_remove_dead(Relation index, Relation heap, Buffer buf);
+extern bool fpb_bottomup_delete(Relation index, Relation heap, Buffer buf);
 extern void fpb_unique_mark_dead(Buffer buf, uint64 klo, uint64 khi,
 								 uint64 t);
 
 /* ---- unique.c ---- */
 extern bool fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
 							  IndexUniqueCheck checkUnique, Datum *values,
-							  bool *isnull);
+							  bool *isnull, bool unchanged);
 extern void fpb_unique_check_built(Relation heap, Relation index,
 								   bool verifying);
 

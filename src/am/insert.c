@@ -153,14 +153,16 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
  */
 static void
 fpb_insert_onpage(Relation index, Buffer buf, const FpbEntry *e,
-				  FpbStack stack, Buffer cbuf, Relation heap)
+				  FpbStack stack, Buffer cbuf, Relation heap, bool unchanged)
 {
 	FpbWalState *state;
 	Page		page;
 	uint64		sepk,
 				sept;
 	BlockNumber rblk;
+	bool		bottomup_tried = false;
 
+retry:
 	/* the common case: a leaf entry whose in-page node has room */
 	if (!BufferIsValid(cbuf) &&
 		FpbPageIsLeaf(FpbPageGetOpaque(BufferGetPage(buf))))
@@ -207,6 +209,21 @@ fpb_insert_onpage(Relation index, Buffer buf, const FpbEntry *e,
 		return;
 	}
 	fpb_wal_abort(state);
+
+	/*
+	 * The leaf must split.  If the entry is a new version of a row whose key
+	 * the update left unchanged, the page's older versions of such rows may
+	 * be dead to everyone by now: ask the heap (bottom-up deletion, dead.c),
+	 * once, and retry if it removed any.
+	 */
+	if (unchanged && !bottomup_tried && heap != NULL &&
+		!BufferIsValid(cbuf) &&
+		FpbPageIsLeaf(FpbPageGetOpaque(BufferGetPage(buf))))
+	{
+		bottomup_tried = true;
+		if (fpb_bottomup_delete(index, heap, buf))
+			goto retry;
+	}
 
 	fpb_split(index, buf, e, cbuf, &sepk, &sept, &rblk);
 	fpb_insert_downlink(index, buf, sepk, sept, rblk, stack, heap);
@@ -353,7 +370,7 @@ fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk, uint64 sept,
 	e.k = sepk;
 	e.t = sept;
 	e.child = rblk;
-	fpb_insert_onpage(index, pbuf, &e, pstack, lbuf, heap);
+	fpb_insert_onpage(index, pbuf, &e, pstack, lbuf, heap, false);
 }
 
 /*
@@ -379,27 +396,32 @@ fpb_finish_split(Relation index, Buffer lbuf, FpbStack stack, Relation heap)
 	fpb_insert_downlink(index, lbuf, k, t, opq->right, stack, heap);
 }
 
-/* Insert one entry (leaf level). */
+/*
+ * Insert one entry (leaf level).  unchanged: the executor's indexUnchanged
+ * hint (an UPDATE's new version of a row whose key it did not change).
+ */
 void
-fpb_insert_entry(Relation index, const FpbEntry *e, Relation heap)
+fpb_insert_entry(Relation index, const FpbEntry *e, Relation heap,
+				 bool unchanged)
 {
 	FpbStack	stack;
 	Buffer		buf;
 
 	buf = fpb_search(index, e->k, e->t, BUFFER_LOCK_EXCLUSIVE, &stack, heap);
-	fpb_insert_onpage(index, buf, e, stack, InvalidBuffer, heap);
+	fpb_insert_onpage(index, buf, e, stack, InvalidBuffer, heap, unchanged);
 	fpb_free_stack(stack);
 }
 
 /*
  * Insert leaf entry e into the exclusively locked leaf in buf, which is the
- * page for it (stack: its ancestors).  Releases buf.
+ * page for it (stack: its ancestors).  Releases buf.  unchanged as for
+ * fpb_insert_entry.
  */
 void
 fpb_insert_at_leaf(Relation index, Buffer buf, const FpbEntry *e,
-				   FpbStack stack, Relation heap)
+				   FpbStack stack, Relation heap, bool unchanged)
 {
-	fpb_insert_onpage(index, buf, e, stack, InvalidBuffer, heap);
+	fpb_insert_onpage(index, buf, e, stack, InvalidBuffer, heap, unchanged);
 }
 
 /*
@@ -423,8 +445,8 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	if (checkUnique != UNIQUE_CHECK_NO &&
 		(!isnull[0] || index->rd_index->indnullsnotdistinct))
 		return fpb_insert_unique(index, &e, heapRel, checkUnique, values,
-								 isnull);
+								 isnull, indexUnchanged);
 	if (checkUnique != UNIQUE_CHECK_EXISTING)
-		fpb_insert_entry(index, &e, heapRel);
+		fpb_insert_entry(index, &e, heapRel, indexUnchanged);
 	return checkUnique != UNIQUE_CHECK_NO;
 }

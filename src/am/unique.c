@@ -244,11 +244,13 @@ fpb_unique_move_to_insert(Relation index, Buffer buf, uint64 k, uint64 t,
  * from every other), after checking its run.  Returns false when a
  * UNIQUE_CHECK_PARTIAL check found a possible conflict, true otherwise;
  * raises unique_violation on a definite one.  values / isnull are the
- * index column values, for the error message.
+ * index column values, for the error message; unchanged is the executor's
+ * indexUnchanged hint (fpb_insert_entry).
  */
 bool
 fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
-				  IndexUniqueCheck checkUnique, Datum *values, bool *isnull)
+				  IndexUniqueCheck checkUnique, Datum *values, bool *isnull,
+				  bool unchanged)
 {
 	uint64		klo,
 				khi,
@@ -306,7 +308,7 @@ fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
 			return true;
 		}
 		buf = fpb_unique_move_to_insert(index, buf, e->k, e->t, stack, heap);
-		fpb_insert_at_leaf(index, buf, e, stack, heap);
+		fpb_insert_at_leaf(index, buf, e, stack, heap, unchanged);
 		fpb_free_stack(stack);
 		return verdict != FPB_UNIQUE_MAYBE;
 	}

@@ -1,0 +1,70 @@
+--
+-- 19_bottomup: bottom-up deletion.  Updates that leave an index's key
+-- unchanged add a new version of the key to its leaf; when the leaf would
+-- split, the inserter asks the heap which older versions are dead to
+-- everyone and removes them, with no scan having marked them.  Every row
+-- is updated once, in many small committed transactions, with no index
+-- scans and no VACUUM, so nothing marks the old versions (a key's next
+-- update would, through the uniqueness check): like btree's, the fpbtree
+-- indexes must not double.  Scans afterwards equal btree's.
+--
+
+-- on its own: the extension, settings, fpb_same() and its helpers
+\set ECHO none
+\i sql/include/setup.sql
+\i sql/include/fpb_helpers.sql
+\set ECHO all
+
+-- uf: fpbtree indexes, ub: btree.  v is indexed and changes, so no update
+-- is HOT; id (unique) and g (not unique) keep their values.
+CREATE TABLE uf (id int4, g int4, v int8) WITH (fillfactor = 100, autovacuum_enabled = off);
+CREATE TABLE ub (LIKE uf) WITH (fillfactor = 100, autovacuum_enabled = off);
+INSERT INTO uf SELECT i, 20001 - i, i * 7 FROM generate_series(1, 20000) i;
+INSERT INTO ub SELECT * FROM uf;
+CREATE UNIQUE INDEX uf_id ON uf USING fpbtree (id);
+CREATE INDEX uf_g ON uf USING fpbtree (g);
+CREATE INDEX uf_v ON uf USING fpbtree (v);
+CREATE UNIQUE INDEX ub_id ON ub (id);
+CREATE INDEX ub_g ON ub (g);
+CREATE INDEX ub_v ON ub (v);
+VACUUM ANALYZE uf;
+VACUUM ANALYZE ub;
+CREATE TABLE usize (tab text, idx text, before bigint, after bigint);
+INSERT INTO usize
+SELECT c.relname::text, i.relname::text, pg_relation_size(i.oid), NULL
+FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+     JOIN pg_class c ON c.oid = x.indrelid
+WHERE c.relname IN ('uf', 'ub');
+
+-- a round of updates of every row, a twentieth of the rows per statement
+-- (spread over every leaf), through sequential scans only: each leaf fills
+-- while the older statements' versions are already dead to everyone
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+\set ECHO none
+SELECT format('UPDATE %s SET v = v + 1 WHERE id %% 20 = %s', t, c)
+FROM generate_series(0, 19) c, unnest('{uf,ub}'::text[]) t
+ORDER BY c, t \gexec
+\set ECHO all
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+
+UPDATE usize SET after = pg_relation_size(idx);
+-- the indexes whose key did not change grew by less than three quarters
+-- (without the deletion the fpbtree ones double); v's, whose key did,
+-- double as btree's
+SELECT tab, idx, after > 1.75 * before AS grew_by_three_quarters
+FROM usize ORDER BY tab, idx;
+
+-- no entry of a row version some snapshot could see was removed: every
+-- scan returns btree's rows
+SELECT fpb_same('SELECT id, g, v FROM uf WHERE id BETWEEN 100 AND 15000 ORDER BY id', 'uf_id', true);
+SELECT fpb_same('SELECT id, g, v FROM uf WHERE g > 5000 ORDER BY g', 'uf_g', true);
+SELECT fpb_same('SELECT id, v FROM uf WHERE v < 70000 ORDER BY v', 'uf_v', true);
+SELECT fpb_rows('SELECT id, g, v FROM uf WHERE id > 0 ORDER BY id', 'index')
+     = fpb_rows('SELECT id, g, v FROM ub WHERE id > 0 ORDER BY id', 'index')
+       AS same_as_btree;
+SELECT count(*) FROM uf;
+SELECT fpbtree_check('uf_id', true), fpbtree_check('uf_g', true),
+       fpbtree_check('uf_v', true);
+
