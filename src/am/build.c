@@ -29,6 +29,7 @@
 #include "optimizer/optimizer.h"
 #include "pgstat.h"
 #include "storage/smgr.h"
+#include "utils/builtins.h"
 #include "utils/rel.h"
 #include "utils/tuplesort.h"
 
@@ -426,8 +427,12 @@ fpb_build_newpage(FpbBuildState *bs, uint16 level)
 		buf = bs->chunk[bs->chunkpos++];
 	}
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	fpb_page_init(BufferGetPage(buf), level, level == 0 ? FPB_F_LEAF : 0,
+	fpb_page_init(BufferGetPage(buf), level,
+				  (level == 0 ? FPB_F_LEAF : 0) | (bs->cmp ? FPB_F_WIDE : 0),
 				  bs->w, bs->x);
+	if (bs->cmp)
+		FpbPageGetOpaque(BufferGetPage(buf))->fulllen =
+			bs->cmp->typlen > 0 ? bs->cmp->typlen : 0;
 	MarkBufferDirty(buf);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	return buf;
@@ -449,6 +454,7 @@ fpb_build_initlevel(FpbBuildState *bs, int level)
 								bs->fillfactor / 100.0);
 	lv->ents = palloc(sizeof(FpbEntry) * lv->cap);
 	lv->n = 0;
+	lv->bytes = 0;
 	bs->nlevels = level + 1;
 }
 
@@ -466,7 +472,7 @@ fpb_build_writepage(FpbBuildState *bs, FpbLevel *lv, BlockNumber right,
 	opq->left = lv->leftblk;
 	opq->right = right;
 	if (hikey)
-		fpb_page_set_hikey(page, hikey->k, hikey->t);
+		fpb_page_set_hikey(page, hikey);
 	if (!fpb_page_layout(page, lv->ents, lv->n, bs->fillfactor / 100.0))
 		elog(ERROR, "fpbtree: bulk-load page %u overflows", lv->blkno);
 	MarkBufferDirty(lv->buf);
@@ -478,14 +484,13 @@ fpb_build_writepage(FpbBuildState *bs, FpbLevel *lv, BlockNumber right,
 FpbEntry
 fpb_build_downlink(const FpbLevel *lv)
 {
-	FpbEntry	down;
+	FpbEntry	down = fpb_mkkey(0, 0);
 
-	if (lv->leftblk == InvalidBlockNumber)
-		down.k = down.t = 0;
-	else
+	if (lv->leftblk != InvalidBlockNumber)
 	{
 		down.k = lv->lowk;
 		down.t = lv->lowt;
+		down.f = lv->lowf;
 	}
 	down.child = lv->blkno;
 	return down;
@@ -509,15 +514,20 @@ fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
 	 * exact key: their first downlink must equal their lower bound.
 	 */
 	sep = *first;
-	if (level == 0 && lv->ents[lv->n - 1].k != first->k)
-		sep.t = 0;
+	if (level == 0 && fpb_entry_keys_differ(bs->cmp, &lv->ents[lv->n - 1],
+											first))
+		sep.t = bs->cmp ? (first->t & FPB_T_NULLBIT) : 0;
+	/* a wide separator lives on as the next page's lower bound */
+	fpb_entry_keep_palloc(bs->cmp, &sep);
 	fpb_build_writepage(bs, lv, nblk, &sep);
 	lv->lowk = sep.k;
 	lv->lowt = sep.t;
+	lv->lowf = sep.f;
 	lv->leftblk = lv->blkno;
 	lv->blkno = nblk;
 	lv->buf = nbuf;
 	lv->n = 0;
+	lv->bytes = 0;
 
 	/* a slice's leaves: the leader builds the levels above from the file */
 	if (level == 0 && bs->downlinks != NULL)
@@ -534,7 +544,42 @@ void
 fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e)
 {
 	FpbLevel   *lv = &bs->levels[level];
+	Size		eb = 0;
 
+	if (bs->cmp)
+	{
+		/*
+		 * A wide page is full when the values' slots leave too few lines.
+		 * The page holds its entries without a high key, so when the high
+		 * key (the next entry) does not fit beside them, the last entry
+		 * moves to the next page and becomes the high key: entries and one
+		 * of their own values as high key always fit.
+		 */
+		eb = fpb_build_slot_bound(bs->cmp, e->f);
+		if (lv->n > 0 &&
+			(lv->n >= lv->cap || !fpb_build_fits(bs, lv, lv->n + 1,
+												 lv->bytes + eb)))
+		{
+			if (!fpb_build_fits(bs, lv, lv->n, lv->bytes + eb))
+			{
+				FpbEntry	last = lv->ents[--lv->n];
+
+				lv->bytes -= fpb_build_slot_bound(bs->cmp, last.f);
+				fpb_build_nextpage(bs, level, &last);
+				lv = &bs->levels[level];
+				lv->ents[lv->n++] = last;
+				lv->bytes = fpb_build_slot_bound(bs->cmp, last.f);
+			}
+			else
+			{
+				fpb_build_nextpage(bs, level, e);
+				lv = &bs->levels[level];
+			}
+		}
+		lv->bytes += eb;
+		lv->ents[lv->n++] = *e;
+		return;
+	}
 	if (lv->n >= lv->cap)
 	{
 		fpb_build_nextpage(bs, level, e);
@@ -843,7 +888,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	double		indtuples;
 	BlockNumber root;
 	uint32		rootlevel;
-	int64		loaded;
+	int64		loaded = 0;
 	int			nworkers = 0;
 	FpbParallel *fp = NULL;
 	FpbRun	   *runs = NULL;
@@ -863,6 +908,15 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.onlyleaf = InvalidBlockNumber;
 	bs.upperstart = InvalidBlockNumber;
 	fpb_build_widths(index, &bs.w, &bs.x, &bs.fillfactor);
+	if (fpb_cmp_init(index, &bs.cmpdata, bs.w, bs.x))
+	{
+		bs.cmp = &bs.cmpdata;
+		if (indexInfo->ii_Unique)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("fpbtree does not support unique indexes on type %s yet",
+							format_type_be(index->rd_opcintype[0]))));
+	}
 
 	/* block 0 is the metapage */
 	metabuf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
@@ -875,14 +929,17 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	 * empty table needs none: index_build() asks for none when it rebuilds
 	 * the indexes of a table just truncated, and cannot tell us so.
 	 */
-	if (IsNormalProcessingMode() && RelationGetNumberOfBlocks(heap) > 0)
+	if (IsNormalProcessingMode() && RelationGetNumberOfBlocks(heap) > 0 &&
+		bs.cmp == NULL)
 		nworkers = plan_create_index_workers(RelationGetRelid(heap),
 											 RelationGetRelid(index));
 	if (nworkers > 0)
 		fp = fpb_parallel_begin(heap, index, indexInfo, nworkers);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, FPB_PHASE_SCAN);
-	if (fp)
+	if (bs.cmp)
+		loaded = fpb_build_wide(&bs, heap, indexInfo, &reltuples, &indtuples);
+	else if (fp)
 		reltuples = fpb_parallel_scan(fp, heap, index, indexInfo, &indtuples);
 	else
 	{
@@ -908,11 +965,12 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		PROGRESS_CREATEIDX_TUPLES_DONE};
 		const int64 val[] = {FPB_PHASE_LOAD, (int64) indtuples, 0};
 
-		pgstat_progress_update_multi_param(3, idx, val);
+		if (!bs.cmp)
+			pgstat_progress_update_multi_param(3, idx, val);
 	}
 	if (fp)
 		loaded = fpb_parallel_load(fp, &bs);
-	else
+	else if (!bs.cmp)
 		loaded = fpb_build_load(&bs, runs, nruns);
 	if (loaded != (int64) indtuples)
 		ereport(ERROR,

@@ -61,9 +61,11 @@ typedef struct FpbLevel
 	BlockNumber leftblk;
 	uint64		lowk;			/* lower bound = left sibling's high key */
 	uint64		lowt;
+	const char *lowf;			/* wide: its value */
 	FpbEntry   *ents;
 	int			n;
 	int			cap;
+	Size		bytes;			/* wide: bound of the entries' slot bytes */
 } FpbLevel;
 
 /* pages a slice's loader adds to the index per extension-lock hold */
@@ -73,6 +75,8 @@ typedef struct FpbLevel
 typedef struct FpbBuildState
 {
 	Relation	index;
+	const FpbCmp *cmp;			/* wide indexes (build_wide.c), else NULL */
+	FpbCmp		cmpdata;
 	int			w;
 	int			x;
 	int			fillfactor;
@@ -119,6 +123,14 @@ extern void fpb_spool_sort(FpbSpool *sp);
 extern int64 fpb_spool_batch(FpbSpool *sp, FpbKey **out, FpbKey *scratch,
 							 int max);
 extern void fpb_spool_end(FpbSpool *sp);
+
+/* build_wide.c */
+extern Size fpb_build_slot_bound(const FpbCmp *cmp, const char *f);
+extern bool fpb_build_fits(const FpbBuildState *bs, const FpbLevel *lv,
+						   int n, Size bytes);
+extern int64 fpb_build_wide(FpbBuildState *bs, Relation heap,
+							IndexInfo *indexInfo, double *reltuples,
+							double *indtuples);
 
 /* build_parallel.c */
 typedef struct FpbParallel FpbParallel;

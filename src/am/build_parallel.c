@@ -772,7 +772,7 @@ fpb_link_leaf(Relation index, BlockNumber blk, BlockNumber left,
 	if (BlockNumberIsValid(right))
 	{
 		opq->right = right;
-		fpb_page_set_hikey(BufferGetPage(buf), hikey->k, hikey->t);
+		fpb_page_set_hikey(BufferGetPage(buf), hikey);
 	}
 	MarkBufferDirty(buf);
 	UnlockReleaseBuffer(buf);

@@ -46,13 +46,56 @@ typedef struct FpbKey
 #define FPB_T_NULLBIT		(UINT64CONST(1) << 63)
 #define FPB_T_MAX_NONNULL	(FPB_T_NULLBIT - 1)
 
-/* An entry in memory: key plus, on internal pages, the child block. */
+/*
+ * An entry in memory: key plus, on internal pages, the child block.  In a
+ * wide index (README "Wide keys") f points to the entry's full value, as a
+ * datum of the column type (NULL for NULL entries and minus infinity, and
+ * always NULL in a narrow index); k is then the value's prefix, whose low
+ * FPB_WIDE_OFFBITS bits are not part of the key (on a page they hold the
+ * offset of the full value's slot).
+ */
 typedef struct FpbEntry
 {
 	uint64		k;
 	uint64		t;
 	BlockNumber child;			/* internal pages only */
+	const char *f;				/* wide indexes: the full value */
 } FpbEntry;
+
+/*
+ * How a wide index compares full values: the operator class's support
+ * function 4 (the type's three-way comparison) with the column's
+ * collation.  NULL stands for a narrow index everywhere one is passed.
+ */
+typedef struct FpbCmp
+{
+	FmgrInfo	proc;
+	Oid			collation;
+	int16		typlen;			/* > 0 fixed length, -1 varlena */
+	bool		bytewise;		/* the comparison is memcmp of the bytes
+								 * (uuid): no function call */
+	int			maxkey;			/* largest full value accepted (bytes) */
+} FpbCmp;
+
+#define FPB_WIDE_OFFBITS	16
+#define FPB_WIDE_OFFMASK	((UINT64CONST(1) << FPB_WIDE_OFFBITS) - 1)
+#define FPB_WIDE_PREFIX(k)	((k) & ~FPB_WIDE_OFFMASK)
+
+/*
+ * A value above every full value, for the upper bounds of scans (never
+ * stored, never read: compared by address).
+ */
+extern const char fpb_full_plusinf;
+
+#define FPB_FULL_PLUSINF	(&fpb_full_plusinf)
+
+/* A full value copied out of a page, for as long as the page may change. */
+#define FPB_FULL_MAX		2048
+typedef union FpbFullBuf
+{
+	char		data[FPB_FULL_MAX];
+	int64		align;
+} FpbFullBuf;
 
 static inline int
 fpb_key_cmp(uint64 ak, uint64 at, uint64 bk, uint64 bt)
@@ -155,6 +198,8 @@ fpb_t_to_heaptid(uint64 t, ItemPointer htid)
 #define FPB_F_DELETED			0x0010	/* unlinked; reusable past safexid */
 #define FPB_F_SPLIT_END			0x0020	/* right half of the last split of a
 										 * VACUUM cycle's group (vacuum.c) */
+#define FPB_F_WIDE				0x0040	/* page of a wide index: full values
+										 * in slots below pd_upper */
 
 typedef struct FpbPageOpaqueData
 {
@@ -172,7 +217,8 @@ typedef struct FpbPageOpaqueData
 	uint8		ipheight;		/* in-page tree levels; 0 when empty */
 	uint8		w;				/* lines per in-page non-leaf node */
 	uint8		x;				/* lines per in-page leaf node */
-	uint8		pad;
+	uint8		fulllen;		/* wide pages: length of a full value, 0 for
+								 * a varlena */
 	uint16		pageid;			/* FPB_PAGE_ID */
 	uint16		cycleid;		/* metapage's VACUUM cycle id when the page
 								 * was last split (both halves) */
@@ -302,7 +348,9 @@ typedef struct FpbOptions
 #define FPB_DECODE_PROC		2	/* int8 -> type (exact inverse) */
 #define FPB_XKEY_PROC		3	/* (S, upper) -> key bound in the column's
 								 * domain; cross-type only, optional */
-#define FPB_NPROC			3
+#define FPB_CMP_PROC		4	/* (T, T) -> int4 three-way comparison;
+								 * makes the index wide, optional */
+#define FPB_NPROC			4
 
 /* ---- handler.c / nodewidth.c: settings and the width model ---- */
 extern double fpb_t1_ns;
@@ -339,6 +387,47 @@ extern uint64 fpb_prefix_bytes(const char *data, Size len);
 extern uint64 fpb_prefix_text(Datum value, Oid collid);
 extern uint64 fpb_prefix_bpchar(Datum value, Oid collid);
 
+/* ---- wide.c: full values of wide indexes ---- */
+extern int	fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b);
+extern int	fpb_wide_cmp(const FpbCmp *cmp, uint64 ak, uint64 at,
+						 const char *af, uint64 bk, uint64 bt,
+						 const char *bf);
+extern Size fpb_full_size(const FpbCmp *cmp, const char *f);
+extern int	fpb_wide_maxkey(int w, int x);
+extern const char *fpb_full_image(const FpbCmp *cmp, Datum value,
+								  Relation index);
+extern bool fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x);
+extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
+extern int	fpb_slot_need(Page page, const char *f, int upper);
+extern Size fpb_slot_len(Page page, const char *f);
+extern uint64 fpb_slot_put(Page page, uint64 k, const char *f);
+extern void fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf);
+extern void fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e);
+extern bool fpb_entry_keys_differ(const FpbCmp *cmp, const FpbEntry *a,
+								  const FpbEntry *b);
+
+/* Compare two entries in the order of the index (cmp NULL: narrow). */
+static inline int
+fpb_entry_cmp(const FpbCmp *cmp, const FpbEntry *a, const FpbEntry *b)
+{
+	if (cmp == NULL)
+		return fpb_key_cmp(a->k, a->t, b->k, b->t);
+	return fpb_wide_cmp(cmp, a->k, a->t, a->f, b->k, b->t, b->f);
+}
+
+/* A key without a full value (narrow indexes, bounds of the key space). */
+static inline FpbEntry
+fpb_mkkey(uint64 k, uint64 t)
+{
+	FpbEntry	e;
+
+	e.k = k;
+	e.t = t;
+	e.child = InvalidBlockNumber;
+	e.f = NULL;
+	return e;
+}
+
 /* ---- wal.c: WAL-logged page changes (generic WAL records) ---- */
 typedef struct FpbWalState FpbWalState;
 
@@ -362,6 +451,8 @@ extern void fpb_wal_inplace_end(Relation index, Buffer buf,
 
 /* ---- page.c: one page and its in-page tree ---- */
 extern void fpb_page_init(Page page, uint16 level, uint16 flags, int w, int x);
+extern void fpb_page_init_as(Page page, uint16 level, uint16 flags,
+							 FpbPageOpaque like);
 extern bool fpb_page_layout(Page page, const FpbEntry *entries, int n,
 							double fill);
 extern int	fpb_page_collect(Page page, FpbEntry *out, BlockNumber blkno);
@@ -373,23 +464,26 @@ extern int	fpb_page_count_dead(Page page, BlockNumber blkno);
 extern int	fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo,
 							 uint64 thi, BlockNumber blkno, uint64 *out,
 							 bool *ended);
-extern bool fpb_page_insert(Page page, const FpbEntry *entry,
-							BlockNumber blkno);
+extern bool fpb_page_insert(Page page, const FpbCmp *cmp,
+							const FpbEntry *entry, BlockNumber blkno);
 #define FPB_INSERT_RANGES	5
 extern int	fpb_page_insert_slot(Page page, const FpbEntry *e,
 								 BlockNumber blkno, int *pos);
 extern int	fpb_page_insert_at(Page page, int nodeoff, int pos,
 							   const FpbEntry *e, FpbByteRange *ranges);
 extern int	fpb_page_capacity(int w, int x, bool internal_page, double fill);
-extern uint16 fpb_page_find_leafnode(Page page, uint64 k, uint64 t,
-									 BlockNumber blkno);
-extern BlockNumber fpb_page_child(Page page, uint64 k, uint64 t,
-								  BlockNumber blkno);
+extern bool fpb_page_fits(int w, int x, bool internal_page, double fill,
+						  int n, Size slotbytes);
+extern uint16 fpb_page_find_leafnode(Page page, const FpbCmp *cmp,
+									 const FpbEntry *key, BlockNumber blkno);
+extern BlockNumber fpb_page_child(Page page, const FpbCmp *cmp,
+								  const FpbEntry *key, BlockNumber blkno);
 extern bool fpb_page_find_child(Page page, BlockNumber child,
 								BlockNumber blkno);
-extern bool fpb_page_above_hikey(Page page, uint64 k, uint64 t);
-extern void fpb_page_set_hikey(Page page, uint64 k, uint64 t);
-extern void fpb_page_get_hikey(Page page, uint64 *k, uint64 *t);
+extern bool fpb_page_above_hikey(Page page, const FpbCmp *cmp,
+								 const FpbEntry *key, BlockNumber blkno);
+extern void fpb_page_set_hikey(Page page, const FpbEntry *key);
+extern void fpb_page_get_hikey(Page page, FpbEntry *key, BlockNumber blkno);
 extern void fpb_page_check_sane(Relation index, Page page, BlockNumber blkno);
 extern void fpb_prefetch_node(char *node, int lines);
 
@@ -411,6 +505,7 @@ extern void fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel,
 							  double tnext);
 extern void fpb_read_meta(Relation index, FpbMetaPageData *meta);
 extern FpbMetaPageData *fpb_cached_meta(Relation index, bool refresh);
+extern const FpbCmp *fpb_index_cmp(Relation index);
 extern Buffer fpb_getbuf(Relation index, BlockNumber blkno, int lockmode);
 extern Buffer fpb_getmetabuf(Relation index, int lockmode);
 extern Buffer fpb_newbuf(Relation index);
@@ -428,16 +523,16 @@ typedef struct FpbStackData
 
 typedef FpbStackData *FpbStack;
 
-extern Buffer fpb_search(Relation index, uint64 k, uint64 t, int leaflock,
+extern Buffer fpb_search(Relation index, const FpbEntry *key, int leaflock,
 						 FpbStack *stack, Relation heap);
-extern Buffer fpb_moveright(Relation index, Buffer buf, uint64 k, uint64 t,
+extern Buffer fpb_moveright(Relation index, Buffer buf, const FpbEntry *key,
 							int lockmode, bool forupdate, FpbStack stack,
 							Relation heap);
 extern Buffer fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
-							   uint64 hik, uint64 hit, BlockNumber to,
+							   const FpbEntry *hik, BlockNumber to,
 							   int lockmode);
 extern Buffer fpb_step_right(Relation index, Buffer buf, int lockmode);
-extern Buffer fpb_descend_to(Relation index, uint64 k, uint64 t,
+extern Buffer fpb_descend_to(Relation index, const FpbEntry *key,
 							 uint32 level, int lockmode, bool forupdate,
 							 FpbStack *stackp, Relation heap);
 extern void fpb_free_stack(FpbStack stack);
@@ -480,6 +575,7 @@ typedef struct FpbScanItem
 {
 	uint64		k;
 	uint64		t;
+	const char *f;				/* wide index-only scans: the value */
 } FpbScanItem;
 
 #define FPB_PF_OFF		0		/* disabled, short scan, or finished */
@@ -532,7 +628,7 @@ extern FpbPrefetchCounters fpb_pf_counters;
 extern void fpb_pf_init(FpbPrefetcher *pf, BlockNumber startl1, bool forward);
 extern void fpb_pf_stop(FpbPrefetcher *pf);
 extern void fpb_pf_advance(Relation index, FpbPrefetcher *pf,
-						   BlockNumber curleaf, uint64 endk, uint64 endt);
+						   BlockNumber curleaf, const FpbEntry *end);
 extern void fpb_pf_run_begin(Relation index, FpbPrefetcher *pf,
 							 const BlockNumber *blks, int n);
 extern void fpb_pf_run_advance(Relation index, FpbPrefetcher *pf,

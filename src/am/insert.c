@@ -20,9 +20,9 @@
 #include "nodes/execnodes.h"
 #include "utils/rel.h"
 
-static void fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk,
-								uint64 sept, BlockNumber rblk, FpbStack stack,
-								Relation heap);
+static void fpb_insert_downlink(Relation index, Buffer lbuf,
+								const FpbEntry *sep, BlockNumber rblk,
+								FpbStack stack, Relation heap);
 
 static int
 fpb_fillfactor(Relation index)
@@ -40,8 +40,9 @@ fpb_fillfactor(Relation index)
  */
 static void
 fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
-		  uint64 *sepk, uint64 *sept, BlockNumber *rblkp)
+		  FpbEntry *sep, BlockNumber *rblkp)
 {
+	const FpbCmp *cmp = fpb_index_cmp(index);
 	BlockNumber lblk = BufferGetBlockNumber(buf);
 	Page		origpage = BufferGetPage(buf);
 	FpbPageOpaque oopq = FpbPageGetOpaque(origpage);
@@ -59,10 +60,10 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	FpbPageOpaque lopq,
 				ropq;
 	uint16		cycle;
+	int			want;
 
 	fpb_page_collect(origpage, ents, lblk);
-	for (pos = n; pos > 0 && fpb_key_cmp(ents[pos - 1].k, ents[pos - 1].t,
-										 e->k, e->t) > 0; pos--)
+	for (pos = n; pos > 0 && fpb_entry_cmp(cmp, &ents[pos - 1], e) > 0; pos--)
 		ents[pos] = ents[pos - 1];
 	ents[pos] = *e;
 	n++;
@@ -72,15 +73,10 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	 * fillfactor, as btree does; otherwise split in the middle.
 	 */
 	if (FpbPageIsRightmost(oopq) && pos == n - 1)
-		mid = (int) ((int64) n * fpb_fillfactor(index) / 100);
+		want = (int) ((int64) n * fpb_fillfactor(index) / 100);
 	else
-		mid = n / 2;
-	mid = Max(1, Min(mid, n - 1));
-	*sepk = ents[mid].k;
-	*sept = ents[mid].t;
-	/* leaf: drop the tiebreaker when the key alone separates (see build.c) */
-	if (FpbPageIsLeaf(oopq) && ents[mid - 1].k != ents[mid].k)
-		*sept = 0;
+		want = n / 2;
+	want = Max(1, Min(want, n - 1));
 
 	rbuf = fpb_newbuf(index);
 	rblk = BufferGetBlockNumber(rbuf);
@@ -93,21 +89,53 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	rpage = fpb_wal_register(state, rbuf, FPB_WAL_FULL_IMAGE);
 	lopq = FpbPageGetOpaque(lpage);
 
-	fpb_page_init(rpage, lopq->level, lopq->flags & FPB_F_LEAF, lopq->w,
-				  lopq->x);
+	fpb_page_init_as(rpage, lopq->level, lopq->flags & FPB_F_LEAF, lopq);
 	ropq = FpbPageGetOpaque(rpage);
 	ropq->left = lblk;
 	ropq->right = oldright;
 	if (!FpbPageIsRightmost(lopq))
 	{
-		ropq->hikey = lopq->hikey;
-		ropq->hitid = lopq->hitid;
+		FpbEntry	ohk;
+
+		fpb_page_get_hikey(origpage, &ohk, lblk);
+		fpb_page_set_hikey(rpage, &ohk);
 	}
-	if (!fpb_page_layout(rpage, ents + mid, n - mid, 0) ||
-		!fpb_page_layout(lpage, ents, mid, 0))
-		elog(ERROR, "fpbtree: split halves of block %u do not fit", lblk);
 	lopq->right = rblk;
-	fpb_page_set_hikey(lpage, *sepk, *sept);
+
+	/*
+	 * The halves of a wide page hold values of any size: when the wanted
+	 * split point leaves a half too large, take the nearest one that fits
+	 * (a value is at most a quarter of a page, so one does).
+	 */
+	for (int step = 0;; step++)
+	{
+		mid = want + ((step & 1) ? -(step + 1) / 2 : step / 2);
+		if (step >= 2 * n)
+			elog(ERROR, "fpbtree: split halves of block %u do not fit", lblk);
+		if (mid < 1 || mid > n - 1)
+			continue;
+		*sep = ents[mid];
+		/* leaf: drop the tiebreaker when the key alone separates (build.c) */
+		if (FpbPageIsLeaf(oopq) && fpb_entry_keys_differ(cmp, &ents[mid - 1],
+														 &ents[mid]))
+			sep->t = cmp ? (ents[mid].t & FPB_T_NULLBIT) : 0;
+		if (!fpb_page_layout(rpage, ents + mid, n - mid, 0))
+			continue;
+		if (cmp)
+		{
+			/* room for the new high key first: the layout keeps it */
+			(void) fpb_page_layout(lpage, NULL, 0, 0);
+			fpb_page_set_hikey(lpage, sep);
+		}
+		if (fpb_page_layout(lpage, ents, mid, 0))
+			break;
+		if (!cmp)
+			elog(ERROR, "fpbtree: split halves of block %u do not fit", lblk);
+	}
+	if (!cmp)
+		fpb_page_set_hikey(lpage, sep);
+	/* the separator outlives the old page image */
+	fpb_entry_keep_palloc(cmp, sep);
 	lopq->flags |= FPB_F_INCOMPLETE_SPLIT;
 
 	/*
@@ -157,8 +185,7 @@ fpb_insert_onpage(Relation index, Buffer buf, const FpbEntry *e,
 {
 	FpbWalState *state;
 	Page		page;
-	uint64		sepk,
-				sept;
+	FpbEntry	sep;
 	BlockNumber rblk;
 	bool		bottomup_tried = false;
 
@@ -194,7 +221,8 @@ retry:
 
 	state = fpb_wal_start(index);
 	page = fpb_wal_register(state, buf, 0);
-	if (fpb_page_insert(page, e, BufferGetBlockNumber(buf)))
+	if (fpb_page_insert(page, fpb_index_cmp(index), e,
+						BufferGetBlockNumber(buf)))
 	{
 		if (BufferIsValid(cbuf))
 		{
@@ -225,8 +253,8 @@ retry:
 			goto retry;
 	}
 
-	fpb_split(index, buf, e, cbuf, &sepk, &sept, &rblk);
-	fpb_insert_downlink(index, buf, sepk, sept, rblk, stack, heap);
+	fpb_split(index, buf, e, cbuf, &sep, &rblk);
+	fpb_insert_downlink(index, buf, &sep, rblk, stack, heap);
 }
 
 /*
@@ -258,7 +286,7 @@ fpb_get_parent(Relation index, FpbStack stack, Buffer cbuf, uint32 clevel,
 		if (n == 0)
 			elog(ERROR, "fpbtree: cannot re-find parent of empty block %u",
 				 child);
-		pbuf = fpb_descend_to(index, ents[0].k, ents[0].t, clevel + 1,
+		pbuf = fpb_descend_to(index, &ents[0], clevel + 1,
 							  BUFFER_LOCK_SHARE, false, &stack, heap);
 		blkno = BufferGetBlockNumber(pbuf);
 		UnlockReleaseBuffer(pbuf);
@@ -312,7 +340,7 @@ fpb_get_parent(Relation index, FpbStack stack, Buffer cbuf, uint32 clevel,
  * incomplete-split flag.  Releases lbuf.
  */
 static void
-fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk, uint64 sept,
+fpb_insert_downlink(Relation index, Buffer lbuf, const FpbEntry *sep,
 					BlockNumber rblk, FpbStack stack, Relation heap)
 {
 	BlockNumber lblk = BufferGetBlockNumber(lbuf);
@@ -338,18 +366,16 @@ fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk, uint64 sept,
 						lpage;
 			FpbEntry	ents[2];
 
-			ents[0].k = 0;
-			ents[0].t = 0;		/* minus infinity */
+			ents[0] = fpb_mkkey(0, 0);	/* minus infinity */
 			ents[0].child = lblk;
-			ents[1].k = sepk;
-			ents[1].t = sept;
+			ents[1] = *sep;
 			ents[1].child = rblk;
 
 			state = fpb_wal_start(index);
 			npage = fpb_wal_register(state, nbuf, FPB_WAL_FULL_IMAGE);
 			mpage = fpb_wal_register(state, metabuf, 0);
 			lpage = fpb_wal_register(state, lbuf, 0);
-			fpb_page_init(npage, level + 1, 0, lopq->w, lopq->x);
+			fpb_page_init_as(npage, level + 1, 0, lopq);
 			if (!fpb_page_layout(npage, ents, 2, 0))
 				elog(ERROR, "fpbtree: new root does not fit");
 			FpbPageGetMeta(mpage)->root = nblk;
@@ -367,8 +393,7 @@ fpb_insert_downlink(Relation index, Buffer lbuf, uint64 sepk, uint64 sept,
 	}
 
 	pbuf = fpb_get_parent(index, stack, lbuf, level, &pstack, heap);
-	e.k = sepk;
-	e.t = sept;
+	e = *sep;
 	e.child = rblk;
 	fpb_insert_onpage(index, pbuf, &e, pstack, lbuf, heap, false);
 }
@@ -382,8 +407,7 @@ fpb_finish_split(Relation index, Buffer lbuf, FpbStack stack, Relation heap)
 {
 	Page		page = BufferGetPage(lbuf);
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
-	uint64		k,
-				t;
+	FpbEntry	hk;
 
 	Assert(opq->flags & FPB_F_INCOMPLETE_SPLIT);
 	if (FpbPageIsRightmost(opq))
@@ -392,8 +416,10 @@ fpb_finish_split(Relation index, Buffer lbuf, FpbStack stack, Relation heap)
 				 errmsg("fpbtree \"%s\": block %u is flagged as split but has no right sibling",
 						RelationGetRelationName(index),
 						BufferGetBlockNumber(lbuf))));
-	fpb_page_get_hikey(page, &k, &t);
-	fpb_insert_downlink(index, lbuf, k, t, opq->right, stack, heap);
+	fpb_page_get_hikey(page, &hk, BufferGetBlockNumber(lbuf));
+	/* lbuf stays locked until the downlink is in, but its image changes */
+	fpb_entry_keep_palloc(fpb_index_cmp(index), &hk);
+	fpb_insert_downlink(index, lbuf, &hk, opq->right, stack, heap);
 }
 
 /*
@@ -407,7 +433,7 @@ fpb_insert_entry(Relation index, const FpbEntry *e, Relation heap,
 	FpbStack	stack;
 	Buffer		buf;
 
-	buf = fpb_search(index, e->k, e->t, BUFFER_LOCK_EXCLUSIVE, &stack, heap);
+	buf = fpb_search(index, e, BUFFER_LOCK_EXCLUSIVE, &stack, heap);
 	fpb_insert_onpage(index, buf, e, stack, InvalidBuffer, heap, unchanged);
 	fpb_free_stack(stack);
 }
@@ -435,11 +461,15 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 {
 	FpbKey		key = fpb_heap_key(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
 								   values[0], isnull[0], ht_ctid);
-	FpbEntry	e;
+	const FpbCmp *cmp = fpb_index_cmp(index);
+	FpbEntry	e = fpb_mkkey(key.k, key.t);
 
-	e.k = key.k;
-	e.t = key.t;
-	e.child = InvalidBlockNumber;
+	if (cmp)
+	{
+		e.k = FPB_WIDE_PREFIX(key.k);
+		if (!isnull[0])
+			e.f = fpb_full_image(cmp, values[0], index);
+	}
 
 	/* a NULL is distinct from every key unless NULLS NOT DISTINCT */
 	if (checkUnique != UNIQUE_CHECK_NO &&

@@ -101,18 +101,55 @@ fpb_read_meta(Relation index, FpbMetaPageData *out)
 	UnlockReleaseBuffer(buf);
 }
 
-FpbMetaPageData *
-fpb_cached_meta(Relation index, bool refresh)
+/* What rd_amcache holds: the metapage and the comparison of a wide index. */
+typedef struct FpbRelCache
+{
+	FpbMetaPageData meta;
+	bool		cmpknown;		/* wide and cmp are set */
+	bool		wide;
+	FpbCmp		cmp;
+} FpbRelCache;
+
+static FpbRelCache *
+fpb_relcache(Relation index)
 {
 	if (index->rd_amcache == NULL)
 	{
-		index->rd_amcache = MemoryContextAlloc(index->rd_indexcxt,
-											   sizeof(FpbMetaPageData));
-		refresh = true;
+		FpbRelCache *c = MemoryContextAllocZero(index->rd_indexcxt,
+												sizeof(FpbRelCache));
+
+		fpb_read_meta(index, &c->meta);
+		index->rd_amcache = c;
 	}
-	if (refresh)
-		fpb_read_meta(index, (FpbMetaPageData *) index->rd_amcache);
-	return (FpbMetaPageData *) index->rd_amcache;
+	return (FpbRelCache *) index->rd_amcache;
+}
+
+FpbMetaPageData *
+fpb_cached_meta(Relation index, bool refresh)
+{
+	bool		fresh = (index->rd_amcache == NULL);
+	FpbRelCache *c = fpb_relcache(index);
+
+	if (refresh && !fresh)
+		fpb_read_meta(index, &c->meta);
+	return &c->meta;
+}
+
+/*
+ * The comparison of a wide index, NULL for a narrow one.  The node widths
+ * that bound the full values' size come from the metapage.
+ */
+const FpbCmp *
+fpb_index_cmp(Relation index)
+{
+	FpbRelCache *c = fpb_relcache(index);
+
+	if (!c->cmpknown)
+	{
+		c->wide = fpb_cmp_init(index, &c->cmp, c->meta.w, c->meta.x);
+		c->cmpknown = true;
+	}
+	return c->wide ? &c->cmp : NULL;
 }
 
 /* Pin, lock (unless lockmode is BUFFER_LOCK_UNLOCK) and sanity-check. */

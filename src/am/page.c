@@ -59,33 +59,69 @@ fpb_page_init(Page page, uint16 level, uint16 flags, int w, int x)
 	fpb_set_hwm(page, opq, 0);
 }
 
-void
-fpb_page_set_hikey(Page page, uint64 k, uint64 t)
+/* Lines a page's nodes may use: up to its slotted area, if any. */
+static inline int
+fpb_page_nlines(Page page)
 {
-	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	return (((PageHeader) page)->pd_upper - FPB_DATA_START) / FPB_LINE;
+}
 
-	opq->hikey = k;
-	fpb_t_to_tid(t, &opq->hitid);
+/*
+ * Set the page's high key.  On a wide page its full value goes into a new
+ * slot: the caller sets it while the page has room (before the layout,
+ * which keeps it).
+ */
+/* A page of the same form (narrow or wide) and widths as like's. */
+void
+fpb_page_init_as(Page page, uint16 level, uint16 flags, FpbPageOpaque like)
+{
+	fpb_page_init(page, level, flags | (like->flags & FPB_F_WIDE), like->w,
+				  like->x);
+	FpbPageGetOpaque(page)->fulllen = like->fulllen;
 }
 
 void
-fpb_page_get_hikey(Page page, uint64 *k, uint64 *t)
+fpb_page_set_hikey(Page page, const FpbEntry *key)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 
-	*k = opq->hikey;
-	*t = fpb_tid_to_t(&opq->hitid);
+	if (opq->flags & FPB_F_WIDE)
+	{
+		PageHeader	ph = (PageHeader) page;
+
+		if (ph->pd_upper - fpb_slot_need(page, key->f, ph->pd_upper) <
+			ph->pd_lower)
+			elog(ERROR, "fpbtree: no room for a high key");
+		opq->hikey = fpb_slot_put(page, key->k, key->f);
+	}
+	else
+		opq->hikey = key->k;
+	fpb_t_to_tid(key->t, &opq->hitid);
 }
 
-/* Is (k, t) at or beyond the high key, i.e. does it belong further right? */
+/* The page's high key; on a wide page its value points into the page. */
+void
+fpb_page_get_hikey(Page page, FpbEntry *key, BlockNumber blkno)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+
+	*key = fpb_mkkey(opq->hikey, fpb_tid_to_t(&opq->hitid));
+	if (opq->flags & FPB_F_WIDE)
+		key->f = fpb_slot_get(page, opq->hikey, blkno);
+}
+
+/* Is key at or beyond the high key, i.e. does it belong further right? */
 bool
-fpb_page_above_hikey(Page page, uint64 k, uint64 t)
+fpb_page_above_hikey(Page page, const FpbCmp *cmp, const FpbEntry *key,
+					 BlockNumber blkno)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	FpbEntry	hk;
 
 	if (FpbPageIsRightmost(opq))
 		return false;
-	return fpb_key_cmp(k, t, opq->hikey, fpb_tid_to_t(&opq->hitid)) >= 0;
+	fpb_page_get_hikey(page, &hk, blkno);
+	return fpb_entry_cmp(cmp, key, &hk) >= 0;
 }
 
 /*
@@ -130,6 +166,21 @@ fpb_page_check_sane(Relation index, Page page, BlockNumber blkno)
 						   "A page other than block 0 is flagged as the metapage.")));
 	if (opq->flags & FPB_F_META)
 		return;
+
+	/*
+	 * Narrow pages have no slotted area; a wide page's lies between its
+	 * nodes and the special space (wide.c checks each offset it follows).
+	 */
+	if ((opq->flags & FPB_F_WIDE) ?
+		(((PageHeader) page)->pd_upper < ((PageHeader) page)->pd_lower ||
+		 ((PageHeader) page)->pd_upper > BLCKSZ - FPB_SPECIAL_SIZE) :
+		((PageHeader) page)->pd_upper != BLCKSZ - FPB_SPECIAL_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(index), blkno),
+				 errdetail("pd_upper %u is outside the page's slotted area.",
+						   ((PageHeader) page)->pd_upper)));
 
 	/*
 	 * Generic WAL and full-page images leave out the hole from pd_lower on,
@@ -179,16 +230,51 @@ fpb_get_node(Page page, FpbPageOpaque opq, uint16 line, int width, int cap,
 }
 
 /*
- * Binary search of a node: the first index whose entry is >= (k, t), or,
- * with after_equal, the first whose entry is > (k, t).
+ * Binary search of a node of a wide page (cmp): the same with the order of
+ * wide.c, whose comparison function runs only on a prefix tie.
  */
-static inline int
-fpb_node_search(const uint64 *keys, const ItemPointerData *tids, int n,
-				uint64 k, uint64 t, bool after_equal)
+static int
+fpb_node_search_wide(const FpbCmp *cmp, Page page, BlockNumber blkno,
+					 const uint64 *keys, const ItemPointerData *tids, int n,
+					 const FpbEntry *key, bool after_equal)
 {
 	int			lo = 0,
 				hi = n;
 
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c;
+
+		c = fpb_wide_cmp(cmp, keys[mid], fpb_tid_to_t(&tids[mid]),
+						 fpb_slot_get(page, keys[mid], blkno),
+						 key->k, key->t, key->f);
+		if (after_equal ? c <= 0 : c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Binary search of a node: the first index whose entry is >= key, or,
+ * with after_equal, the first whose entry is > key.  The form of the
+ * index is chosen once per node: a narrow index compares integers only.
+ */
+static inline int
+fpb_node_search(const FpbCmp *cmp, Page page, BlockNumber blkno,
+				const uint64 *keys, const ItemPointerData *tids, int n,
+				const FpbEntry *key, bool after_equal)
+{
+	int			lo = 0,
+				hi = n;
+	uint64		k = key->k,
+				t = key->t;
+
+	if (cmp)
+		return fpb_node_search_wide(cmp, page, blkno, keys, tids, n, key,
+									after_equal);
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) / 2;
@@ -210,10 +296,10 @@ fpb_node_search(const uint64 *keys, const ItemPointerData *tids, int n,
 	return lo;
 }
 
-#define fpb_node_lower(keys, tids, n, k, t) \
-	fpb_node_search(keys, tids, n, k, t, false)
-#define fpb_node_upper(keys, tids, n, k, t) \
-	fpb_node_search(keys, tids, n, k, t, true)
+#define fpb_node_lower(keys, tids, n, key) \
+	fpb_node_search(cmp, page, blkno, keys, tids, n, key, false)
+#define fpb_node_upper(keys, tids, n, key) \
+	fpb_node_search(cmp, page, blkno, keys, tids, n, key, true)
 
 /*
  * Descend the in-page tree to the leaf node responsible for (k, t).
@@ -222,8 +308,8 @@ fpb_node_search(const uint64 *keys, const ItemPointerData *tids, int n,
  * path is given.  Every node is prefetched whole before it is searched.
  */
 static uint16
-fpb_descend(Page page, uint64 k, uint64 t, BlockNumber blkno,
-			uint16 *path, int *pidx)
+fpb_descend(Page page, const FpbCmp *cmp, const FpbEntry *key,
+			BlockNumber blkno, uint16 *path, int *pidx)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	int			icap = fpb_innercap(opq->w);
@@ -246,7 +332,7 @@ fpb_descend(Page page, uint64 k, uint64 t, BlockNumber blkno,
 		if (n < 1)
 			fpb_page_corrupt(blkno, "empty non-leaf node");
 		i = fpb_node_upper(fpb_node_keys(node), fpb_node_tids(node, icap),
-						   n, k, t) - 1;
+						   n, key) - 1;
 		if (i < 0)
 			i = 0;
 		if (path)
@@ -261,9 +347,10 @@ fpb_descend(Page page, uint64 k, uint64 t, BlockNumber blkno,
 }
 
 uint16
-fpb_page_find_leafnode(Page page, uint64 k, uint64 t, BlockNumber blkno)
+fpb_page_find_leafnode(Page page, const FpbCmp *cmp, const FpbEntry *key,
+					   BlockNumber blkno)
 {
-	return fpb_descend(page, k, t, blkno, NULL, NULL);
+	return fpb_descend(page, cmp, key, blkno, NULL, NULL);
 }
 
 /*
@@ -271,7 +358,8 @@ fpb_page_find_leafnode(Page page, uint64 k, uint64 t, BlockNumber blkno)
  * downlink whose key is <= (k, t).
  */
 BlockNumber
-fpb_page_child(Page page, uint64 k, uint64 t, BlockNumber blkno)
+fpb_page_child(Page page, const FpbCmp *cmp, const FpbEntry *key,
+			   BlockNumber blkno)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	int			cap = fpb_leafcap(opq->x, true);
@@ -279,12 +367,12 @@ fpb_page_child(Page page, uint64 k, uint64 t, BlockNumber blkno)
 	char	   *node;
 	int			i;
 
-	line = fpb_descend(page, k, t, blkno, NULL, NULL);
+	line = fpb_descend(page, cmp, key, blkno, NULL, NULL);
 	if (line == FPB_NONE)
 		fpb_page_corrupt(blkno, "internal page without downlinks");
 	node = fpb_get_node(page, opq, line, opq->x, cap, FPB_NODE_LEAF, blkno);
 	i = fpb_node_upper(fpb_node_keys(node), fpb_node_tids(node, cap),
-					   ((FpbNodeHeader *) node)->n, k, t) - 1;
+					   ((FpbNodeHeader *) node)->n, key) - 1;
 	if (i < 0)
 	{
 		/* key below this node's first downlink: the previous node's last */
@@ -363,6 +451,7 @@ fpb_page_collect_marks(Page page, FpbEntry *out, bool *dead,
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	bool		internal = !FpbPageIsLeaf(opq);
+	bool		wide = (opq->flags & FPB_F_WIDE) != 0;
 	int			cap = fpb_leafcap(opq->x, internal);
 	uint16		line = (opq->ipheight > 0) ? opq->firstleaf : FPB_NONE;
 	int			n = 0;
@@ -383,6 +472,7 @@ fpb_page_collect_marks(Page page, FpbEntry *out, bool *dead,
 			out[n].k = keys[i];
 			out[n].t = fpb_tid_to_t(&tids[i]);
 			out[n].child = ch ? ch[i] : InvalidBlockNumber;
+			out[n].f = wide ? fpb_slot_get(page, keys[i], blkno) : NULL;
 			if (dead)
 				dead[n] = fpb_tid_is_dead(&tids[i]);
 		}
@@ -402,20 +492,51 @@ fpb_page_mark_dead(Page page, uint64 k, uint64 t, BlockNumber blkno)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	int			cap = fpb_leafcap(opq->x, false);
-	uint16		line = fpb_descend(page, k, t, blkno, NULL, NULL);
+	const FpbCmp *cmp = NULL;
+	FpbEntry	key = fpb_mkkey(k, t);
+	uint16		line;
 	char	   *node;
 	uint64	   *keys;
 	ItemPointerData *tids;
 	int			n,
 				i;
 
+	/*
+	 * A wide page cannot be searched without the full value, which a scan
+	 * does not keep: find the entry by its prefix and tiebreaker (the heap
+	 * TID, which one entry at most has) in every node.
+	 */
+	if (opq->flags & FPB_F_WIDE)
+	{
+		int			guard = 0;
+
+		line = (opq->ipheight > 0) ? opq->firstleaf : FPB_NONE;
+		while (line != FPB_NONE)
+		{
+			node = fpb_chain_step(page, opq, &line, cap, blkno, &guard);
+			keys = fpb_node_keys(node);
+			tids = fpb_node_tids(node, cap);
+			for (i = 0; i < ((FpbNodeHeader *) node)->n; i++)
+				if (fpb_tid_to_t(&tids[i]) == t &&
+					FPB_WIDE_PREFIX(keys[i]) == FPB_WIDE_PREFIX(k))
+				{
+					if (fpb_tid_is_dead(&tids[i]))
+						return false;
+					tids[i].ip_posid |= FPB_TID_DEADFLAG;
+					return true;
+				}
+		}
+		return false;
+	}
+
+	line = fpb_descend(page, cmp, &key, blkno, NULL, NULL);
 	if (line == FPB_NONE)
 		return false;
 	node = fpb_get_node(page, opq, line, opq->x, cap, FPB_NODE_LEAF, blkno);
 	n = ((FpbNodeHeader *) node)->n;
 	keys = fpb_node_keys(node);
 	tids = fpb_node_tids(node, cap);
-	i = fpb_node_lower(keys, tids, n, k, t);
+	i = fpb_node_lower(keys, tids, n, &key);
 	if (i >= n || keys[i] != k || fpb_tid_to_t(&tids[i]) != t ||
 		fpb_tid_is_dead(&tids[i]))
 		return false;
@@ -459,7 +580,9 @@ fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo, uint64 thi,
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	int			cap = fpb_leafcap(opq->x, false);
-	uint16		line = fpb_descend(page, klo, tlo, blkno, NULL, NULL);
+	const FpbCmp *cmp = NULL;	/* unique wide indexes are not built */
+	FpbEntry	lokey = fpb_mkkey(klo, tlo);
+	uint16		line = fpb_descend(page, cmp, &lokey, blkno, NULL, NULL);
 	bool		first = true;
 	int			n = 0;
 	int			guard = 0;
@@ -471,7 +594,7 @@ fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo, uint64 thi,
 		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
 		uint64	   *keys = fpb_node_keys(node);
 		ItemPointerData *tids = fpb_node_tids(node, cap);
-		int			i = first ? fpb_node_lower(keys, tids, hdr->n, klo, tlo) : 0;
+		int			i = first ? fpb_node_lower(keys, tids, hdr->n, &lokey) : 0;
 
 		first = false;
 		for (; i < hdr->n; i++)
@@ -509,16 +632,41 @@ fpb_inner_nodes(int m, int icap, int *levels)
 	return total;
 }
 
-/* Most in-page leaf nodes a page can hold with widths w, x. */
+/* Most in-page leaf nodes nlines lines can hold with widths w, x. */
 static int
-fpb_max_leafnodes(int w, int x)
+fpb_max_leafnodes(int w, int x, int nlines)
 {
 	int			icap = fpb_innercap(w);
-	int			m = FPB_NLINES / x;
+	int			m = nlines / x;
 
-	while (m > 1 && m * x + fpb_inner_nodes(m, icap, NULL) * w > FPB_NLINES)
+	while (m > 1 && m * x + fpb_inner_nodes(m, icap, NULL) * w > nlines)
 		m--;
 	return m;
+}
+
+/*
+ * Would n entries laid out with fill (> 0), beside slots of slotbytes,
+ * fit a page?  The bulk load of a wide index asks, with fpb_page_layout's
+ * arithmetic.
+ */
+bool
+fpb_page_fits(int w, int x, bool internal_page, double fill, int n,
+			  Size slotbytes)
+{
+	int			lcap = fpb_leafcap(x, internal_page);
+	int			per = Max(1, Min(lcap, (int) (lcap * fill)));
+	int			nlines;
+	int			m,
+				levels,
+				ninner;
+
+	if (slotbytes > BLCKSZ)
+		return false;
+	nlines = ((int) (BLCKSZ - FPB_SPECIAL_SIZE - slotbytes) - FPB_DATA_START) /
+		FPB_LINE;
+	m = (n + per - 1) / per;
+	ninner = fpb_inner_nodes(m, fpb_innercap(w), &levels);
+	return levels <= FPB_MAX_IPHEIGHT && m * x + ninner * w <= nlines;
 }
 
 /*
@@ -531,7 +679,7 @@ fpb_page_capacity(int w, int x, bool internal_page, double fill)
 	int			lcap = fpb_leafcap(x, internal_page);
 	int			per = Max(1, Min(lcap, (int) (lcap * fill)));
 
-	return fpb_max_leafnodes(w, x) * per;
+	return fpb_max_leafnodes(w, x, FPB_NLINES) * per;
 }
 
 /*
@@ -542,15 +690,88 @@ fpb_page_capacity(int w, int x, bool internal_page, double fill)
  * in every node.  Returns false, leaving the page untouched, if the entries
  * do not fit.
  */
+/*
+ * Wide page: rewrite the slotted area with the high key's value and the
+ * values of entries, compacted, and return the keys the nodes are to hold
+ * (prefix and new slot offset; palloc'd).  The values are copied out first,
+ * since they may lie in this page's area.  Returns NULL, leaving the page
+ * untouched, if the area would leave fewer than minlines node lines.
+ */
+static uint64 *
+fpb_layout_slots(Page page, const FpbEntry *entries, int n, int minlines)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	PageHeader	ph = (PageHeader) page;
+	FpbEntry	hk;
+	bool		hashk;
+	int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
+	Size		total = 0;
+	char	   *stage,
+			   *sp;
+	uint64	   *keys;
+	Size	   *lens;
+
+	hashk = !FpbPageIsRightmost(opq) &&
+		(opq->hikey & FPB_WIDE_OFFMASK) != 0;
+	if (hashk)
+	{
+		fpb_page_get_hikey(page, &hk, InvalidBlockNumber);
+		upper -= fpb_slot_need(page, hk.f, upper);
+		total += INTALIGN(fpb_slot_len(page, hk.f));
+	}
+	for (int i = 0; i < n; i++)
+	{
+		upper -= fpb_slot_need(page, entries[i].f, upper);
+		total += INTALIGN(fpb_slot_len(page, entries[i].f));
+	}
+	if (upper < FPB_DATA_START + minlines * FPB_LINE)
+		return NULL;
+
+	/* copy the values out, then write them afresh from the top */
+	stage = sp = palloc(total + 1);
+	if (hashk)
+	{
+		Size		len = fpb_slot_len(page, hk.f);
+
+		memcpy(sp, hk.f, len);
+		hk.f = sp;
+		sp += INTALIGN(len);
+	}
+	keys = palloc(sizeof(uint64) * Max(n, 1));
+	lens = palloc(sizeof(Size) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		lens[i] = fpb_slot_len(page, entries[i].f);
+		if (lens[i] > 0)
+			memcpy(sp, entries[i].f, lens[i]);
+		sp += INTALIGN(lens[i]);
+	}
+	ph->pd_upper = BLCKSZ - FPB_SPECIAL_SIZE;
+	if (hashk)
+		opq->hikey = fpb_slot_put(page, hk.k, hk.f);
+	sp = stage + (hashk ? INTALIGN(fpb_slot_len(page, hk.f)) : 0);
+	for (int i = 0; i < n; i++)
+	{
+		keys[i] = fpb_slot_put(page, entries[i].k, lens[i] > 0 ? sp : NULL);
+		sp += INTALIGN(lens[i]);
+	}
+	Assert(ph->pd_upper == upper);
+	pfree(stage);
+	pfree(lens);
+	return keys;
+}
+
 bool
 fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	bool		internal = !FpbPageIsLeaf(opq);
+	bool		wide = (opq->flags & FPB_F_WIDE) != 0;
 	int			w = opq->w,
 				x = opq->x;
 	int			lcap = fpb_leafcap(x, internal);
 	int			icap = fpb_innercap(w);
+	int			nlines = FPB_NLINES;
 	int			m;
 	int			levels;
 	int			counts[FPB_MAX_IPHEIGHT];
@@ -559,9 +780,31 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 	int			line;
 	uint16	   *lines;
 	int		   *firstent;
+	uint64	   *wkeys = NULL;
+
+	/* a wide page's nodes get the lines its values leave */
+	if (wide)
+	{
+		int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
+
+		if (!FpbPageIsRightmost(opq) && (opq->hikey & FPB_WIDE_OFFMASK))
+		{
+			FpbEntry	hk;
+
+			fpb_page_get_hikey(page, &hk, InvalidBlockNumber);
+			upper -= fpb_slot_need(page, hk.f, upper);
+		}
+		for (int i = 0; i < n; i++)
+			upper -= fpb_slot_need(page, entries[i].f, upper);
+		nlines = (upper - FPB_DATA_START) / FPB_LINE;
+		if (nlines < 0)
+			return false;
+	}
 
 	if (n == 0)
 	{
+		if (wide)
+			pfree(fpb_layout_slots(page, entries, 0, 0));
 		opq->root = opq->firstleaf = opq->lastleaf = FPB_NONE;
 		opq->ipheight = 0;
 		opq->nentries = 0;
@@ -577,15 +820,21 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 	}
 	else
 	{
-		m = Min(fpb_max_leafnodes(w, x), n);
+		m = Min(fpb_max_leafnodes(w, x, nlines), n);
 		if ((int64) m * lcap < n)
 			return false;
 	}
 	if ((int64) m * lcap < n)
 		m = (n + lcap - 1) / lcap;
 	ninner = fpb_inner_nodes(m, icap, &levels);
-	if (levels > FPB_MAX_IPHEIGHT || m * x + ninner * w > FPB_NLINES)
+	if (levels > FPB_MAX_IPHEIGHT || m * x + ninner * w > nlines)
 		return false;
+	if (wide)
+	{
+		/* cannot fail now: the lines were counted above */
+		wkeys = fpb_layout_slots(page, entries, n, m * x + ninner * w);
+		Assert(wkeys != NULL);
+	}
 
 	/* node counts per level, 0 = leaf nodes */
 	counts[0] = m;
@@ -621,7 +870,7 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 		hdr->next = (j == m - 1) ? FPB_NONE : firstline[0] + (j + 1) * x;
 		for (int i = from; i < to; i++)
 		{
-			keys[i - from] = entries[i].k;
+			keys[i - from] = wkeys ? wkeys[i] : entries[i].k;
 			fpb_t_to_tid(entries[i].t, &tids[i - from]);
 			if (ch)
 				ch[i - from] = entries[i].child;
@@ -655,7 +904,8 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 			hdr->prev = hdr->next = FPB_NONE;
 			for (int i = from; i < to; i++)
 			{
-				keys[i - from] = entries[firstent[i]].k;
+				keys[i - from] = wkeys ? wkeys[firstent[i]] :
+					entries[firstent[i]].k;
 				fpb_t_to_tid(entries[firstent[i]].t, &tids[i - from]);
 				cl[i - from] = lines[i];
 			}
@@ -669,6 +919,8 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 	opq->nentries = n;
 	pfree(lines);
 	pfree(firstent);
+	if (wkeys)
+		pfree(wkeys);
 	return true;
 }
 
@@ -679,7 +931,7 @@ fpb_alloc_node(Page page, FpbPageOpaque opq, int width, int kind)
 	uint16		line = opq->hwm;
 	FpbNodeHeader *hdr;
 
-	if ((int) line + width > FPB_NLINES)
+	if ((int) line + width > fpb_page_nlines(page))
 		return FPB_NONE;
 	fpb_set_hwm(page, opq, line + width);
 	memset(fpb_line(page, line), 0, (Size) width * FPB_LINE);
@@ -731,9 +983,12 @@ fpb_page_insert_slot(Page page, const FpbEntry *e, BlockNumber blkno, int *pos)
 	char	   *leaf;
 	FpbNodeHeader *lhdr;
 
-	if (opq->ipheight == 0)
+	const FpbCmp *cmp = NULL;
+
+	/* a wide page's insert writes a slot too: the general path */
+	if (opq->ipheight == 0 || (opq->flags & FPB_F_WIDE))
 		return -1;
-	leaf = fpb_get_node(page, opq, fpb_descend(page, e->k, e->t, blkno, path, pidx),
+	leaf = fpb_get_node(page, opq, fpb_descend(page, cmp, e, blkno, path, pidx),
 						opq->x, lcap, FPB_NODE_LEAF, blkno);
 	lhdr = (FpbNodeHeader *) leaf;
 	if (lhdr->n >= lcap)
@@ -748,7 +1003,7 @@ fpb_page_insert_slot(Page page, const FpbEntry *e, BlockNumber blkno, int *pos)
 		((PageHeader) page)->pd_lower)
 		fpb_page_corrupt(blkno, "in-page leaf node lies above pd_lower");
 	*pos = fpb_node_lower(fpb_node_keys(leaf), fpb_node_tids(leaf, lcap),
-						  lhdr->n, e->k, e->t);
+						  lhdr->n, e);
 	return (int) (leaf - (char *) page);
 }
 
@@ -820,7 +1075,8 @@ fpb_innernode_insert(char *node, int cap, int pos, uint64 k, uint64 t,
 
 /* Reorganise: rebuild the in-page tree with the new entry included. */
 static bool
-fpb_page_reorganise(Page page, const FpbEntry *e, BlockNumber blkno)
+fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
+					BlockNumber blkno)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	int			n = opq->nentries;
@@ -834,8 +1090,7 @@ fpb_page_reorganise(Page page, const FpbEntry *e, BlockNumber blkno)
 		return false;
 	ents = palloc(sizeof(FpbEntry) * (n + 1));
 	fpb_page_collect(page, ents, blkno);
-	for (pos = n; pos > 0 && fpb_key_cmp(ents[pos - 1].k, ents[pos - 1].t,
-										 e->k, e->t) > 0; pos--)
+	for (pos = n; pos > 0 && fpb_entry_cmp(cmp, &ents[pos - 1], e) > 0; pos--)
 		ents[pos] = ents[pos - 1];
 	ents[pos] = *e;
 	ok = fpb_page_layout(page, ents, n + 1, 0);
@@ -850,7 +1105,8 @@ fpb_page_reorganise(Page page, const FpbEntry *e, BlockNumber blkno)
  * tree.  Returns false, with the page unchanged, when the page must split.
  */
 bool
-fpb_page_insert(Page page, const FpbEntry *e, BlockNumber blkno)
+fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
+				BlockNumber blkno)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	bool		internal = !FpbPageIsLeaf(opq);
@@ -867,6 +1123,8 @@ fpb_page_insert(Page page, const FpbEntry *e, BlockNumber blkno)
 	FpbNodeHeader *nhdr;
 	int			mid;
 	int			nmove;
+	int			nlines = FPB_NLINES;
+	FpbEntry	se = *e;
 
 	if (opq->ipheight == 0)
 	{
@@ -874,16 +1132,39 @@ fpb_page_insert(Page page, const FpbEntry *e, BlockNumber blkno)
 		return fpb_page_layout(page, e, 1, 0);
 	}
 
-	leafline = fpb_descend(page, e->k, e->t, blkno, path, pidx);
+	leafline = fpb_descend(page, cmp, e, blkno, path, pidx);
 	leaf = fpb_get_node(page, opq, leafline, opq->x, lcap, FPB_NODE_LEAF,
 						blkno);
 	lhdr = (FpbNodeHeader *) leaf;
 	pos = fpb_node_lower(fpb_node_keys(leaf), fpb_node_tids(leaf, lcap),
-						 lhdr->n, e->k, e->t);
+						 lhdr->n, e);
+
+	/*
+	 * A wide page needs a slot for the value as well; the lines left below
+	 * it bound a node split.  With no room the page is reorganised, which
+	 * compacts the slotted area.
+	 */
+	if (opq->flags & FPB_F_WIDE)
+	{
+		PageHeader	ph = (PageHeader) page;
+		int			upper = ph->pd_upper - fpb_slot_need(page, e->f,
+														 ph->pd_upper);
+
+		if (upper < ph->pd_lower)
+			return fpb_page_reorganise(page, cmp, e, blkno);
+		nlines = (upper - FPB_DATA_START) / FPB_LINE;
+		if (lhdr->n >= lcap &&
+			((int) opq->hwm + opq->x + (opq->ipheight == 1 ? opq->w : 0) >
+			 nlines ||
+			 (opq->ipheight > 1 &&
+			  ((FpbNodeHeader *) fpb_line(page, path[0]))->n >= icap)))
+			return fpb_page_reorganise(page, cmp, e, blkno);
+		se.k = fpb_slot_put(page, e->k, e->f);
+	}
 
 	if (lhdr->n < lcap)
 	{
-		fpb_leafnode_insert(leaf, lcap, internal, pos, e);
+		fpb_leafnode_insert(leaf, lcap, internal, pos, &se);
 		opq->nentries++;
 		return true;
 	}
@@ -900,16 +1181,16 @@ fpb_page_insert(Page page, const FpbEntry *e, BlockNumber blkno)
 	 */
 	if (opq->ipheight == 1)
 	{
-		if ((int) opq->hwm + opq->x + opq->w > FPB_NLINES)
-			return fpb_page_reorganise(page, e, blkno);
+		if ((int) opq->hwm + opq->x + opq->w > nlines)
+			return fpb_page_reorganise(page, cmp, e, blkno);
 	}
 	else
 	{
 		char	   *parent = fpb_line(page, path[0]);
 
 		if (((FpbNodeHeader *) parent)->n >= icap ||
-			(int) opq->hwm + opq->x > FPB_NLINES)
-			return fpb_page_reorganise(page, e, blkno);
+			(int) opq->hwm + opq->x > nlines)
+			return fpb_page_reorganise(page, cmp, e, blkno);
 	}
 
 	newline = fpb_alloc_node(page, opq, opq->x, FPB_NODE_LEAF);
@@ -930,9 +1211,9 @@ fpb_page_insert(Page page, const FpbEntry *e, BlockNumber blkno)
 	nhdr->n = nmove;
 	lhdr->n = mid;
 	if (pos <= mid && mid < lcap)
-		fpb_leafnode_insert(leaf, lcap, internal, pos, e);
+		fpb_leafnode_insert(leaf, lcap, internal, pos, &se);
 	else
-		fpb_leafnode_insert(newnode, lcap, internal, pos - mid, e);
+		fpb_leafnode_insert(newnode, lcap, internal, pos - mid, &se);
 	opq->nentries++;
 
 	/* sibling chain */

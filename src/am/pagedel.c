@@ -91,7 +91,7 @@ fpb_mark_subtree_halfdead(Relation index, Buffer tbuf, Buffer pbuf,
 	}
 
 	/* the grandparent: the level-2 page whose range holds P's lower bound */
-	gbuf = fpb_descend_to(index, pents[0].k, pents[0].t, 2,
+	gbuf = fpb_descend_to(index, &pents[0], 2,
 						  BUFFER_LOCK_EXCLUSIVE, false, NULL, NULL);
 	gents = fpb_pagedel_collect(gbuf, &ng);
 	for (i = 0; i < ng; i++)
@@ -109,6 +109,7 @@ fpb_mark_subtree_halfdead(Relation index, Buffer tbuf, Buffer pbuf,
 	ng--;
 	p2ents[0].k = gents[i].k;
 	p2ents[0].t = gents[i].t;
+	p2ents[0].f = gents[i].f;
 
 	state = fpb_wal_start(index);
 	wpage = fpb_wal_register(state, gbuf, 0);
@@ -150,7 +151,7 @@ fpb_mark_subtree_halfdead(Relation index, Buffer tbuf, Buffer pbuf,
  * too; the descent holds one internal page at a time.
  */
 static int
-fpb_mark_halfdead(Relation index, Buffer buf, uint64 lk, uint64 lt,
+fpb_mark_halfdead(Relation index, Buffer buf, const FpbEntry *low,
 				  BlockNumber *pblkp)
 {
 	BlockNumber blkno = BufferGetBlockNumber(buf);
@@ -165,7 +166,7 @@ fpb_mark_halfdead(Relation index, Buffer buf, uint64 lk, uint64 lt,
 
 	if (fpb_cached_meta(index, true)->rootlevel < 1)
 		return 0;				/* the root is a leaf: no parent */
-	pbuf = fpb_descend_to(index, lk, lt, 1, BUFFER_LOCK_EXCLUSIVE, false,
+	pbuf = fpb_descend_to(index, low, 1, BUFFER_LOCK_EXCLUSIVE, false,
 						  NULL, NULL);
 	pblk = BufferGetBlockNumber(pbuf);
 	ents = fpb_pagedel_collect(pbuf, &n);
@@ -223,8 +224,9 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 	BlockNumber left;
 	BlockNumber right;
 	FpbPageOpaque opq;
-	uint64		hik,
-				hit;
+	FpbEntry	hik;
+	FpbFullBuf	hbuf;
+	FpbEntry	lhk;
 	FpbWalState *state;
 	Page		wpage;
 	FullTransactionId safexid;
@@ -239,7 +241,8 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 	}
 	left = opq->left;
 	level = opq->level;
-	fpb_page_get_hikey(BufferGetPage(tbuf), &hik, &hit);
+	fpb_page_get_hikey(BufferGetPage(tbuf), &hik, blkno);
+	fpb_entry_keep(fpb_index_cmp(index), &hik, &hbuf);
 	UnlockReleaseBuffer(tbuf);
 
 	if (left != InvalidBlockNumber)
@@ -265,9 +268,11 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 			 * keys rise along the walk (fpb_step_right checks it), so passing
 			 * the leaf's own high key means the chain does not lead to it.
 			 */
+			if (!FpbPageIsRightmost(lopq))
+				fpb_page_get_hikey(BufferGetPage(lbuf), &lhk,
+								   BufferGetBlockNumber(lbuf));
 			if (FpbPageIsRightmost(lopq) ||
-				fpb_key_cmp(lopq->hikey, fpb_tid_to_t(&lopq->hitid),
-							hik, hit) >= 0)
+				fpb_entry_cmp(fpb_index_cmp(index), &lhk, &hik) >= 0)
 				fpb_index_corrupt(index, blkno,
 								  "The half-dead page is not reachable from its left sibling %u.",
 								  left);
@@ -341,8 +346,8 @@ fpb_pagedel(Relation index, BlockNumber blkno, BlockNumber *parent)
 	FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
 	BlockNumber left;
 	BlockNumber pblk = InvalidBlockNumber;
-	uint64		lk = 0,
-				lt = 0;
+	FpbEntry	low = fpb_mkkey(0, 0);
+	FpbFullBuf	lowbuf;
 	int			nhalf;
 	bool		deleted;
 
@@ -389,7 +394,8 @@ fpb_pagedel(Relation index, BlockNumber blkno, BlockNumber *parent)
 			UnlockReleaseBuffer(lbuf);
 			return false;
 		}
-		fpb_page_get_hikey(BufferGetPage(lbuf), &lk, &lt);
+		fpb_page_get_hikey(BufferGetPage(lbuf), &low, left);
+		fpb_entry_keep(fpb_index_cmp(index), &low, &lowbuf);
 		UnlockReleaseBuffer(lbuf);
 	}
 	CHECK_FOR_INTERRUPTS();
@@ -402,7 +408,7 @@ fpb_pagedel(Relation index, BlockNumber blkno, BlockNumber *parent)
 		UnlockReleaseBuffer(buf);
 		return false;
 	}
-	nhalf = fpb_mark_halfdead(index, buf, lk, lt, &pblk);
+	nhalf = fpb_mark_halfdead(index, buf, &low, &pblk);
 	UnlockReleaseBuffer(buf);
 	if (nhalf == 0)
 		return false;

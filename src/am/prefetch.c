@@ -139,7 +139,7 @@ fpb_pf_load(Relation index, FpbPrefetcher *pf, BlockNumber l1blk)
  */
 static void
 fpb_pf_begin(Relation index, FpbPrefetcher *pf, BlockNumber curleaf,
-			 uint64 endk, uint64 endt)
+			 const FpbEntry *end)
 {
 	FpbMetaPageData *meta = fpb_cached_meta(index, false);
 	Buffer		buf;
@@ -150,10 +150,10 @@ fpb_pf_begin(Relation index, FpbPrefetcher *pf, BlockNumber curleaf,
 		fpb_pf_stop(pf);
 		return;
 	}
-	buf = fpb_descend_to(index, endk, endt, 1, BUFFER_LOCK_SHARE, false,
+	buf = fpb_descend_to(index, end, 1, BUFFER_LOCK_SHARE, false,
 						 NULL, NULL);
-	pf->endleaf = fpb_page_child(BufferGetPage(buf), endk, endt,
-								 BufferGetBlockNumber(buf));
+	pf->endleaf = fpb_page_child(BufferGetPage(buf), fpb_index_cmp(index),
+								 end, BufferGetBlockNumber(buf));
 	UnlockReleaseBuffer(buf);
 	if (pf->endleaf == curleaf)
 	{
@@ -173,7 +173,7 @@ fpb_pf_begin(Relation index, FpbPrefetcher *pf, BlockNumber curleaf,
  */
 void
 fpb_pf_advance(Relation index, FpbPrefetcher *pf, BlockNumber curleaf,
-			   uint64 endk, uint64 endt)
+			   const FpbEntry *end)
 {
 	int			idx = -1;
 
@@ -181,7 +181,7 @@ fpb_pf_advance(Relation index, FpbPrefetcher *pf, BlockNumber curleaf,
 		return;
 	if (pf->state == FPB_PF_PENDING)
 	{
-		fpb_pf_begin(index, pf, curleaf, endk, endt);
+		fpb_pf_begin(index, pf, curleaf, end);
 		if (pf->state != FPB_PF_ON)
 			return;
 	}

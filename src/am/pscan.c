@@ -140,8 +140,9 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, uint64 k, uint64 t)
 	FpbEntry   *ents;
 	int			n;
 	int			i;
+	FpbEntry	key = fpb_mkkey(k, t);
 
-	buf = fpb_descend_to(index, k, t, 1, BUFFER_LOCK_SHARE, false, NULL,
+	buf = fpb_descend_to(index, &key, 1, BUFFER_LOCK_SHARE, false, NULL,
 						 NULL);
 	page = BufferGetPage(buf);
 	opq = FpbPageGetOpaque(page);
@@ -174,7 +175,13 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, uint64 k, uint64 t)
 		memcpy(ps->ents, ents + i, sizeof(FpbEntry) * ps->nents);
 		ps->lastl1 = FpbPageIsRightmost(opq);
 		if (!ps->lastl1)
-			fpb_page_get_hikey(page, &ps->ek, &ps->et);
+		{
+			FpbEntry	hk;
+
+			fpb_page_get_hikey(page, &hk, blkno);
+			ps->ek = hk.k;
+			ps->et = hk.t;
+		}
 	}
 	else
 	{
@@ -417,13 +424,15 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 
 			if (first && meta->rootlevel < 1)
 				meta = fpb_cached_meta(index, true);
-			if (first && meta->rootlevel < 1)
+			if (first && (meta->rootlevel < 1 || fpb_index_cmp(index)))
 			{
 				/*
 				 * The root is a leaf: one run covers the interval, found by
 				 * descent (the tree may grow meanwhile; right-links still
 				 * lead through it).  Later loads always find a level 1:
-				 * levels are never removed.
+				 * levels are never removed.  A wide index is read so too,
+				 * by one participant: the shared state has no room for
+				 * the values that would bound its runs.
 				 */
 				ps->rootleaf = true;
 				ps->lastl1 = true;

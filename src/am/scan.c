@@ -75,6 +75,25 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	so->more_left = so->more_right = false;
 }
 
+/*
+ * Wide index-only scans: copy the value of stored key k of the leaf to vp
+ * (the batch's value buffer) for item, and return where the next goes.
+ */
+static char *
+fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
+				 FpbScanItem *item)
+{
+	const char *f = fpb_slot_get(page, k, blkno);
+	Size		len = fpb_slot_len(page, f);
+
+	if (f == NULL)
+		return vp;
+	vp = (char *) INTALIGN(vp);
+	memcpy(vp, f, len);
+	item->f = vp;
+	return vp + len;
+}
+
 /* Prefetch the leaf node after `line` in the in-page chain; return it. */
 static inline uint16
 fpb_scan_prefetch_next(Page page, FpbPageOpaque opq, uint16 line)
@@ -110,6 +129,9 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	bool		need_lo = true;
 	int			n = 0;
 	int			guard = 0;
+	bool		wide = (so->cmp != NULL);
+	bool		wantvals = wide && scan->xs_want_itup;
+	char	   *vp = NULL;
 
 	if (!FpbPageIsLeaf(opq))
 		ereport(ERROR,
@@ -121,8 +143,19 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		so->maxitems = opq->nentries;
 		so->items = repalloc(so->items, sizeof(FpbScanItem) * so->maxitems);
 	}
+	if (wantvals)
+	{
+		/* a page's values fit in a page: copy them for index-only scans */
+		if (so->itemvals == NULL)
+			so->itemvals = MemoryContextAlloc(so->scancxt, BLCKSZ + 8);
+		vp = so->itemvals;
+	}
 
-	line = fpb_page_find_leafnode(page, so->lok, so->lot, blkno);
+	{
+		FpbEntry	lo = fpb_scan_lo(so);
+
+		line = fpb_page_find_leafnode(page, so->cmp, &lo, blkno);
+	}
 	if (line != FPB_NONE && line != opq->firstleaf)
 		before_lo = true;
 
@@ -169,8 +202,9 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		if (need_lo)
 		{
 			while (i < hdr->n &&
-				   fpb_key_cmp(keys[i], fpb_tid_to_t(&tids[i]),
-							   so->lok, so->lot) < 0)
+				   fpb_scan_cmp(so, keys[i], fpb_tid_to_t(&tids[i]),
+								wide ? fpb_slot_get(page, keys[i], blkno) : NULL,
+								so->lok, so->lot, so->lof) < 0)
 			{
 				before_lo = true;
 				i++;
@@ -179,8 +213,10 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				need_lo = false;
 		}
 		if (hdr->n == 0 ||
-			fpb_key_cmp(keys[hdr->n - 1], fpb_tid_to_t(&tids[hdr->n - 1]),
-						so->hik, so->hit) <= 0)
+			fpb_scan_cmp(so, keys[hdr->n - 1],
+						 fpb_tid_to_t(&tids[hdr->n - 1]),
+						 wide ? fpb_slot_get(page, keys[hdr->n - 1], blkno) : NULL,
+						 so->hik, so->hit, so->hif) <= 0)
 		{
 			for (; i < hdr->n; i++)
 			{
@@ -188,6 +224,10 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 					continue;
 				so->items[n].k = keys[i];
 				so->items[n].t = fpb_tid_to_t(&tids[i]);
+				so->items[n].f = NULL;
+				if (wantvals)
+					vp = fpb_scan_keepval(page, keys[i], blkno, vp,
+										  &so->items[n]);
 				n++;
 			}
 		}
@@ -197,12 +237,18 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 			{
 				uint64		t = fpb_tid_to_t(&tids[i]);
 
-				if (fpb_key_cmp(keys[i], t, so->hik, so->hit) > 0)
+				if (fpb_scan_cmp(so, keys[i], t,
+								 wide ? fpb_slot_get(page, keys[i], blkno) : NULL,
+								 so->hik, so->hit, so->hif) > 0)
 					break;
 				if (so->skipdead && fpb_tid_is_dead(&tids[i]))
 					continue;
 				so->items[n].k = keys[i];
 				so->items[n].t = t;
+				so->items[n].f = NULL;
+				if (wantvals)
+					vp = fpb_scan_keepval(page, keys[i], blkno, vp,
+										  &so->items[n]);
 				n++;
 			}
 			done = true;
@@ -222,10 +268,19 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	so->curlsn = BufferGetLSNAtomic(buf);
 	so->leftblk = opq->left;
 	so->rightblk = opq->right;
-	fpb_page_get_hikey(page, &so->curhik, &so->curhit);
-	so->more_right = !FpbPageIsRightmost(opq) &&
-		fpb_key_cmp(opq->hikey, fpb_tid_to_t(&opq->hitid),
-					so->hik, so->hit) <= 0;
+	{
+		FpbEntry	hk;
+
+		fpb_page_get_hikey(page, &hk, blkno);
+		if (!FpbPageIsRightmost(opq))
+			fpb_entry_keep(so->cmp, &hk, &so->curhikbuf);
+		so->curhik = hk.k;
+		so->curhit = hk.t;
+		so->curhif = hk.f;
+		so->more_right = !FpbPageIsRightmost(opq) &&
+			fpb_scan_cmp(so, hk.k, hk.t, hk.f, so->hik, so->hit,
+						 so->hif) <= 0;
+	}
 	so->more_left = !FpbPageIsLeftmost(opq) && !before_lo;
 
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -271,10 +326,12 @@ fpb_walk_left(IndexScanDesc scan)
 	Relation	index = scan->indexRelation;
 	BlockNumber target = so->curblk;
 	bool		target_rightmost = (so->rightblk == InvalidBlockNumber);
-	uint64		thik = so->curhik;
-	uint64		thit = so->curhit;
+	FpbEntry	thk = fpb_mkkey(so->curhik, so->curhit);
+	FpbFullBuf	thkbuf;
 	BlockNumber blkno = so->leftblk;
 	Buffer		buf;
+
+	thk.f = so->curhif;
 
 	for (;;)
 	{
@@ -294,11 +351,17 @@ fpb_walk_left(IndexScanDesc scan)
 								  opq->level, target);
 			if (opq->right == target && !FpbPageIsDeleted(opq))
 				return buf;
-			if (FpbPageIsRightmost(opq) || opq->right == target ||
-				(!target_rightmost &&
-				 fpb_key_cmp(opq->hikey, fpb_tid_to_t(&opq->hitid),
-							 thik, thit) >= 0))
+			if (FpbPageIsRightmost(opq) || opq->right == target)
 				break;
+			if (!target_rightmost)
+			{
+				FpbEntry	hk;
+
+				fpb_page_get_hikey(BufferGetPage(buf), &hk,
+								   BufferGetBlockNumber(buf));
+				if (fpb_entry_cmp(so->cmp, &hk, &thk) >= 0)
+					break;
+			}
 
 			/* the left page split since we looked: its new halves lie between */
 			buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
@@ -332,7 +395,10 @@ fpb_walk_left(IndexScanDesc scan)
 			target = BufferGetBlockNumber(buf);
 			target_rightmost = FpbPageIsRightmost(opq);
 			if (!target_rightmost)
-				fpb_page_get_hikey(BufferGetPage(buf), &thik, &thit);
+			{
+				fpb_page_get_hikey(BufferGetPage(buf), &thk, target);
+				fpb_entry_keep(so->cmp, &thk, &thkbuf);
+			}
 		}
 		else if (opq->left == so->leftblk)
 			fpb_index_corrupt(index, target,
@@ -394,12 +460,11 @@ fpb_scan_advance_prefetch(IndexScanDesc scan, bool forward)
 		fpb_pf_stop(&so->pf);
 		return;
 	}
-	if (forward)
-		fpb_pf_advance(scan->indexRelation, &so->pf, so->curblk,
-					   so->hik, so->hit);
-	else
-		fpb_pf_advance(scan->indexRelation, &so->pf, so->curblk,
-					   so->lok, so->lot);
+	{
+		FpbEntry	end = forward ? fpb_scan_hi(so) : fpb_scan_lo(so);
+
+		fpb_pf_advance(scan->indexRelation, &so->pf, so->curblk, &end);
+	}
 }
 
 /*
@@ -416,6 +481,7 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	Relation	index = scan->indexRelation;
 	FpbScanRun		run;
 	Buffer		buf;
+	FpbEntry	startkey;
 
 	fpb_scan_release(so);
 	if (so->nivals > 0)
@@ -435,11 +501,13 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	so->lot = run.lot;
 	so->hik = run.hik;
 	so->hit = run.hit;
+	/* wide indexes hand out one run, the whole interval (pscan.c) */
+	so->lof = so->slof;
+	so->hif = so->shif;
 	so->runlast = forward ? InvalidBlockNumber : run.last;
+	startkey = forward ? fpb_scan_lo(so) : fpb_scan_hi(so);
 	if (run.start == InvalidBlockNumber)
-		buf = fpb_search(index, forward ? so->lok : so->hik,
-						 forward ? so->lot : so->hit, BUFFER_LOCK_SHARE,
-						 NULL, NULL);
+		buf = fpb_search(index, &startkey, BUFFER_LOCK_SHARE, NULL, NULL);
 	else
 	{
 		/*
@@ -455,8 +523,7 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 			fpb_index_corrupt(index, run.start,
 							  "Page has level %u, but a level-1 downlink leads here.",
 							  FpbPageGetOpaque(BufferGetPage(buf))->level);
-		buf = fpb_moveright(index, buf, forward ? so->lok : so->hik,
-							forward ? so->lot : so->hit, BUFFER_LOCK_SHARE,
+		buf = fpb_moveright(index, buf, &startkey, BUFFER_LOCK_SHARE,
 							false, NULL, NULL);
 	}
 	fpb_scan_readpage(scan, buf, so->keep_pin);
@@ -478,13 +545,10 @@ fpb_scan_descend(IndexScanDesc scan, bool forward)
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	FpbStack	stack;
 	Buffer		buf;
+	FpbEntry	start = forward ? fpb_scan_lo(so) : fpb_scan_hi(so);
 
-	if (forward)
-		buf = fpb_search(scan->indexRelation, so->lok, so->lot,
-						 BUFFER_LOCK_SHARE, &stack, NULL);
-	else
-		buf = fpb_search(scan->indexRelation, so->hik, so->hit,
-						 BUFFER_LOCK_SHARE, &stack, NULL);
+	buf = fpb_search(scan->indexRelation, &start, BUFFER_LOCK_SHARE, &stack,
+					 NULL);
 	fpb_pf_init(&so->pf, stack ? stack->blkno : InvalidBlockNumber, forward);
 	fpb_free_stack(stack);
 	fpb_scan_readpage(scan, buf, so->keep_pin);
@@ -530,14 +594,17 @@ fpb_scan_next_interval(IndexScanDesc scan, bool forward)
 	/* one index scan per array element, as in btree */
 	pgstat_count_index_scan(scan->indexRelation);
 	fpb_scan_release(so);
+	/* wide indexes have no interval lists (scankeys.c) */
+	Assert(so->cmp == NULL);
 	if (forward && !so->moved && BlockNumberIsValid(so->curblk) &&
 		(so->rightblk == InvalidBlockNumber ||
 		 fpb_key_cmp(so->lok, so->lot, so->curhik, so->curhit) < 0))
 	{
 		BlockNumber blkno = so->curblk;
+		FpbEntry	lo = fpb_scan_lo(so);
 
 		buf = fpb_getbuf(scan->indexRelation, blkno, BUFFER_LOCK_SHARE);
-		buf = fpb_moveright(scan->indexRelation, buf, so->lok, so->lot,
+		buf = fpb_moveright(scan->indexRelation, buf, &lo,
 							BUFFER_LOCK_SHARE, false, NULL, NULL);
 		fpb_scan_readpage(scan, buf, so->keep_pin);
 		so->cur = 0;
@@ -631,6 +698,8 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 			so->slot = so->lot;
 			so->shik = so->hik;
 			so->shit = so->hit;
+			so->slof = so->lof;
+			so->shif = so->hif;
 			fpb_pf_init(&so->pf, InvalidBlockNumber, forward);
 			if (fpb_enable_range_prefetch)
 				so->pf.state = FPB_PF_PENDING;
@@ -669,9 +738,13 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 				return false;
 			}
 			fpb_scan_release(so);
-			buf = fpb_getbuf_right(scan->indexRelation, so->curblk, 0,
-								   so->curhik, so->curhit, so->rightblk,
-								   BUFFER_LOCK_SHARE);
+			{
+				FpbEntry	hk = fpb_mkkey(so->curhik, so->curhit);
+
+				hk.f = so->curhif;
+				buf = fpb_getbuf_right(scan->indexRelation, so->curblk, 0,
+									   &hk, so->rightblk, BUFFER_LOCK_SHARE);
+			}
 			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = 0;
 			so->moved = true;
@@ -744,11 +817,20 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 		Form_pg_attribute att = TupleDescAttr(scan->xs_itupdesc, 0);
 
 		/* every returned entry passes here: look the procedure up once */
-		if (so->decproc == NULL)
-			so->decproc = index_getprocinfo(scan->indexRelation, 1,
-											FPB_DECODE_PROC);
-		if (!isnull)
-			value = fpb_decode(so->decproc, item->k);
+		if (so->cmp)
+		{
+			/* a wide index returns the value kept from the leaf */
+			if (!isnull)
+				value = PointerGetDatum(item->f);
+		}
+		else
+		{
+			if (so->decproc == NULL)
+				so->decproc = index_getprocinfo(scan->indexRelation, 1,
+												FPB_DECODE_PROC);
+			if (!isnull)
+				value = fpb_decode(so->decproc, item->k);
+		}
 		if (att->attbyval)
 		{
 			/* form the two tuple shapes once; then only the datum changes */
@@ -829,6 +911,10 @@ fpbendscan(IndexScanDesc scan)
 	fpb_pf_stop(&so->pf);
 	if (so->tupcxt)
 		MemoryContextDelete(so->tupcxt);
+	if (so->boundcxt)
+		MemoryContextDelete(so->boundcxt);
+	if (so->itemvals)
+		pfree(so->itemvals);
 	pfree(so->items);
 	if (so->killed)
 		pfree(so->killed);

@@ -21,6 +21,10 @@ typedef struct FpbScanOpaqueData
 				lot,
 				hik,
 				hit;			/* inclusive bounds */
+	const FpbCmp *cmp;			/* wide index: its comparison, else NULL */
+	const char *lof;			/* wide: the bounds' values (NULL: none, */
+	const char *hif;			/* FPB_FULL_PLUSINF above every value) */
+	MemoryContext boundcxt;		/* their memory, reset by rescan */
 
 	bool		started;
 	BlockNumber curblk;			/* page the batch came from */
@@ -30,6 +34,9 @@ typedef struct FpbScanOpaqueData
 	BlockNumber rightblk;
 	uint64		curhik;			/* and its high key, unless rightmost */
 	uint64		curhit;
+	const char *curhif;			/* wide: its value, in curhikbuf */
+	FpbFullBuf	curhikbuf;
+	char	   *itemvals;		/* wide index-only scans: the batch's values */
 	bool		more_left;		/* may pages to the left hold matches? */
 	bool		more_right;
 	FpbScanItem *items;
@@ -53,6 +60,8 @@ typedef struct FpbScanOpaqueData
 				slot,
 				shik,
 				shit;
+	const char *slof,
+			   *shif;
 	BlockNumber runlast;		/* lowest leaf listed for a backward run */
 
 	/*
@@ -84,5 +93,34 @@ typedef struct FpbScanOpaqueData
 typedef FpbScanOpaqueData *FpbScanOpaque;
 
 extern void fpb_scan_bounds(IndexScanDesc scan);
+
+/* The scan's bounds as keys. */
+static inline FpbEntry
+fpb_scan_lo(FpbScanOpaque so)
+{
+	FpbEntry	e = fpb_mkkey(so->lok, so->lot);
+
+	e.f = so->lof;
+	return e;
+}
+
+static inline FpbEntry
+fpb_scan_hi(FpbScanOpaque so)
+{
+	FpbEntry	e = fpb_mkkey(so->hik, so->hit);
+
+	e.f = so->hif;
+	return e;
+}
+
+/* Compare (k, t, f) with (bk, bt, bf) in the scan's index order. */
+static inline int
+fpb_scan_cmp(FpbScanOpaque so, uint64 k, uint64 t, const char *f,
+			 uint64 bk, uint64 bt, const char *bf)
+{
+	if (so->cmp == NULL)
+		return fpb_key_cmp(k, t, bk, bt);
+	return fpb_wide_cmp(so->cmp, k, t, f, bk, bt, bf);
+}
 
 #endif							/* FPB_SCAN_H */

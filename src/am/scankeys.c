@@ -35,24 +35,160 @@ typedef struct FpbKeyRange
 	uint64		hi;
 } FpbKeyRange;
 
+static Datum *fpb_array_elems(ScanKey sk, int *nelems);
+
 static inline void
-fpb_lower(FpbScanOpaque so, uint64 k, uint64 t)
+fpb_lower_f(FpbScanOpaque so, uint64 k, uint64 t, const char *f)
 {
-	if (fpb_key_cmp(k, t, so->lok, so->lot) > 0)
+	if (fpb_scan_cmp(so, k, t, f, so->lok, so->lot, so->lof) > 0)
 	{
 		so->lok = k;
 		so->lot = t;
+		so->lof = f;
 	}
 }
 
 static inline void
-fpb_upper(FpbScanOpaque so, uint64 k, uint64 t)
+fpb_upper_f(FpbScanOpaque so, uint64 k, uint64 t, const char *f)
 {
-	if (fpb_key_cmp(k, t, so->hik, so->hit) < 0)
+	if (fpb_scan_cmp(so, k, t, f, so->hik, so->hit, so->hif) < 0)
 	{
 		so->hik = k;
 		so->hit = t;
+		so->hif = f;
 	}
+}
+
+#define fpb_lower(so, k, t)	fpb_lower_f(so, k, t, NULL)
+#define fpb_upper(so, k, t)	fpb_upper_f(so, k, t, NULL)
+
+/*
+ * Upper bound excluding NULLs: in a wide index above every value, also
+ * those whose prefix is all ones.
+ */
+static inline void
+fpb_upper_notnull(FpbScanOpaque so)
+{
+	fpb_upper_f(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL,
+				so->cmp ? FPB_FULL_PLUSINF : NULL);
+}
+
+/*
+ * Wide index: the key of a scan argument, its value kept in the scan's
+ * bound memory.
+ */
+static void
+fpb_scan_wide_key(IndexScanDesc scan, Datum value, uint64 *k,
+				  const char **f)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+	MemoryContext old = MemoryContextSwitchTo(so->boundcxt);
+	const char *img;
+
+	*k = FPB_WIDE_PREFIX(fpb_encode(index_getprocinfo(index, 1,
+													  FPB_ENCODE_PROC),
+									value));
+	img = fpb_full_image(so->cmp, value, index);
+	if (so->cmp->typlen > 0 || img == DatumGetPointer(value))
+	{
+		FpbEntry	e = fpb_mkkey(0, 0);
+
+		e.f = img;
+		fpb_entry_keep_palloc(so->cmp, &e);
+		img = e.f;
+	}
+	*f = img;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Wide index: a key of strategy strat on value becomes bounds: the same
+ * compound keys as in a narrow index, the value deciding ties of the
+ * prefix.  A value's entries have tiebreakers in [1, FPB_T_MAX_NONNULL),
+ * so (k, v, 0) lies below them and (k, v, FPB_T_MAX_NONNULL) above.
+ */
+static void
+fpb_scan_wide_bound(FpbScanOpaque so, int strat, uint64 k, const char *f)
+{
+	switch (strat)
+	{
+		case BTLessStrategyNumber:
+			fpb_upper_f(so, k, 0, f);
+			break;
+		case BTLessEqualStrategyNumber:
+			fpb_upper_f(so, k, FPB_T_MAX_NONNULL, f);
+			break;
+		case BTEqualStrategyNumber:
+			fpb_lower_f(so, k, 0, f);
+			fpb_upper_f(so, k, FPB_T_MAX_NONNULL, f);
+			break;
+		case BTGreaterEqualStrategyNumber:
+			fpb_lower_f(so, k, 0, f);
+			break;
+		case BTGreaterStrategyNumber:
+			fpb_lower_f(so, k, FPB_T_MAX_NONNULL, f);
+			break;
+		default:
+			elog(ERROR, "fpbtree: unsupported strategy number %d", strat);
+	}
+}
+
+/*
+ * Wide index, array key: an inequality is bounded by the element that
+ * admits the most values, as fpb_array_inequality does; an equality by
+ * its smallest and largest elements, with every entry rechecked by the
+ * executor.  Returns false when the array has no non-NULL element.
+ */
+static bool
+fpb_scan_wide_array(IndexScanDesc scan, ScanKey sk)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	int			strat = sk->sk_strategy;
+	Datum	   *elems;
+	int			nelems;
+	uint64		mink = 0,
+				maxk = 0;
+	const char *minf = NULL,
+			   *maxf = NULL;
+
+	elems = fpb_array_elems(sk, &nelems);
+	for (int i = 0; i < nelems; i++)
+	{
+		uint64		k;
+		const char *f;
+
+		fpb_scan_wide_key(scan, elems[i], &k, &f);
+		if (i == 0 || fpb_wide_cmp(so->cmp, k, 0, f, mink, 0, minf) < 0)
+		{
+			mink = k;
+			minf = f;
+		}
+		if (i == 0 || fpb_wide_cmp(so->cmp, k, 0, f, maxk, 0, maxf) > 0)
+		{
+			maxk = k;
+			maxf = f;
+		}
+	}
+	if (nelems == 0)
+		return false;
+	switch (strat)
+	{
+		case BTLessStrategyNumber:
+		case BTLessEqualStrategyNumber:
+			fpb_scan_wide_bound(so, strat, maxk, maxf);
+			break;
+		case BTGreaterStrategyNumber:
+		case BTGreaterEqualStrategyNumber:
+			fpb_scan_wide_bound(so, strat, mink, minf);
+			break;
+		default:
+			fpb_scan_wide_bound(so, BTGreaterEqualStrategyNumber, mink, minf);
+			fpb_scan_wide_bound(so, BTLessEqualStrategyNumber, maxk, maxf);
+			so->recheck = true;
+			break;
+	}
+	return true;
 }
 
 /*
@@ -304,10 +440,18 @@ fpb_scan_bounds(IndexScanDesc scan)
 	so->lot = 0;
 	so->hik = FPB_KEY_MAX;
 	so->hit = PG_UINT64_MAX;
+	so->lof = so->hif = NULL;
 	so->ivals = NULL;
 	so->nivals = 0;
 	if (so->arrcxt)
 		MemoryContextReset(so->arrcxt);
+	so->cmp = fpb_index_cmp(scan->indexRelation);
+	if (so->cmp && so->boundcxt == NULL)
+		so->boundcxt = AllocSetContextCreate(so->scancxt,
+											 "fpbtree scan bounds",
+											 ALLOCSET_SMALL_SIZES);
+	else if (so->boundcxt)
+		MemoryContextReset(so->boundcxt);
 
 	for (int i = 0; i < scan->numberOfKeys; i++)
 	{
@@ -337,9 +481,27 @@ fpb_scan_bounds(IndexScanDesc scan)
 			if (sk->sk_flags & SK_SEARCHNULL)
 				fpb_lower(so, FPB_KEY_MAX, FPB_T_NULLBIT);
 			else if (sk->sk_flags & SK_SEARCHNOTNULL)
-				fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
+				fpb_upper_notnull(so);
 			else
 				so->empty = true;	/* comparison with NULL */
+			continue;
+		}
+
+		if ((sk->sk_flags & SK_SEARCHARRAY) && so->cmp)
+		{
+			if (!fpb_scan_wide_array(scan, sk))
+				so->noscan = so->empty = true;
+			fpb_upper_notnull(so);
+			continue;
+		}
+		if (so->cmp)
+		{
+			uint64		k;
+			const char *f;
+
+			fpb_scan_wide_key(scan, sk->sk_argument, &k, &f);
+			fpb_scan_wide_bound(so, sk->sk_strategy, k, f);
+			fpb_upper_notnull(so);
 			continue;
 		}
 
@@ -402,7 +564,8 @@ fpb_scan_bounds(IndexScanDesc scan)
 		}
 		fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
 	}
-	if (fpb_key_cmp(so->lok, so->lot, so->hik, so->hit) > 0)
+	if (fpb_scan_cmp(so, so->lok, so->lot, so->lof,
+					 so->hik, so->hit, so->hif) > 0)
 		so->empty = true;
 	if (neq == 0)
 		so->empty = true;

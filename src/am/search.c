@@ -52,11 +52,12 @@
  */
 static void
 fpb_check_lower_bound(Relation index, BlockNumber to, BlockNumber left,
-					  BlockNumber from, uint16 level, uint64 hik, uint64 hit)
+					  BlockNumber from, uint16 level, const FpbEntry *hik)
 {
 	Buffer		lbuf = ReadBuffer(index, left);
 	FpbPageOpaque lopq;
 	bool		skipped;
+	FpbEntry	lhk;
 
 	if (!BufferIsLocal(lbuf) &&
 		LWLockHeldByMe(BufferDescriptorGetContentLock(GetBufferDescriptor(lbuf - 1))))
@@ -77,8 +78,12 @@ fpb_check_lower_bound(Relation index, BlockNumber to, BlockNumber left,
 	fpb_page_check_sane(index, BufferGetPage(lbuf), left);
 	lopq = FpbPageGetOpaque(BufferGetPage(lbuf));
 	skipped = lopq->level == level && lopq->right == to &&
-		!FpbPageIsRightmost(lopq) &&
-		fpb_key_cmp(lopq->hikey, fpb_tid_to_t(&lopq->hitid), hik, hit) > 0;
+		!FpbPageIsRightmost(lopq);
+	if (skipped)
+	{
+		fpb_page_get_hikey(BufferGetPage(lbuf), &lhk, left);
+		skipped = fpb_entry_cmp(fpb_index_cmp(index), &lhk, hik) > 0;
+	}
 	UnlockReleaseBuffer(lbuf);
 	if (skipped)
 		fpb_index_corrupt(index, to,
@@ -88,10 +93,11 @@ fpb_check_lower_bound(Relation index, BlockNumber to, BlockNumber left,
 
 Buffer
 fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
-				 uint64 hik, uint64 hit, BlockNumber to, int lockmode)
+				 const FpbEntry *hik, BlockNumber to, int lockmode)
 {
 	Buffer		buf;
 	FpbPageOpaque opq;
+	FpbEntry	thk;
 
 	if (to == from)
 		fpb_index_corrupt(index, from, "Right-link points to the page itself.");
@@ -102,8 +108,10 @@ fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 		fpb_index_corrupt(index, to,
 						  "Page has level %u, but it is the right sibling of block %u at level %u.",
 						  opq->level, from, level);
+	if (!FpbPageIsRightmost(opq))
+		fpb_page_get_hikey(BufferGetPage(buf), &thk, to);
 	if (!FpbPageIsRightmost(opq) &&
-		fpb_key_cmp(opq->hikey, fpb_tid_to_t(&opq->hitid), hik, hit) <= 0)
+		fpb_entry_cmp(fpb_index_cmp(index), &thk, hik) <= 0)
 		fpb_index_corrupt(index, to,
 						  "High key is not above the high key of block %u, whose right-link leads here.",
 						  from);
@@ -114,7 +122,7 @@ fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 	if (opq->left != from && opq->left != InvalidBlockNumber &&
 		opq->left != FPB_METAPAGE_BLKNO &&
 		opq->left < RelationGetNumberOfBlocks(index))
-		fpb_check_lower_bound(index, to, opq->left, from, level, hik, hit);
+		fpb_check_lower_bound(index, to, opq->left, from, level, hik);
 	return buf;
 }
 
@@ -129,12 +137,14 @@ fpb_step_right(Relation index, Buffer buf, int lockmode)
 	BlockNumber from = BufferGetBlockNumber(buf);
 	BlockNumber to = opq->right;
 	uint16		level = opq->level;
-	uint64		hik = opq->hikey;
-	uint64		hit = fpb_tid_to_t(&opq->hitid);
+	FpbEntry	hik;
+	FpbFullBuf	hbuf;
 
 	Assert(!FpbPageIsRightmost(opq));
+	fpb_page_get_hikey(BufferGetPage(buf), &hik, from);
+	fpb_entry_keep(fpb_index_cmp(index), &hik, &hbuf);
 	UnlockReleaseBuffer(buf);
-	return fpb_getbuf_right(index, from, level, hik, hit, to, lockmode);
+	return fpb_getbuf_right(index, from, level, &hik, to, lockmode);
 }
 
 /*
@@ -146,9 +156,11 @@ fpb_step_right(Relation index, Buffer buf, int lockmode)
  * page's ancestors).  The buffer is returned locked in lockmode.
  */
 Buffer
-fpb_moveright(Relation index, Buffer buf, uint64 k, uint64 t, int lockmode,
+fpb_moveright(Relation index, Buffer buf, const FpbEntry *key, int lockmode,
 			  bool forupdate, FpbStack stack, Relation heap)
 {
+	const FpbCmp *cmp = fpb_index_cmp(index);
+
 	for (;;)
 	{
 		Page		page = BufferGetPage(buf);
@@ -174,7 +186,8 @@ fpb_moveright(Relation index, Buffer buf, uint64 k, uint64 t, int lockmode,
 			continue;
 		}
 
-		if (FpbPageIsIgnore(opq) || fpb_page_above_hikey(page, k, t))
+		if (FpbPageIsIgnore(opq) ||
+			fpb_page_above_hikey(page, cmp, key, BufferGetBlockNumber(buf)))
 		{
 			if (FpbPageIsRightmost(opq))
 				fpb_index_corrupt(index, BufferGetBlockNumber(buf),
@@ -215,7 +228,7 @@ fpb_free_stack(FpbStack stack)
  * first.
  */
 Buffer
-fpb_descend_to(Relation index, uint64 k, uint64 t, uint32 level,
+fpb_descend_to(Relation index, const FpbEntry *key, uint32 level,
 			   int lockmode, bool forupdate, FpbStack *stackp, Relation heap)
 {
 	FpbMetaPageData *meta = fpb_cached_meta(index, false);
@@ -283,7 +296,7 @@ fpb_descend_to(Relation index, uint64 k, uint64 t, uint32 level,
 		BlockNumber child;
 		uint32		curlevel;
 
-		buf = fpb_moveright(index, buf, k, t, curlock, forupdate, stack, heap);
+		buf = fpb_moveright(index, buf, key, curlock, forupdate, stack, heap);
 		page = BufferGetPage(buf);
 		opq = FpbPageGetOpaque(page);
 		curlevel = opq->level;
@@ -295,7 +308,8 @@ fpb_descend_to(Relation index, uint64 k, uint64 t, uint32 level,
 								  level, curlevel);
 			break;
 		}
-		child = fpb_page_child(page, k, t, BufferGetBlockNumber(buf));
+		child = fpb_page_child(page, fpb_index_cmp(index), key,
+							   BufferGetBlockNumber(buf));
 		stack = fpb_push(stack, BufferGetBlockNumber(buf));
 		UnlockReleaseBuffer(buf);
 		curlock = (curlevel - 1 == level) ? lockmode : BUFFER_LOCK_SHARE;
@@ -315,11 +329,11 @@ fpb_descend_to(Relation index, uint64 k, uint64 t, uint32 level,
 	return buf;
 }
 
-/* Descend to the leaf page for (k, t), locked in leaflock. */
+/* Descend to the leaf page for key, locked in leaflock. */
 Buffer
-fpb_search(Relation index, uint64 k, uint64 t, int leaflock, FpbStack *stackp,
-		   Relation heap)
+fpb_search(Relation index, const FpbEntry *key, int leaflock,
+		   FpbStack *stackp, Relation heap)
 {
-	return fpb_descend_to(index, k, t, 0, leaflock,
+	return fpb_descend_to(index, key, 0, leaflock,
 						  leaflock == BUFFER_LOCK_EXCLUSIVE, stackp, heap);
 }

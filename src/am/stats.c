@@ -135,7 +135,12 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 				leafpages++;
 			}
 			else if (blkno == leftmost)
-				firstchild = fpb_page_child(page, 0, 0, blkno);
+			{
+				FpbEntry	minkey = fpb_mkkey(0, 0);
+
+				firstchild = fpb_page_child(page, fpb_index_cmp(index),
+											&minkey, blkno);
+			}
 			blkno = opq->right;
 			UnlockReleaseBuffer(buf);
 		}

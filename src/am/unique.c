@@ -155,11 +155,10 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 		if (ended || FpbPageIsRightmost(opq))
 			break;
 		{
-			uint64		hik,
-						hit;
+			FpbEntry	hk;
 
-			fpb_page_get_hikey(page, &hik, &hit);
-			if (hik > khi)
+			fpb_page_get_hikey(page, &hk, blkno);
+			if (hk.k > khi)
 				break;
 		}
 		/* the run may go on to the right sibling */
@@ -167,10 +166,12 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 			fpb_index_corrupt(index, blkno,
 							  "The right-links of level 0 form a cycle.");
 		{
-			Buffer		next = fpb_getbuf_right(index, blkno, 0, opq->hikey,
-												fpb_tid_to_t(&opq->hitid),
-												opq->right,
-												BUFFER_LOCK_SHARE);
+			FpbEntry	hk;
+			Buffer		next;
+
+			fpb_page_get_hikey(page, &hk, blkno);
+			next = fpb_getbuf_right(index, blkno, 0, &hk, opq->right,
+									BUFFER_LOCK_SHARE);
 
 			if (BufferIsValid(nbuf))
 				UnlockReleaseBuffer(nbuf);
@@ -206,20 +207,23 @@ fpb_unique_move_to_insert(Relation index, Buffer buf, uint64 k, uint64 t,
 						  FpbStack stack, Relation heap)
 {
 	int64		steps = 0;
+	FpbEntry	key = fpb_mkkey(k, t);
 
 	/* half-dead and deleted pages: their right sibling has their range */
 	while (FpbPageIsIgnore(FpbPageGetOpaque(BufferGetPage(buf))) ||
-		   fpb_page_above_hikey(BufferGetPage(buf), k, t))
+		   fpb_page_above_hikey(BufferGetPage(buf), NULL, &key,
+								BufferGetBlockNumber(buf)))
 	{
 		FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
 		BlockNumber from = BufferGetBlockNumber(buf);
 		Buffer		next;
+		FpbEntry	hk;
 
 		if (++steps > (int64) RelationGetNumberOfBlocks(index))
 			fpb_index_corrupt(index, from,
 							  "The right-links of level 0 form a cycle.");
-		next = fpb_getbuf_right(index, from, 0, opq->hikey,
-								fpb_tid_to_t(&opq->hitid), opq->right,
+		fpb_page_get_hikey(BufferGetPage(buf), &hk, from);
+		next = fpb_getbuf_right(index, from, 0, &hk, opq->right,
 								BUFFER_LOCK_EXCLUSIVE);
 		fpb_page_check_sane(index, BufferGetPage(next),
 							BufferGetBlockNumber(next));
@@ -266,8 +270,9 @@ fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
 		uint32		spectoken = 0;
 		FpbUniqueVerdict verdict;
 
-		buf = fpb_search(index, klo, tlo, BUFFER_LOCK_EXCLUSIVE, &stack,
-						 heap);
+		FpbEntry	lo = fpb_mkkey(klo, tlo);
+
+		buf = fpb_search(index, &lo, BUFFER_LOCK_EXCLUSIVE, &stack, heap);
 		verdict = fpb_unique_check_run(index, heap, buf, e, checkUnique,
 									   &xwait, &spectoken);
 		if (verdict == FPB_UNIQUE_WAIT)
@@ -347,7 +352,11 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 	int			plive = -1;		/* previous entry live? -1: not asked */
 	int64		steps = 0;
 
-	buf = fpb_search(index, 0, 0, BUFFER_LOCK_SHARE, NULL, heap);
+	{
+		FpbEntry	minkey = fpb_mkkey(0, 0);
+
+		buf = fpb_search(index, &minkey, BUFFER_LOCK_SHARE, NULL, heap);
+	}
 	for (;;)
 	{
 		Page		page = BufferGetPage(buf);

@@ -50,6 +50,8 @@
 	 ((uint64) 1 << BTEqualStrategyNumber) | \
 	 ((uint64) 1 << BTGreaterEqualStrategyNumber) | \
 	 ((uint64) 1 << BTGreaterStrategyNumber))
+#define FPB_WIDE_PROCS \
+	(((uint64) 1 << FPB_ENCODE_PROC) | ((uint64) 1 << FPB_CMP_PROC))
 #define FPB_ALL_PROCS \
 	(((uint64) 1 << FPB_ENCODE_PROC) | ((uint64) 1 << FPB_DECODE_PROC))
 
@@ -141,6 +143,11 @@ fpbvalidate(Oid opclassoid)
 											2, 2, procform->amprocrighttype,
 											BOOLOID);
 				break;
+			case FPB_CMP_PROC:
+				/* the type's three-way comparison: the index becomes wide */
+				ok = check_amproc_signature(procform->amproc, INT4OID, true,
+											2, 2, typid, typid);
+				break;
 			default:
 				ereport(INFO,
 						(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
@@ -217,8 +224,10 @@ fpbvalidate(Oid opclassoid)
 	{
 		OpFamilyOpFuncGroup *group = (OpFamilyOpFuncGroup *) lfirst(lc);
 
+		/* narrow: encode and decode; wide: prefix and comparison */
 		if (group->lefttype == group->righttype &&
-			(group->functionset & FPB_ALL_PROCS) == FPB_ALL_PROCS)
+			((group->functionset & FPB_ALL_PROCS) == FPB_ALL_PROCS ||
+			 (group->functionset & FPB_WIDE_PROCS) == FPB_WIDE_PROCS))
 			codedtypes = lappend_oid(codedtypes, group->lefttype);
 	}
 

@@ -91,6 +91,28 @@ PG_FUNCTION_INFO_V1(fpbtree_check);
 #define fpb_corrupt(st, blkno, ...) \
 	fpb_index_corrupt((st)->index, (blkno), __VA_ARGS__)
 
+static int
+fpb_check_key_qcmp(const void *a, const void *b)
+{
+	const FpbKey *x = (const FpbKey *) a;
+	const FpbKey *y = (const FpbKey *) b;
+
+	return fpb_key_cmp(x->k, x->t, y->k, y->t);
+}
+
+/* Is (k, t, f) the same key as b (in a wide index: the same value)? */
+static bool
+fpb_check_same_key(const FpbCmp *cmp, uint64 k, uint64 t, const char *f,
+				   const FpbEntry *b)
+{
+	FpbEntry	a = fpb_mkkey(k, t);
+
+	if (cmp == NULL)
+		return k == b->k && t == b->t;
+	a.f = f;
+	return fpb_entry_cmp(cmp, &a, b) == 0;
+}
+
 /* A downlink of the level above, as the walk of the level below needs it. */
 typedef struct FpbDownlink
 {
@@ -99,6 +121,7 @@ typedef struct FpbDownlink
 	BlockNumber child;
 	BlockNumber parent;			/* the page holding it, for messages */
 	bool		found;			/* relaxed mode: child met on its level */
+	const char *f;				/* wide indexes: its value */
 } FpbDownlink;
 
 /* State of one fpbtree_check() call */
@@ -127,6 +150,7 @@ typedef struct FpbCheckState
 	int64		nleafkeys;
 	int64		maxleafkeys;
 	FmgrInfo   *encproc;
+	const FpbCmp *cmp;			/* wide indexes: their comparison */
 	int64		heaptuples;
 } FpbCheckState;
 
@@ -340,9 +364,12 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 	BlockNumber blkno = leftmost;
 	BlockNumber prevblk = InvalidBlockNumber;
 	uint16		prevflags = 0;
-	FpbKey		prevhikey = {0, 0};
+	FpbEntry	prevhikey = fpb_mkkey(0, 0);
+	FpbFullBuf	prevhikeybuf;
 	bool		have_last = false;
-	FpbKey		last = {0, 0};
+	FpbEntry	last = fpb_mkkey(0, 0);
+	FpbFullBuf	lastbuf;
+	const FpbCmp *cmp = st->cmp;
 	bool		afterdead = false;	/* the page before was half-dead */
 
 	if (links && st->relaxed)
@@ -360,6 +387,7 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		FpbDownlink *d = NULL;
 		uint64		hik = 0,
 					hit = 0;
+		FpbEntry	hk = fpb_mkkey(0, 0);
 		MemoryContext oldcxt;
 
 		CHECK_FOR_INTERRUPTS();
@@ -418,9 +446,14 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 			fpb_corrupt(st, blkno, "Leaf flag is %s on a page of level %u.",
 						FpbPageIsLeaf(opq) ? "set" : "not set", level);
 		if (opq->flags & ~(FPB_F_LEAF | FPB_F_INCOMPLETE_SPLIT |
-						   FPB_F_HALF_DEAD | FPB_F_SPLIT_END))
+						   FPB_F_HALF_DEAD | FPB_F_SPLIT_END | FPB_F_WIDE))
 			fpb_corrupt(st, blkno, "Page has unknown flags 0x%04x.",
 						opq->flags);
+		if (((opq->flags & FPB_F_WIDE) != 0) != (cmp != NULL))
+			fpb_corrupt(st, blkno,
+						"Page is %s, but the index's operator class makes it %s.",
+						(opq->flags & FPB_F_WIDE) ? "wide" : "narrow",
+						cmp ? "wide" : "narrow");
 		if (opq->w != st->meta.w || opq->x != st->meta.x)
 			fpb_corrupt(st, blkno,
 						"Node widths %u/%u differ from the metapage's %u/%u.",
@@ -449,7 +482,11 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 						"Half-dead page is neither an empty leaf nor a level-1 page with one downlink, unflagged, with a right sibling (level %u, %u entries).",
 						level, opq->nentries);
 		if (!FpbPageIsRightmost(opq))
-			fpb_page_get_hikey(st->page, &hik, &hit);
+		{
+			fpb_page_get_hikey(st->page, &hk, blkno);
+			hik = hk.k;
+			hit = hk.t;
+		}
 
 		/* the page's downlink from the level above, if it has one */
 		if (links && !st->relaxed)
@@ -486,17 +523,20 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		}
 		else if (d && st->relaxed)
 		{
+			FpbEntry	dk = fpb_mkkey(d->k, d->t);
+
 			/*
 			 * A deletion since the level above was read may have moved the
 			 * lower bound left of the downlink's key; never right of it.
 			 */
-			if (fpb_key_cmp(d->k, d->t, prevhikey.k, prevhikey.t) < 0)
+			dk.f = d->f;
+			if (fpb_entry_cmp(cmp, &dk, &prevhikey) < 0)
 				fpb_corrupt(st, d->parent,
 							"Downlink to block %u has key %s, below the block's lower bound (the high key of its left sibling %u) %s.",
 							blkno, fpb_keydesc(d->k, d->t), prevblk,
 							fpb_keydesc(prevhikey.k, prevhikey.t));
 		}
-		else if (d && (d->k != prevhikey.k || d->t != prevhikey.t))
+		else if (d && !fpb_check_same_key(cmp, d->k, d->t, d->f, &prevhikey))
 			fpb_corrupt(st, d->parent,
 						"Downlink to block %u has key %s, but the block's lower bound (the high key of its left sibling %u) is %s.",
 						blkno, fpb_keydesc(d->k, d->t), prevblk,
@@ -561,13 +601,14 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 						"First downlink of the leftmost page of level %u has key %s instead of minus infinity.",
 						level, fpb_keydesc(ents[0].k, ents[0].t));
 		if (level > 0 && n > 0 && prevblk != InvalidBlockNumber &&
-			(ents[0].k != prevhikey.k || ents[0].t != prevhikey.t))
+			!fpb_check_same_key(cmp, ents[0].k, ents[0].t, ents[0].f,
+								&prevhikey))
 			fpb_corrupt(st, blkno,
 						"First downlink has key %s, but the page's lower bound (the high key of its left sibling %u) is %s.",
 						fpb_keydesc(ents[0].k, ents[0].t), prevblk,
 						fpb_keydesc(prevhikey.k, prevhikey.t));
 		if (prevblk != InvalidBlockNumber && !FpbPageIsRightmost(opq) &&
-			fpb_key_cmp(hik, hit, prevhikey.k, prevhikey.t) <= 0)
+			fpb_entry_cmp(cmp, &hk, &prevhikey) <= 0)
 			fpb_corrupt(st, blkno,
 						"High key %s is not above the page's lower bound %s (the high key of its left sibling %u).",
 						fpb_keydesc(hik, hit),
@@ -578,25 +619,30 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 			FpbEntry   *e = &ents[i];
 
 			/* strictly increasing along the whole level */
-			if (have_last && fpb_key_cmp(e->k, e->t, last.k, last.t) <= 0)
+			if (have_last && fpb_entry_cmp(cmp, e, &last) <= 0)
 				fpb_corrupt(st, blkno,
 							"Entry %d %s is not above the entry before it in key order, %s.",
 							i, fpb_keydesc(e->k, e->t),
 							fpb_keydesc(last.k, last.t));
 			if (i == 0 && prevblk != InvalidBlockNumber &&
-				fpb_key_cmp(e->k, e->t, prevhikey.k, prevhikey.t) < 0)
+				fpb_entry_cmp(cmp, e, &prevhikey) < 0)
 				fpb_corrupt(st, blkno,
 							"First entry %s is below the page's lower bound %s (the high key of its left sibling %u).",
 							fpb_keydesc(e->k, e->t),
 							fpb_keydesc(prevhikey.k, prevhikey.t), prevblk);
-			if (!FpbPageIsRightmost(opq) &&
-				fpb_key_cmp(e->k, e->t, hik, hit) >= 0)
+			if (!FpbPageIsRightmost(opq) && fpb_entry_cmp(cmp, e, &hk) >= 0)
 				fpb_corrupt(st, blkno,
 							"Entry %d %s is not below the page's high key %s.",
 							i, fpb_keydesc(e->k, e->t), fpb_keydesc(hik, hit));
 			have_last = true;
-			last.k = e->k;
-			last.t = e->t;
+			if (i == n - 1)
+			{
+				/* the last of the page outlives it */
+				last = *e;
+				fpb_entry_keep(cmp, &last, &lastbuf);
+			}
+			else
+				last = *e;
 
 			if (level == 0)
 			{
@@ -608,7 +654,10 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 					fpb_corrupt(st, blkno,
 								"Entry %d %s has an invalid heap TID.",
 								i, fpb_keydesc(e->k, e->t));
-				if ((e->t & FPB_T_NULLBIT) && e->k != FPB_KEY_MAX)
+				if ((e->t & FPB_T_NULLBIT) &&
+					(cmp ? (FPB_WIDE_PREFIX(e->k) !=
+							FPB_WIDE_PREFIX(FPB_KEY_MAX) || e->f != NULL) :
+					 e->k != FPB_KEY_MAX))
 					fpb_corrupt(st, blkno,
 								"Entry %d %s is flagged NULL but its key is not the NULL key.",
 								i, fpb_keydesc(e->k, e->t));
@@ -620,7 +669,8 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 						st->leafkeys = repalloc_huge(st->leafkeys,
 													 sizeof(FpbKey) * st->maxleafkeys);
 					}
-					st->leafkeys[st->nleafkeys].k = e->k;
+					st->leafkeys[st->nleafkeys].k =
+						cmp ? FPB_WIDE_PREFIX(e->k) : e->k;
 					st->leafkeys[st->nleafkeys].t = e->t;
 					st->nleafkeys++;
 				}
@@ -646,6 +696,17 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 				out[nout].child = e->child;
 				out[nout].parent = blkno;
 				out[nout].found = false;
+				out[nout].f = NULL;
+				if (e->f)
+				{
+					/* the downlinks outlive the page: copy the value */
+					FpbEntry	c = *e;
+					MemoryContext pc = MemoryContextSwitchTo(outercxt);
+
+					fpb_entry_keep_palloc(cmp, &c);
+					MemoryContextSwitchTo(pc);
+					out[nout].f = c.f;
+				}
 				nout++;
 			}
 		}
@@ -662,8 +723,8 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 		prevflags = opq->flags;
 		if (!afterdead)
 		{
-			prevhikey.k = hik;
-			prevhikey.t = hit;
+			prevhikey = hk;
+			fpb_entry_keep(cmp, &prevhikey, &prevhikeybuf);
 		}
 		blkno = opq->right;
 	}
@@ -711,6 +772,10 @@ fpb_check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 	FpbKey		key = fpb_heap_key(st->encproc, values[0], isnull[0], tid);
 	int64		lo = 0,
 				hi = st->nleafkeys;
+
+	/* wide indexes: prefix and TID, the TID naming one entry */
+	if (st->cmp)
+		key.k = FPB_WIDE_PREFIX(key.k);
 
 	st->heaptuples++;
 
@@ -771,6 +836,13 @@ fpb_check_heapallindexed(FpbCheckState *st, Snapshot snapshot)
 	TableScanDesc scan;
 
 	st->encproc = index_getprocinfo(st->index, 1, FPB_ENCODE_PROC);
+
+	/*
+	 * A wide index's leaf order breaks prefix ties by value: sort the keys
+	 * by (prefix, TID) for the lookups.
+	 */
+	if (st->cmp && st->nleafkeys > 1)
+		qsort(st->leafkeys, st->nleafkeys, sizeof(FpbKey), fpb_check_key_qcmp);
 
 	/*
 	 * An MVCC scan (see the file header); ii_Concurrent tells the build scan
@@ -865,6 +937,7 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 					st->meta.rootlevel, st->nblocks);
 	fpb_bit_set(st->reached, FPB_METAPAGE_BLKNO);
 	st->nreached = 1;
+	st->cmp = fpb_index_cmp(st->index);
 
 	/* the levels, root first; each level's leftmost page is the first child */
 	leftmost = st->meta.root;

@@ -22,6 +22,7 @@ typedef struct FpbBound
 	bool		valid;
 	uint64		k;
 	uint64		t;
+	const char *f;				/* wide pages: the value */
 } FpbBound;
 
 /* State of the walk of one page's in-page tree */
@@ -32,12 +33,62 @@ typedef struct FpbInpageWalk
 	FpbPageOpaque opq;
 	BlockNumber blkno;
 	bool		internal;
+	const FpbCmp *cmp;			/* wide pages: the comparison */
+	FmgrInfo   *encproc;		/* wide pages: the prefix function */
 	int			lcap;
 	int			icap;
 	bool		used[FPB_NLINES];	/* lines owned by a node already seen */
 	uint16		order[FPB_NLINES];	/* leaf nodes in key order */
 	int			nleafnodes;
 } FpbInpageWalk;
+
+/* Compare stored key (k, t) of the page with bound b. */
+static int
+fpb_check_cmp(FpbInpageWalk *ws, uint64 k, uint64 t, const FpbBound *b)
+{
+	if (ws->cmp == NULL)
+		return fpb_key_cmp(k, t, b->k, b->t);
+	return fpb_wide_cmp(ws->cmp, k, t, fpb_slot_get(ws->page, k, ws->blkno),
+						b->k, b->t, b->f);
+}
+
+/*
+ * A wide page's stored key: its slot lies in the slotted area, ends before
+ * the special space, and holds a value whose prefix is the key's; an entry
+ * without value is NULL (or minus infinity, the first downlink of an
+ * internal page).
+ */
+static void
+fpb_check_wide_key(FpbInpageWalk *ws, uint64 k, uint64 t, bool leaf,
+				   uint16 line, int i)
+{
+	const char *f = fpb_slot_get(ws->page, k, ws->blkno);
+	uint64		p;
+
+	if (f == NULL)
+	{
+		if (!(t & FPB_T_NULLBIT) && !(!leaf && k == 0 && t == 0))
+			fpb_index_corrupt(ws->index, ws->blkno,
+							  "Entry %d %s of in-page node at line %u has no full value.",
+							  i, fpb_keydesc(k, t), line);
+		return;
+	}
+	if (t & FPB_T_NULLBIT)
+		fpb_index_corrupt(ws->index, ws->blkno,
+						  "NULL entry %d %s of in-page node at line %u has a full value.",
+						  i, fpb_keydesc(k, t), line);
+	if (f + fpb_slot_len(ws->page, f) >
+		(char *) ws->page + BLCKSZ - FPB_SPECIAL_SIZE)
+		fpb_index_corrupt(ws->index, ws->blkno,
+						  "Full value of entry %d %s of in-page node at line %u runs into the special space.",
+						  i, fpb_keydesc(k, t), line);
+	p = fpb_encode(ws->encproc, PointerGetDatum(f));
+	if (FPB_WIDE_PREFIX(p) != FPB_WIDE_PREFIX(k))
+		fpb_index_corrupt(ws->index, ws->blkno,
+						  "Entry %d %s of in-page node at line %u has a prefix that differs from its full value's, %s.",
+						  i, fpb_keydesc(k, t), line,
+						  fpb_keydesc(FPB_WIDE_PREFIX(p), t));
+}
 
 /*
  * Check the node at line, at in-page depth depth (0 = leaf nodes), whose
@@ -110,8 +161,10 @@ fpb_check_node(FpbInpageWalk *ws, uint16 line, int depth, uint16 parent,
 				fpb_index_corrupt(index, blkno,
 								  "Downlink %s in in-page leaf node at line %u carries the dead mark of a leaf entry.",
 								  fpb_keydesc(keys[i], t), line);
-			if ((lo.valid && fpb_key_cmp(keys[i], t, lo.k, lo.t) < 0) ||
-				(hi.valid && fpb_key_cmp(keys[i], t, hi.k, hi.t) >= 0))
+			if (ws->cmp)
+				fpb_check_wide_key(ws, keys[i], t, !ws->internal, line, i);
+			if ((lo.valid && fpb_check_cmp(ws, keys[i], t, &lo) < 0) ||
+				(hi.valid && fpb_check_cmp(ws, keys[i], t, &hi) >= 0))
 				fpb_index_corrupt(index, blkno,
 								  "Entry %s in in-page leaf node at line %u lies outside the range %s to %s that its in-page parent at line %u gives it.",
 								  fpb_keydesc(keys[i], t), line,
@@ -145,17 +198,24 @@ fpb_check_node(FpbInpageWalk *ws, uint16 line, int depth, uint16 parent,
 			fpb_index_corrupt(index, blkno,
 							  "Separator %d %s of in-page node at line %u carries the dead mark of a leaf entry.",
 							  i, fpb_keydesc(keys[i], t), line);
-		if ((lo.valid && fpb_key_cmp(keys[i], t, lo.k, lo.t) < 0) ||
-			(hi.valid && fpb_key_cmp(keys[i], t, hi.k, hi.t) >= 0))
+		if ((lo.valid && fpb_check_cmp(ws, keys[i], t, &lo) < 0) ||
+			(hi.valid && fpb_check_cmp(ws, keys[i], t, &hi) >= 0))
 			fpb_index_corrupt(index, blkno,
 							  "Separator %d %s of in-page node at line %u lies outside the node's range %s to %s.",
 							  i, fpb_keydesc(keys[i], t), line,
 							  lo.valid ? fpb_keydesc(lo.k, lo.t) : "-inf",
 							  hi.valid ? fpb_keydesc(hi.k, hi.t) : "+inf");
-		if (i > 1 && fpb_key_cmp(keys[i - 1], pt, keys[i], t) >= 0)
+		if (i > 1)
+		{
+			FpbBound	prevsep = {true, keys[i - 1], pt, NULL};
+
+			if (ws->cmp)
+				prevsep.f = fpb_slot_get(ws->page, keys[i - 1], blkno);
+			if (fpb_check_cmp(ws, keys[i], t, &prevsep) <= 0)
 			fpb_index_corrupt(index, blkno,
-							  "Separators %d and %d of in-page node at line %u are not in increasing order.",
-							  i - 1, i, line);
+								  "Separators %d and %d of in-page node at line %u are not in increasing order.",
+								  i - 1, i, line);
+		}
 	}
 
 	for (int i = 0; i < hdr->n; i++)
@@ -169,12 +229,14 @@ fpb_check_node(FpbInpageWalk *ws, uint16 line, int depth, uint16 parent,
 			clo.valid = true;
 			clo.k = keys[i];
 			clo.t = fpb_tid_to_t(&tids[i]);
+			clo.f = ws->cmp ? fpb_slot_get(ws->page, keys[i], blkno) : NULL;
 		}
 		if (i < hdr->n - 1)
 		{
 			chi.valid = true;
 			chi.k = keys[i + 1];
 			chi.t = fpb_tid_to_t(&tids[i + 1]);
+			chi.f = ws->cmp ? fpb_slot_get(ws->page, keys[i + 1], blkno) : NULL;
 		}
 		fpb_check_node(ws, lines[i], depth - 1, line, clo, chi);
 	}
@@ -192,7 +254,7 @@ fpb_check_inpage(Relation index, Page page, BlockNumber blkno, int *nentries)
 	FpbInpageWalk *ws = palloc0(sizeof(FpbInpageWalk));
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	FpbEntry   *ents;
-	FpbBound	none = {false, 0, 0};
+	FpbBound	none = {false, 0, 0, NULL};
 	uint16		line;
 	uint16		prev = FPB_NONE;
 	int			n = 0;
@@ -204,6 +266,17 @@ fpb_check_inpage(Relation index, Page page, BlockNumber blkno, int *nentries)
 	ws->internal = !FpbPageIsLeaf(opq);
 	ws->lcap = fpb_leafcap(opq->x, ws->internal);
 	ws->icap = fpb_innercap(opq->w);
+	if (opq->flags & FPB_F_WIDE)
+	{
+		ws->cmp = fpb_index_cmp(index);
+		ws->encproc = index_getprocinfo(index, 1, FPB_ENCODE_PROC);
+		if (ws->cmp == NULL)
+			fpb_index_corrupt(index, blkno,
+							  "Page is wide, but the index's operator class has no comparison function.");
+		if (!FpbPageIsRightmost(opq))
+			fpb_check_wide_key(ws, opq->hikey, fpb_tid_to_t(&opq->hitid),
+							   false, FPB_NONE, -1);
+	}
 
 	/*
 	 * Generic WAL skips the hole from pd_lower on, so nodes above pd_lower
@@ -289,6 +362,7 @@ fpb_check_inpage(Relation index, Page page, BlockNumber blkno, int *nentries)
 			ents[n].k = keys[i];
 			ents[n].t = fpb_tid_to_t(&tids[i]);
 			ents[n].child = ch ? ch[i] : InvalidBlockNumber;
+			ents[n].f = ws->cmp ? fpb_slot_get(page, keys[i], blkno) : NULL;
 		}
 	}
 	*nentries = n;

@@ -1,0 +1,256 @@
+/*-------------------------------------------------------------------------
+ *
+ * wide.c
+ *	  Full values of wide indexes (README "Wide keys"): the comparison of
+ *	  entries by (prefix, NULL bit, full value, TID), the form a value is
+ *	  stored in, and the slotted area of a page that holds them.
+ *
+ * On a page of a wide index the 8-byte key of every node entry and of the
+ * high key holds the value's prefix in its top 48 bits and, in the low 16,
+ * the byte offset of the value's slot in the same page (0: no value, for
+ * NULL entries and minus infinity).  The nodes themselves, and every piece
+ * of code that moves keys between nodes, are those of a narrow index: a
+ * copied key carries its slot offset along, so an in-page separator shares
+ * the slot of the entry it copies.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "fpbtree.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+const char	fpb_full_plusinf = 0;
+
+/* Three-way comparison of two full values. */
+int
+fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b)
+{
+	int32		c;
+
+	if (cmp->bytewise)
+		return memcmp(a, b, cmp->typlen);
+	c = DatumGetInt32(FunctionCall2Coll((FmgrInfo *) &cmp->proc,
+										cmp->collation,
+										PointerGetDatum(a),
+										PointerGetDatum(b)));
+	return (c > 0) - (c < 0);
+}
+
+/*
+ * The order of a wide index: prefix (without the slot offset bits), then
+ * NULL bit, then the full values (none, minus infinity, below any), then
+ * the tiebreaker.  The comparison function runs only when prefixes tie.
+ */
+int
+fpb_wide_cmp(const FpbCmp *cmp, uint64 ak, uint64 at, const char *af,
+			 uint64 bk, uint64 bt, const char *bf)
+{
+	uint64		pa = FPB_WIDE_PREFIX(ak);
+	uint64		pb = FPB_WIDE_PREFIX(bk);
+
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	if ((at ^ bt) & FPB_T_NULLBIT)
+		return (at & FPB_T_NULLBIT) ? 1 : -1;
+	if (af != bf)
+	{
+		int			c;
+
+		if (af == NULL || bf == FPB_FULL_PLUSINF)
+			return -1;
+		if (bf == NULL || af == FPB_FULL_PLUSINF)
+			return 1;
+		c = fpb_full_cmp(cmp, af, bf);
+		if (c != 0)
+			return c;
+	}
+	if (at != bt)
+		return at < bt ? -1 : 1;
+	return 0;
+}
+
+/* Bytes a full value takes. */
+Size
+fpb_full_size(const FpbCmp *cmp, const char *f)
+{
+	return cmp->typlen > 0 ? (Size) cmp->typlen : VARSIZE_ANY(f);
+}
+
+/* The same on a wide page, which records the length of fixed-size values. */
+static inline Size
+fpb_page_full_size(Page page, const char *f)
+{
+	int			len = FpbPageGetOpaque(page)->fulllen;
+
+	return len > 0 ? (Size) len : VARSIZE_ANY(f);
+}
+
+/*
+ * Largest full value a wide index with node widths w and x accepts: a page
+ * must hold three entries and a high key besides two leaf nodes and one
+ * non-leaf node, as btree keeps three items to a page.
+ */
+int
+fpb_wide_maxkey(int w, int x)
+{
+	int			room = BLCKSZ - FPB_DATA_START - FPB_SPECIAL_SIZE -
+		FPB_LINE * (2 * x + w);
+
+	return Min(FPB_FULL_MAX, (room / 4) & ~7);
+}
+
+/*
+ * The stored form of a column value: the datum itself for a fixed-length
+ * type, an untoasted varlena with a 1-byte header when it is short enough
+ * (as in an index tuple).  Values above maxkey are refused as btree
+ * refuses index rows too large for a page.
+ */
+const char *
+fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
+{
+	struct varlena *v;
+	Size		size;
+
+	if (cmp->typlen > 0)
+		return DatumGetPointer(value);
+	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+	if (VARATT_IS_4B_U(v) && VARATT_CAN_MAKE_SHORT(v))
+	{
+		Size		len = VARATT_CONVERTED_SHORT_SIZE(v);
+		char	   *s = palloc(len);
+
+		SET_VARSIZE_SHORT(s, len);
+		memcpy(s + 1, VARDATA(v), len - 1);
+		v = (struct varlena *) s;
+	}
+	size = VARSIZE_ANY(v);
+	if (size > (Size) cmp->maxkey)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index row size %zu exceeds fpbtree maximum %d for index \"%s\"",
+						size, cmp->maxkey, RelationGetRelationName(index)),
+				 errhint("Values larger than a quarter of a page cannot be indexed.")));
+	return (const char *) v;
+}
+
+/*
+ * Set up the comparison of a wide index, or return false for a narrow one
+ * (its operator class has no support function 4).
+ */
+bool
+fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x)
+{
+	Oid			procid = index_getprocid(index, 1, FPB_CMP_PROC);
+
+	if (!OidIsValid(procid))
+		return false;
+	fmgr_info_cxt(procid, &cmp->proc, index->rd_indexcxt);
+	cmp->collation = index->rd_indcollation[0];
+	cmp->typlen = get_typlen(index->rd_opcintype[0]);
+	cmp->bytewise = (procid == F_UUID_CMP);
+	cmp->maxkey = fpb_wide_maxkey(w, x);
+	return true;
+}
+
+/* The full value of a stored key of a wide page, or NULL when it has none. */
+const char *
+fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno)
+{
+	uint16		off = (uint16) (storedk & FPB_WIDE_OFFMASK);
+
+	if (off == 0)
+		return NULL;
+	if (off < ((PageHeader) page)->pd_upper ||
+		off >= BLCKSZ - FPB_SPECIAL_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("fpbtree page %u is corrupted: %s", blkno,
+						"full key offset outside the slotted area")));
+	return (const char *) page + off;
+}
+
+/*
+ * Where a slot of f would start below upper (0 when it cannot), keeping a
+ * 4-byte varlena header 4-byte aligned.
+ */
+static int
+fpb_slot_start(Page page, const char *f, int upper)
+{
+	int			start = upper - (int) fpb_page_full_size(page, f);
+
+	if (FpbPageGetOpaque(page)->fulllen == 0 && VARATT_IS_4B(f))
+		start &= ~3;
+	return start;
+}
+
+/* Bytes of a value of a wide page (0 for none), padding excluded. */
+Size
+fpb_slot_len(Page page, const char *f)
+{
+	return f ? fpb_page_full_size(page, f) : 0;
+}
+
+/* Bytes f would take in a slot of page below upper, padding included. */
+int
+fpb_slot_need(Page page, const char *f, int upper)
+{
+	return f ? upper - fpb_slot_start(page, f, upper) : 0;
+}
+
+/*
+ * Store f in a new slot just below pd_upper and return the key to put in a
+ * node: the prefix bits of k with the slot's offset.  The caller has made
+ * sure that the slot stays above pd_lower.
+ */
+uint64
+fpb_slot_put(Page page, uint64 k, const char *f)
+{
+	PageHeader	ph = (PageHeader) page;
+	int			start;
+
+	if (f == NULL)
+		return FPB_WIDE_PREFIX(k);
+	start = fpb_slot_start(page, f, ph->pd_upper);
+	Assert(start >= ph->pd_lower);
+	memcpy((char *) page + start, f, fpb_page_full_size(page, f));
+	ph->pd_upper = start;
+	return FPB_WIDE_PREFIX(k) | (uint64) start;
+}
+
+/* Copy e's full value into buf, so that e survives changes of its page. */
+void
+fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf)
+{
+	if (cmp == NULL || e->f == NULL || e->f == FPB_FULL_PLUSINF)
+		return;
+	memcpy(buf->data, e->f, fpb_full_size(cmp, e->f));
+	e->f = buf->data;
+}
+
+/* The same into memory of the current context. */
+void
+fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e)
+{
+	char	   *copy;
+	Size		size;
+
+	if (cmp == NULL || e->f == NULL || e->f == FPB_FULL_PLUSINF)
+		return;
+	size = fpb_full_size(cmp, e->f);
+	copy = palloc(MAXALIGN(size));
+	memcpy(copy, e->f, size);
+	e->f = copy;
+}
+
+/* Do a and b differ in more than the tiebreaker (its NULL bit counts)? */
+bool
+fpb_entry_keys_differ(const FpbCmp *cmp, const FpbEntry *a, const FpbEntry *b)
+{
+	if (cmp == NULL)
+		return a->k != b->k;
+	return fpb_wide_cmp(cmp, a->k, a->t & FPB_T_NULLBIT, a->f,
+						b->k, b->t & FPB_T_NULLBIT, b->f) != 0;
+}
