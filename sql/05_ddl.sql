@@ -132,12 +132,12 @@ DROP INDEX ddl_zero;
 
 -- unsupported types: no default operator class
 CREATE TABLE ddl_types (t text, n numeric, u uuid, b bool, a int4[]);
-CREATE INDEX ON ddl_types USING fpbtree (t);
 CREATE INDEX ON ddl_types USING fpbtree (n);
-CREATE INDEX ON ddl_types USING fpbtree (u);
 CREATE INDEX ON ddl_types USING fpbtree (a);
 -- an operator class of another access method
-CREATE INDEX ON ddl_types USING fpbtree (t text_ops);
+CREATE INDEX ON ddl_types USING fpbtree (n numeric_ops);
+-- the text pattern classes are btree's only
+CREATE INDEX ON ddl_types USING fpbtree (t text_pattern_ops);
 DROP TABLE ddl_types;
 
 -- what fpbtree does not do: errors from the core

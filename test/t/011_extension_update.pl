@@ -4,7 +4,8 @@
 # timestamptz column against a date), with the same rows as a sequential
 # scan.  It updates on to 1.2 (the prefix functions of wide keys,
 # fpbtree_dead_entries(), fpbtree_stats' page deletion columns; before the
-# update the 1.1 fpbtree_stats still works with the new library), and a
+# update the 1.1 fpbtree_stats still works with the new library), then to
+# 1.3 (the operator classes of wide keys: uuid, text, bpchar), and a
 # fresh installation and an updated one have the same members in every
 # operator family and the same functions.
 
@@ -42,7 +43,7 @@ WHERE e.extname = 'fpbtree'};
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('fresh', 'CREATE EXTENSION fpbtree');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'fpbtree'"),
-	'1.2', 'a fresh installation is version 1.2');
+	'1.3', 'a fresh installation is version 1.3');
 
 $node->safe_psql(
 	'postgres', q{
@@ -74,6 +75,15 @@ is($node->safe_psql('postgres', "SELECT fpbtree_prefix_uuid('a0eebc99-9c0b-4ef8-
 is($node->safe_psql('postgres', "SET enable_seqscan = off; $q"),
 	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $q"),
 	'and the index still returns the rows a sequential scan returns');
+$node->safe_psql('postgres', "CREATE TABLE wu (u uuid); INSERT INTO wu SELECT md5(g::text)::uuid FROM generate_series(1, 5000) g");
+my ($ret, $out, $err) = $node->psql('postgres', 'CREATE INDEX ON wu USING fpbtree (u)');
+like($err, qr/no default operator class/, 'version 1.2 has no uuid operator class');
+$node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.3'");
+$node->safe_psql('postgres', 'CREATE INDEX wu_u ON wu USING fpbtree (u)');
+my $uq = "SELECT count(*) FROM wu WHERE u < '80000000-0000-0000-0000-000000000000'";
+is($node->safe_psql('postgres', "SET enable_seqscan = off; SET enable_bitmapscan = off; $uq"),
+	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $uq"),
+	'after the update to 1.3 a uuid index returns the rows a sequential scan returns');
 is($node->safe_psql('postgres', $functions), $node->safe_psql('fresh', $functions),
 	'the updated installation has the fresh one\'s functions');
 is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
