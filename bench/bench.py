@@ -39,6 +39,7 @@ from fpbench.hashjoin import (wl_hashjoin_large, wl_hashjoin_scaling, wl_hashjoi
 from fpbench.tpch import wl_tpch
 from fpbench.pgbench_std import wl_pgbench_std
 from fpbench.space import wl_churn, wl_queue
+from fpbench.widekeys import wl_widekey
 from fpbench.report import (fmt_val, info_md, loadavg, machine_info, md_table, settings, table_rows,
     text_table, write_csv, write_md_and_charts)
 from fpbench.cachegrind import main_cachegrind
@@ -62,6 +63,7 @@ def make_workloads():
         wl_pgbench_std(),
         wl_queue(),
         wl_churn(),
+        wl_widekey(),
         # the prefetching executor nodes: A = feature off, B = on
         wl_hashjoin_large(),
         wl_hashjoin_shared(),

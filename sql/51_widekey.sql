@@ -157,3 +157,25 @@ SELECT fpb_same('SELECT t FROM wk_long WHERE t > ''M'' ORDER BY t', 'wk_long_t',
 
 -- not yet: unique indexes on wide keys
 CREATE UNIQUE INDEX wk_uniq ON wk USING fpbtree (u);
+
+-- emptied pages are deleted and reused; scans mark dead entries, which
+-- inserts remove (the values' slots go with them)
+CREATE TABLE wk_del (id int, s text COLLATE "C") WITH (autovacuum_enabled = off);
+INSERT INTO wk_del SELECT g, md5(g::text) || repeat('y', g % 30) FROM generate_series(1, 8000) g;
+CREATE INDEX wk_del_s ON wk_del USING fpbtree (s);
+DELETE FROM wk_del WHERE s < '8';
+VACUUM wk_del;
+SELECT deleted_pages > 0 AS deleted FROM fpbtree_stats('wk_del_s');
+INSERT INTO wk_del SELECT g, '0' || md5(g::text) FROM generate_series(1, 2000) g;
+UPDATE wk_del SET id = -id WHERE s > 'f';
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(id) FROM wk_del WHERE s > 'f';
+SELECT count(id) FROM wk_del WHERE s > 'f';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT fpbtree_dead_entries('wk_del_s') > 0 AS marked;
+INSERT INTO wk_del SELECT g, 'f' || md5(g::text) FROM generate_series(1, 2000) g;
+SELECT fpbtree_dead_entries('wk_del_s') AS marks_left;
+SELECT fpbtree_check('wk_del_s', true);
+SELECT fpb_same('SELECT s FROM wk_del WHERE s > ''e'' ORDER BY s', 'wk_del_s', true);

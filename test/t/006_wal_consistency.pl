@@ -6,7 +6,9 @@
 # a change stops the standby with "inconsistent page found".  The workload
 # covers in-page inserts and splits, reorganisations, page and root splits,
 # duplicates, NULLs, deletions by VACUUM, and a second split-heavy index with
-# narrow nodes.  Index scans over deleted rows set no dead marks here.
+# narrow nodes, and a text index (wide keys: values in slots below pd_upper,
+# which every split, reorganisation and insert rewrites or extends).  Index
+# scans over deleted rows set no dead marks here.
 
 use strict;
 use warnings;
@@ -29,9 +31,10 @@ $primary->safe_psql('postgres',
 $primary->safe_psql(
 	'postgres', q{
 CREATE EXTENSION fpbtree;
-CREATE TABLE w (id int4, k int8, f float8);
+CREATE TABLE w (id int4, k int8, f float8, s text COLLATE "C");
 CREATE INDEX w_k ON w USING fpbtree (k);
 CREATE INDEX w_f ON w USING fpbtree (f) WITH (nonleaf_lines = 2, leaf_lines = 3);
+CREATE INDEX w_s ON w USING fpbtree (s);
 });
 
 $primary->backup('base');
@@ -43,7 +46,8 @@ $standby->start;
 # random order: splits at every level, in-page and of whole pages
 $primary->safe_psql(
 	'postgres', q{
-INSERT INTO w SELECT g, hashint4(g), hashint4(g * 31) / 1000.0
+INSERT INTO w SELECT g, hashint4(g), hashint4(g * 31) / 1000.0,
+	repeat(md5(g::text), 1 + g % 4)
 	FROM generate_series(1, 6000) g ORDER BY hashint4(g + 7);
 INSERT INTO w SELECT 10000 + g, 42, NULL FROM generate_series(1, 1500) g;
 INSERT INTO w SELECT 20000 + g, NULL, g FROM generate_series(1, 300) g;
@@ -59,16 +63,17 @@ SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SELECT count(*), sum(id) FROM w WHERE k >= -2147483648;
 SELECT count(*), sum(id) FROM w WHERE f >= -1000000000;
+SELECT count(*), sum(id) FROM w WHERE s >= '';
 });
 is($primary->safe_psql('postgres',
-		"SELECT fpbtree_dead_entries('w_k') + fpbtree_dead_entries('w_f')"),
+		"SELECT fpbtree_dead_entries('w_k') + fpbtree_dead_entries('w_f') + fpbtree_dead_entries('w_s')"),
 	'0', 'no entries marked dead under wal_consistency_checking');
 $primary->safe_psql(
 	'postgres', q{
 INSERT INTO w SELECT 40000 + g, hashint4(g * 13), g / 7.0 FROM generate_series(1, 1000) g;
 VACUUM w;
-INSERT INTO w SELECT 30000 + g, hashint4(g * 17), -g FROM generate_series(1, 3000) g
-	ORDER BY hashint4(g);
+INSERT INTO w SELECT 30000 + g, hashint4(g * 17), -g, md5((g * 3)::text)
+	FROM generate_series(1, 3000) g ORDER BY hashint4(g);
 });
 
 $primary->wait_for_catchup($standby, 'replay');
@@ -84,13 +89,15 @@ for my $q (
 	q{SELECT count(*), sum(id) FROM w WHERE k >= 0},
 	q{SELECT count(*), sum(id) FROM w WHERE k = 42},
 	q{SELECT count(*), sum(id) FROM w WHERE f < 0},
-	q{SELECT count(*) FROM w WHERE f IS NULL})
+	q{SELECT count(*) FROM w WHERE f IS NULL},
+	q{SELECT count(*), sum(id) FROM w WHERE s < '8'},
+	q{SELECT count(*) FROM w WHERE s IS NULL})
 {
 	is($standby->safe_psql('postgres', "$idx $q"),
 		$primary->safe_psql('postgres', $q),
 		"standby index scan equals the primary: $q");
 }
-for my $i (qw(w_k w_f))
+for my $i (qw(w_k w_f w_s))
 {
 	my ($ret, $stdout, $stderr) =
 	  $standby->psql('postgres', "SELECT fpbtree_check('$i', true)");
