@@ -155,8 +155,38 @@ SELECT count(*) FROM wk_long;
 SELECT fpbtree_check('wk_long_t', true);
 SELECT fpb_same('SELECT t FROM wk_long WHERE t > ''M'' ORDER BY t', 'wk_long_t', true);
 
--- not yet: unique indexes on wide keys
-CREATE UNIQUE INDEX wk_uniq ON wk USING fpbtree (u);
+-- unique indexes on wide keys: duplicates are refused at build and at
+-- insert, by the collation's equality (case-insensitive under wk_ci);
+-- NULLs are distinct unless NULLS NOT DISTINCT
+CREATE TABLE wk_uq (u uuid, s text COLLATE "C", n text COLLATE wk_ci)
+WITH (autovacuum_enabled = off);
+INSERT INTO wk_uq SELECT md5(g::text)::uuid, md5(g::text), 'v' || g
+FROM generate_series(1, 3000) g;
+INSERT INTO wk_uq VALUES (NULL, NULL, NULL), (NULL, NULL, NULL);
+CREATE UNIQUE INDEX wk_uq_u ON wk_uq USING fpbtree (u);
+CREATE UNIQUE INDEX wk_uq_s ON wk_uq USING fpbtree (s);
+CREATE UNIQUE INDEX wk_uq_n ON wk_uq USING fpbtree (n);
+INSERT INTO wk_uq VALUES (md5('17')::uuid, 'new', 'new1');
+INSERT INTO wk_uq VALUES (md5('a')::uuid, md5('17'), 'new2');
+INSERT INTO wk_uq VALUES (md5('b')::uuid, 'new3', 'V17');
+INSERT INTO wk_uq VALUES (md5('c')::uuid, 'new4', 'v17 ');
+INSERT INTO wk_uq VALUES (NULL, NULL, NULL);
+-- a deleted row's value may come back, in another case under wk_ci
+DELETE FROM wk_uq WHERE s = md5('18');
+INSERT INTO wk_uq VALUES (md5('18')::uuid, md5('18'), 'V18');
+-- many inserts (splits), then each index's check, uniqueness included
+INSERT INTO wk_uq SELECT md5(g::text)::uuid, md5(g::text), 'w' || g
+FROM generate_series(3001, 9000) g;
+INSERT INTO wk_uq VALUES (md5('8999')::uuid, 'new5', 'new5');
+SELECT fpbtree_check('wk_uq_u', true), fpbtree_check('wk_uq_s', true),
+	   fpbtree_check('wk_uq_n', true);
+-- CREATE UNIQUE INDEX over duplicates
+CREATE TABLE wk_uq2 AS SELECT * FROM wk_uq;
+INSERT INTO wk_uq2 VALUES (NULL, md5('5'), 'V77');
+CREATE UNIQUE INDEX ON wk_uq2 USING fpbtree (s);
+CREATE UNIQUE INDEX ON wk_uq2 USING fpbtree (n);
+CREATE UNIQUE INDEX ON wk_uq2 USING fpbtree (u) NULLS NOT DISTINCT;
+CREATE UNIQUE INDEX ON wk_uq2 USING fpbtree (u);
 
 -- emptied pages are deleted and reused; scans mark dead entries, which
 -- inserts remove (the values' slots go with them)

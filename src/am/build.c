@@ -909,14 +909,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.upperstart = InvalidBlockNumber;
 	fpb_build_widths(index, &bs.w, &bs.x, &bs.fillfactor);
 	if (fpb_cmp_init(index, &bs.cmpdata, bs.w, bs.x))
-	{
 		bs.cmp = &bs.cmpdata;
-		if (indexInfo->ii_Unique)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("fpbtree does not support unique indexes on type %s yet",
-							format_type_be(index->rd_opcintype[0]))));
-	}
 
 	/* block 0 is the metapage */
 	metabuf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
@@ -1036,6 +1029,16 @@ fpbbuildempty(Relation index)
 				page, true);
 
 	fpb_page_init(page, 0, FPB_F_LEAF, w, x);
+	{
+		FpbCmp		cmp;
+
+		/* a wide index's pages say so from the first (README "Wide keys") */
+		if (fpb_cmp_init(index, &cmp, w, x))
+		{
+			FpbPageGetOpaque(page)->flags |= FPB_F_WIDE;
+			FpbPageGetOpaque(page)->fulllen = cmp.typlen > 0 ? cmp.typlen : 0;
+		}
+	}
 	PageSetChecksumInplace(page, 1);
 	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, 1, (char *) page, true);
 	log_newpage(FPB_SMGR_RNODE(index), INIT_FORKNUM, 1, page, true);

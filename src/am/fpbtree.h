@@ -461,9 +461,9 @@ extern int	fpb_page_collect_marks(Page page, FpbEntry *out, bool *dead,
 extern bool fpb_page_mark_dead(Page page, uint64 k, uint64 t,
 							   BlockNumber blkno);
 extern int	fpb_page_count_dead(Page page, BlockNumber blkno);
-extern int	fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo,
-							 uint64 thi, BlockNumber blkno, uint64 *out,
-							 bool *ended);
+extern int	fpb_page_key_run(Page page, const FpbCmp *cmp, const FpbEntry *lo,
+							 const FpbEntry *hi, BlockNumber blkno,
+							 uint64 *out, bool *ended);
 extern bool fpb_page_insert(Page page, const FpbCmp *cmp,
 							const FpbEntry *entry, BlockNumber blkno);
 #define FPB_INSERT_RANGES	5

@@ -566,23 +566,22 @@ fpb_page_count_dead(Page page, BlockNumber blkno)
 }
 
 /*
- * Leaf page: the tiebreakers of its entries (k, t) with klo <= k <= khi and
- * tlo <= t <= thi, in order, into out (room for the page's entry count).
- * Returns how many; *ended is set when an entry above (khi, thi) follows
- * them on this page, so that the run cannot continue on the right sibling.
- * Used by the uniqueness check, which reads every entry of one key value
- * (a range of keys only for the two float zeros; no entry between them
- * lies outside [tlo, thi]).
+ * Leaf page: the tiebreakers of its entries from lo to hi, in order, into
+ * out (room for the page's entry count).  Returns how many; *ended is set
+ * when an entry above hi follows them on this page, so that the run cannot
+ * continue on the right sibling.  Used by the uniqueness check, which reads
+ * every entry of one key value: lo and hi differ in the tiebreaker only (in
+ * the key too for the two float zeros; no entry between them is of another
+ * value).
  */
 int
-fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo, uint64 thi,
-				 BlockNumber blkno, uint64 *out, bool *ended)
+fpb_page_key_run(Page page, const FpbCmp *cmp, const FpbEntry *lo,
+				 const FpbEntry *hi, BlockNumber blkno, uint64 *out,
+				 bool *ended)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	int			cap = fpb_leafcap(opq->x, false);
-	const FpbCmp *cmp = NULL;	/* unique wide indexes are not built */
-	FpbEntry	lokey = fpb_mkkey(klo, tlo);
-	uint16		line = fpb_descend(page, cmp, &lokey, blkno, NULL, NULL);
+	uint16		line = fpb_descend(page, cmp, lo, blkno, NULL, NULL);
 	bool		first = true;
 	int			n = 0;
 	int			guard = 0;
@@ -594,14 +593,17 @@ fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo, uint64 thi,
 		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
 		uint64	   *keys = fpb_node_keys(node);
 		ItemPointerData *tids = fpb_node_tids(node, cap);
-		int			i = first ? fpb_node_lower(keys, tids, hdr->n, &lokey) : 0;
+		int			i = first ? fpb_node_lower(keys, tids, hdr->n, lo) : 0;
 
 		first = false;
 		for (; i < hdr->n; i++)
 		{
 			uint64		t = fpb_tid_to_t(&tids[i]);
 
-			if (keys[i] > khi || (keys[i] == khi && t > thi))
+			if (cmp ? fpb_wide_cmp(cmp, keys[i], t,
+								   fpb_slot_get(page, keys[i], blkno),
+								   hi->k, hi->t, hi->f) > 0 :
+				(keys[i] > hi->k || (keys[i] == hi->k && t > hi->t)))
 			{
 				*ended = true;
 				return n;

@@ -49,23 +49,24 @@ typedef enum FpbUniqueVerdict
 } FpbUniqueVerdict;
 
 /*
- * The run e belongs to: keys [*klo, *khi] (one key but for the float zeros)
- * and tiebreakers [*tlo, *thi].
+ * The run e belongs to, from *lo to *hi: keys [lo->k, hi->k] (one key but
+ * for the float zeros; in a wide index e's prefix and value) and
+ * tiebreakers [lo->t, hi->t].
  */
 static inline void
-fpb_unique_run_bounds(Relation index, const FpbEntry *e, uint64 *klo,
-					  uint64 *khi, uint64 *tlo, uint64 *thi)
+fpb_unique_run_bounds(Relation index, const FpbCmp *cmp, const FpbEntry *e,
+					  FpbEntry *lo, FpbEntry *hi)
 {
-	fpb_key_equal_range(index->rd_opcintype[0], e->k, klo, khi);
+	*lo = fpb_mkkey(e->k, 0);
+	*hi = fpb_mkkey(e->k, FPB_T_MAX_NONNULL);
+	if (cmp)
+		lo->f = hi->f = e->f;
+	else
+		fpb_key_equal_range(index->rd_opcintype[0], e->k, &lo->k, &hi->k);
 	if (e->t & FPB_T_NULLBIT)
 	{
-		*tlo = FPB_T_NULLBIT;
-		*thi = PG_UINT64_MAX;
-	}
-	else
-	{
-		*tlo = 0;
-		*thi = FPB_T_MAX_NONNULL;
+		lo->t = FPB_T_NULLBIT;
+		hi->t = PG_UINT64_MAX;
 	}
 }
 
@@ -80,10 +81,9 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 					 TransactionId *xwait, uint32 *spectoken)
 {
 	SnapshotData dirty;
-	uint64		klo,
-				khi,
-				tlo,
-				thi;
+	const FpbCmp *cmp = fpb_index_cmp(index);
+	FpbEntry	lo,
+				hi;
 	uint64	   *ts = NULL;
 	Buffer		nbuf = InvalidBuffer;
 	Page		page = BufferGetPage(buf);
@@ -93,7 +93,7 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 	int64		steps = 0;
 
 	InitDirtySnapshot(dirty);
-	fpb_unique_run_bounds(index, e, &klo, &khi, &tlo, &thi);
+	fpb_unique_run_bounds(index, cmp, e, &lo, &hi);
 	for (;;)
 	{
 		FpbPageOpaque opq = FpbPageGetOpaque(page);
@@ -102,7 +102,7 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 
 		ts = ts ? repalloc(ts, sizeof(uint64) * Max(opq->nentries, 1))
 			: palloc(sizeof(uint64) * Max(opq->nentries, 1));
-		n = fpb_page_key_run(page, klo, khi, tlo, thi, blkno, ts, &ended);
+		n = fpb_page_key_run(page, cmp, &lo, &hi, blkno, ts, &ended);
 		for (int i = 0; i < n; i++)
 		{
 			ItemPointerData htid;
@@ -120,7 +120,7 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 				/* dead to everyone: mark it for removal before a split */
 				if (all_dead)
 					fpb_unique_mark_dead(BufferIsValid(nbuf) ? nbuf : buf,
-										 klo, khi, ts[i]);
+										 lo.k, hi.k, ts[i]);
 				continue;
 			}
 			if (checkUnique == UNIQUE_CHECK_PARTIAL)
@@ -158,7 +158,7 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 			FpbEntry	hk;
 
 			fpb_page_get_hikey(page, &hk, blkno);
-			if (hk.k > khi)
+			if (cmp ? fpb_entry_cmp(cmp, &hk, &hi) > 0 : hk.k > hi.k)
 				break;
 		}
 		/* the run may go on to the right sibling */
@@ -203,15 +203,15 @@ done:
  * inserter does.
  */
 static Buffer
-fpb_unique_move_to_insert(Relation index, Buffer buf, uint64 k, uint64 t,
+fpb_unique_move_to_insert(Relation index, Buffer buf, const FpbEntry *key,
 						  FpbStack stack, Relation heap)
 {
 	int64		steps = 0;
-	FpbEntry	key = fpb_mkkey(k, t);
+	const FpbCmp *cmp = fpb_index_cmp(index);
 
 	/* half-dead and deleted pages: their right sibling has their range */
 	while (FpbPageIsIgnore(FpbPageGetOpaque(BufferGetPage(buf))) ||
-		   fpb_page_above_hikey(BufferGetPage(buf), NULL, &key,
+		   fpb_page_above_hikey(BufferGetPage(buf), cmp, key,
 								BufferGetBlockNumber(buf)))
 	{
 		FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
@@ -256,12 +256,10 @@ fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
 				  IndexUniqueCheck checkUnique, Datum *values, bool *isnull,
 				  bool unchanged)
 {
-	uint64		klo,
-				khi,
-				tlo,
-				thi;
+	FpbEntry	lo,
+				hi;
 
-	fpb_unique_run_bounds(index, e, &klo, &khi, &tlo, &thi);
+	fpb_unique_run_bounds(index, fpb_index_cmp(index), e, &lo, &hi);
 	for (;;)
 	{
 		FpbStack	stack;
@@ -269,8 +267,6 @@ fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
 		TransactionId xwait = InvalidTransactionId;
 		uint32		spectoken = 0;
 		FpbUniqueVerdict verdict;
-
-		FpbEntry	lo = fpb_mkkey(klo, tlo);
 
 		buf = fpb_search(index, &lo, BUFFER_LOCK_EXCLUSIVE, &stack, heap);
 		verdict = fpb_unique_check_run(index, heap, buf, e, checkUnique,
@@ -312,7 +308,7 @@ fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
 			fpb_free_stack(stack);
 			return true;
 		}
-		buf = fpb_unique_move_to_insert(index, buf, e->k, e->t, stack, heap);
+		buf = fpb_unique_move_to_insert(index, buf, e, stack, heap);
 		fpb_insert_at_leaf(index, buf, e, stack, heap, unchanged);
 		fpb_free_stack(stack);
 		return verdict != FPB_UNIQUE_MAYBE;
@@ -344,11 +340,14 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 {
 	bool		nnd = index->rd_index->indnullsnotdistinct;
 	Oid			typid = index->rd_opcintype[0];
+	const FpbCmp *cmp = fpb_index_cmp(index);
 	Buffer		buf;
 	FpbEntry   *ents = NULL;
 	bool		have = false;
 	uint64		pk = 0,
 				pt = 0;
+	FpbEntry	prev = fpb_mkkey(0, 0);	/* wide: the previous entry */
+	FpbFullBuf	prevbuf;
 	int			plive = -1;		/* previous entry live? -1: not asked */
 	int64		steps = 0;
 
@@ -383,7 +382,9 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 				have = false;
 				continue;
 			}
-			if (have && pk == ck && ((pt ^ t) & FPB_T_NULLBIT) == 0)
+			if (have && ((pt ^ t) & FPB_T_NULLBIT) == 0 &&
+				(cmp ? !fpb_entry_keys_differ(cmp, &prev, &ents[i]) :
+				 pk == ck))
 			{
 				if (plive < 0)
 					plive = fpb_unique_live(heap, pt);
@@ -393,9 +394,15 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 					{
 						Datum		value = (Datum) 0;
 						char	   *keydesc;
+						FpbEntry	dup = ents[i];
+						FpbFullBuf	dupbuf;
 
+						/* the value outlives the page lock */
+						fpb_entry_keep(cmp, &dup, &dupbuf);
 						UnlockReleaseBuffer(buf);
-						if (!isnull)
+						if (!isnull && cmp)
+							value = PointerGetDatum(dup.f);
+						else if (!isnull)
 							value = fpb_decode(index_getprocinfo(index, 1,
 																 FPB_DECODE_PROC),
 											   k);
@@ -425,6 +432,13 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 			pk = ck;
 			pt = t;
 			plive = -1;
+			if (cmp)
+			{
+				prev = ents[i];
+				/* the page's last entry is compared with the next page's */
+				if (i == n - 1)
+					fpb_entry_keep(cmp, &prev, &prevbuf);
+			}
 		}
 		if (FpbPageIsRightmost(opq))
 			break;
