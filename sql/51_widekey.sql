@@ -76,6 +76,8 @@ FROM unnest(ARRAY['t', 'c', 'i', 'n', 'v']) col,
  ('SELECT $c FROM wk WHERE $c > ''e'' ORDER BY $c DESC LIMIT 50', true),
  ('SELECT $c FROM wk WHERE $c IN (''zebra10'', ''Zebra12'', ''日本語5'', '''') ORDER BY $c', true),
  ('SELECT $c FROM wk WHERE $c > ANY (ARRAY[''x'', ''y'']) ORDER BY $c', true),
+ ('SELECT $c FROM wk WHERE $c = ANY (ARRAY[''zebra3'', ''ZEBRA3'', ''zebra3'', NULL]) AND $c >= ''ZEBRA'' ORDER BY $c DESC', true),
+ ('SELECT $c FROM wk WHERE $c = ANY (ARRAY[''é5'', ''Ärger10'']) AND $c = ANY (ARRAY[''Ärger10'', ''x''])', false),
  ('SELECT count(*) FROM wk WHERE $c IS NULL', false),
  ('SELECT $c FROM wk WHERE $c IS NOT NULL ORDER BY $c', true)
 ) x(q, o)
@@ -141,9 +143,11 @@ SET enable_bitmapscan = off;
 SET max_parallel_workers_per_gather = 2;
 SELECT fpb_explain('SELECT count(*) FROM wk WHERE i > ''m''') ~ 'Parallel Index Only Scan' AS parallel;
 SELECT count(*) FROM wk WHERE i > 'm';
+SELECT count(*), sum(id) FROM wk WHERE c IN ('zebra10', 'Zebra12', '', 'common-prefix-17', 'nothing');
 RESET ALL;
 SELECT fpb_mode('seq');
 SELECT count(*) FROM wk WHERE i > 'm';
+SELECT count(*), sum(id) FROM wk WHERE c IN ('zebra10', 'Zebra12', '', 'common-prefix-17', 'nothing');
 
 -- long values: up to a quarter of a page (with these node widths 1696
 -- bytes); beyond, the error btree gives for index rows too large

@@ -648,6 +648,8 @@ typedef struct FpbScanInterval
 				lot,
 				hik,
 				hit;
+	const char *lof,			/* wide indexes: the bounds' values */
+			   *hif;
 } FpbScanInterval;
 
 /* A run of a parallel scan, as claimed by one participant. */
@@ -661,6 +663,7 @@ typedef struct FpbScanRun
 	BlockNumber last;			/* last leaf listed for it (scan order) */
 	BlockNumber blks[FPB_PSCAN_RUN];	/* its leaves per the downlinks */
 	int			nblks;
+	int			ival;			/* the interval it lies in */
 } FpbScanRun;
 
 extern Size fpbestimateparallelscan(void);

@@ -274,6 +274,7 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			elog(ERROR, "fpbtree: participants of a parallel scan disagree on its array keys");
 		}
 		iv = &ivals[forward ? ps->ival : nivals - 1 - ps->ival];
+		run->ival = forward ? ps->ival : nivals - 1 - ps->ival;
 		lok = iv->lok;
 		lot = iv->lot;
 		hik = iv->hik;

@@ -492,7 +492,8 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	}
 	else
 	{
-		FpbScanInterval whole = {so->slok, so->slot, so->shik, so->shit};
+		FpbScanInterval whole = {so->slok, so->slot, so->shik, so->shit,
+		so->slof, so->shif};
 
 		if (!fpb_pscan_claim(scan, forward, &whole, 1, &run))
 			return false;
@@ -501,9 +502,9 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	so->lot = run.lot;
 	so->hik = run.hik;
 	so->hit = run.hit;
-	/* wide indexes hand out one run, the whole interval (pscan.c) */
-	so->lof = so->slof;
-	so->hif = so->shif;
+	/* wide indexes hand out one run per interval, the whole (pscan.c) */
+	so->lof = so->nivals > 0 ? so->ivals[run.ival].lof : so->slof;
+	so->hif = so->nivals > 0 ? so->ivals[run.ival].hif : so->shif;
 	so->runlast = forward ? InvalidBlockNumber : run.last;
 	startkey = forward ? fpb_scan_lo(so) : fpb_scan_hi(so);
 	if (run.start == InvalidBlockNumber)
@@ -590,15 +591,16 @@ fpb_scan_next_interval(IndexScanDesc scan, bool forward)
 	so->lot = iv->lot;
 	so->hik = iv->hik;
 	so->hit = iv->hit;
+	so->lof = iv->lof;
+	so->hif = iv->hif;
 	so->runlast = InvalidBlockNumber;
 	/* one index scan per array element, as in btree */
 	pgstat_count_index_scan(scan->indexRelation);
 	fpb_scan_release(so);
-	/* wide indexes have no interval lists (scankeys.c) */
-	Assert(so->cmp == NULL);
 	if (forward && !so->moved && BlockNumberIsValid(so->curblk) &&
 		(so->rightblk == InvalidBlockNumber ||
-		 fpb_key_cmp(so->lok, so->lot, so->curhik, so->curhit) < 0))
+		 fpb_scan_cmp(so, so->lok, so->lot, so->lof,
+					  so->curhik, so->curhit, so->curhif) < 0))
 	{
 		BlockNumber blkno = so->curblk;
 		FpbEntry	lo = fpb_scan_lo(so);

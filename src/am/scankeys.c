@@ -33,6 +33,7 @@ typedef struct FpbKeyRange
 {
 	uint64		lo;
 	uint64		hi;
+	const char *f;				/* wide indexes: the value (lo = hi) */
 } FpbKeyRange;
 
 static Datum *fpb_array_elems(ScanKey sk, int *nelems);
@@ -136,9 +137,8 @@ fpb_scan_wide_bound(FpbScanOpaque so, int strat, uint64 k, const char *f)
 
 /*
  * Wide index, array key: an inequality is bounded by the element that
- * admits the most values, as fpb_array_inequality does; an equality by
- * its smallest and largest elements, with every entry rechecked by the
- * executor.  Returns false when the array has no non-NULL element.
+ * admits the most values, as fpb_array_inequality does.  Returns false
+ * when the array has no non-NULL element.
  */
 static bool
 fpb_scan_wide_array(IndexScanDesc scan, ScanKey sk)
@@ -183,12 +183,78 @@ fpb_scan_wide_array(IndexScanDesc scan, ScanKey sk)
 			fpb_scan_wide_bound(so, strat, mink, minf);
 			break;
 		default:
-			fpb_scan_wide_bound(so, BTGreaterEqualStrategyNumber, mink, minf);
-			fpb_scan_wide_bound(so, BTLessEqualStrategyNumber, maxk, maxf);
-			so->recheck = true;
-			break;
+			elog(ERROR, "fpbtree: unsupported strategy number %d", strat);
 	}
 	return true;
+}
+
+static int
+fpb_keyrange_cmp_wide(const void *a, const void *b, void *arg)
+{
+	const FpbKeyRange *x = (const FpbKeyRange *) a;
+	const FpbKeyRange *y = (const FpbKeyRange *) b;
+
+	return fpb_wide_cmp((const FpbCmp *) arg, x->lo, 0, x->f, y->lo, 0, y->f);
+}
+
+/*
+ * Wide index, equality array key: its elements' values, sorted by the
+ * index order and without repeats (elements the comparison calls equal
+ * become one), in the scan's array memory.
+ */
+static FpbKeyRange *
+fpb_array_ranges_wide(IndexScanDesc scan, ScanKey sk, int *nranges)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Datum	   *elems;
+	int			nelems;
+	FpbKeyRange *r;
+	int			m = 0;
+
+	elems = fpb_array_elems(sk, &nelems);
+	if (nelems == 0)
+		so->noscan = true;
+	r = MemoryContextAlloc(so->arrcxt, sizeof(FpbKeyRange) * Max(nelems, 1));
+	for (int i = 0; i < nelems; i++)
+	{
+		fpb_scan_wide_key(scan, elems[i], &r[i].lo, &r[i].f);
+		r[i].hi = r[i].lo;
+	}
+	if (nelems > 1)
+		qsort_arg(r, nelems, sizeof(FpbKeyRange), fpb_keyrange_cmp_wide,
+				  (void *) so->cmp);
+	for (int i = 0; i < nelems; i++)
+		if (m == 0 || fpb_keyrange_cmp_wide(&r[m - 1], &r[i],
+											(void *) so->cmp) != 0)
+			r[m++] = r[i];
+	*nranges = m;
+	return r;
+}
+
+/* The values in both sorted lists a and b (several array keys). */
+static FpbKeyRange *
+fpb_ranges_intersect_wide(FpbScanOpaque so, FpbKeyRange *a, int na,
+						  FpbKeyRange *b, int nb, int *nout)
+{
+	FpbKeyRange *r = MemoryContextAlloc(so->arrcxt,
+										sizeof(FpbKeyRange) * Max(na, 1));
+	int			i = 0,
+				j = 0,
+				n = 0;
+
+	while (i < na && j < nb)
+	{
+		int			c = fpb_keyrange_cmp_wide(&a[i], &b[j], (void *) so->cmp);
+
+		if (c == 0)
+			r[n++] = a[i];
+		if (c <= 0)
+			i++;
+		if (c >= 0)
+			j++;
+	}
+	*nout = n;
+	return r;
 }
 
 /*
@@ -489,8 +555,30 @@ fpb_scan_bounds(IndexScanDesc scan)
 
 		if ((sk->sk_flags & SK_SEARCHARRAY) && so->cmp)
 		{
-			if (!fpb_scan_wide_array(scan, sk))
+			MemoryContext old;
+
+			if (so->arrcxt == NULL)
+				so->arrcxt = AllocSetContextCreate(so->scancxt,
+												   "fpbtree array keys",
+												   ALLOCSET_SMALL_SIZES);
+			old = MemoryContextSwitchTo(so->arrcxt);
+			if (sk->sk_strategy == BTEqualStrategyNumber)
+			{
+				FpbKeyRange *r;
+				int			nr;
+
+				r = fpb_array_ranges_wide(scan, sk, &nr);
+				if (neq < 0)
+				{
+					eq = r;
+					neq = nr;
+				}
+				else
+					eq = fpb_ranges_intersect_wide(so, eq, neq, r, nr, &neq);
+			}
+			else if (!fpb_scan_wide_array(scan, sk))
 				so->noscan = so->empty = true;
+			MemoryContextSwitchTo(old);
 			fpb_upper_notnull(so);
 			continue;
 		}
@@ -582,17 +670,23 @@ fpb_scan_bounds(IndexScanDesc scan)
 			iv->lot = 0;
 			iv->hik = eq[i].hi;
 			iv->hit = FPB_T_MAX_NONNULL;
-			if (fpb_key_cmp(so->lok, so->lot, iv->lok, iv->lot) > 0)
+			iv->lof = iv->hif = so->cmp ? eq[i].f : NULL;
+			if (fpb_scan_cmp(so, so->lok, so->lot, so->lof,
+							 iv->lok, iv->lot, iv->lof) > 0)
 			{
 				iv->lok = so->lok;
 				iv->lot = so->lot;
+				iv->lof = so->lof;
 			}
-			if (fpb_key_cmp(so->hik, so->hit, iv->hik, iv->hit) < 0)
+			if (fpb_scan_cmp(so, so->hik, so->hit, so->hif,
+							 iv->hik, iv->hit, iv->hif) < 0)
 			{
 				iv->hik = so->hik;
 				iv->hit = so->hit;
+				iv->hif = so->hif;
 			}
-			if (fpb_key_cmp(iv->lok, iv->lot, iv->hik, iv->hit) <= 0)
+			if (fpb_scan_cmp(so, iv->lok, iv->lot, iv->lof,
+							 iv->hik, iv->hit, iv->hif) <= 0)
 				so->nivals++;
 		}
 		if (so->nivals == 0)
