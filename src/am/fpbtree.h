@@ -74,6 +74,7 @@ typedef struct FpbCmp
 	int16		typlen;			/* > 0 fixed length, -1 varlena */
 	bool		bytewise;		/* the comparison is memcmp of the bytes
 								 * (uuid): no function call */
+	bool		textc;			/* text under "C": memcmp, then length */
 	int			maxkey;			/* largest full value accepted (bytes) */
 } FpbCmp;
 
@@ -466,8 +467,8 @@ extern int	fpb_page_key_run(Page page, const FpbCmp *cmp, const FpbEntry *lo,
 							 uint64 *out, bool *ended);
 extern bool fpb_page_insert(Page page, const FpbCmp *cmp,
 							const FpbEntry *entry, BlockNumber blkno);
-#define FPB_INSERT_RANGES	5
-extern int	fpb_page_insert_slot(Page page, const FpbEntry *e,
+#define FPB_INSERT_RANGES	7
+extern int	fpb_page_insert_slot(Page page, const FpbCmp *cmp, const FpbEntry *e,
 								 BlockNumber blkno, int *pos);
 extern int	fpb_page_insert_at(Page page, int nodeoff, int pos,
 							   const FpbEntry *e, FpbByteRange *ranges);

@@ -188,6 +188,7 @@ fpb_insert_onpage(Relation index, Buffer buf, const FpbEntry *e,
 	FpbEntry	sep;
 	BlockNumber rblk;
 	bool		bottomup_tried = false;
+	const FpbCmp *cmp = fpb_index_cmp(index);
 
 retry:
 	/* the common case: a leaf entry whose in-page node has room */
@@ -195,7 +196,7 @@ retry:
 		FpbPageIsLeaf(FpbPageGetOpaque(BufferGetPage(buf))))
 	{
 		int			pos;
-		int			nodeoff = fpb_page_insert_slot(BufferGetPage(buf), e,
+		int			nodeoff = fpb_page_insert_slot(BufferGetPage(buf), cmp, e,
 												   BufferGetBlockNumber(buf),
 												   &pos);
 
@@ -204,7 +205,7 @@ retry:
 		 * room without splitting the node or the page (dead.c).
 		 */
 		if (nodeoff < 0 && heap != NULL && fpb_remove_dead(index, heap, buf))
-			nodeoff = fpb_page_insert_slot(BufferGetPage(buf), e,
+			nodeoff = fpb_page_insert_slot(BufferGetPage(buf), cmp, e,
 										   BufferGetBlockNumber(buf), &pos);
 		if (nodeoff >= 0)
 		{
@@ -221,8 +222,7 @@ retry:
 
 	state = fpb_wal_start(index);
 	page = fpb_wal_register(state, buf, 0);
-	if (fpb_page_insert(page, fpb_index_cmp(index), e,
-						BufferGetBlockNumber(buf)))
+	if (fpb_page_insert(page, cmp, e, BufferGetBlockNumber(buf)))
 	{
 		if (BufferIsValid(cbuf))
 		{

@@ -975,7 +975,8 @@ fpb_leafnode_insert(char *node, int cap, bool internal, int pos,
  * caller's critical section.
  */
 int
-fpb_page_insert_slot(Page page, const FpbEntry *e, BlockNumber blkno, int *pos)
+fpb_page_insert_slot(Page page, const FpbCmp *cmp, const FpbEntry *e,
+					 BlockNumber blkno, int *pos)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	bool		internal = !FpbPageIsLeaf(opq);
@@ -985,10 +986,7 @@ fpb_page_insert_slot(Page page, const FpbEntry *e, BlockNumber blkno, int *pos)
 	char	   *leaf;
 	FpbNodeHeader *lhdr;
 
-	const FpbCmp *cmp = NULL;
-
-	/* a wide page's insert writes a slot too: the general path */
-	if (opq->ipheight == 0 || (opq->flags & FPB_F_WIDE))
+	if (opq->ipheight == 0)
 		return -1;
 	leaf = fpb_get_node(page, opq, fpb_descend(page, cmp, e, blkno, path, pidx),
 						opq->x, lcap, FPB_NODE_LEAF, blkno);
@@ -1004,6 +1002,16 @@ fpb_page_insert_slot(Page page, const FpbEntry *e, BlockNumber blkno, int *pos)
 	if ((leaf - (char *) page) + opq->x * FPB_LINE >
 		((PageHeader) page)->pd_lower)
 		fpb_page_corrupt(blkno, "in-page leaf node lies above pd_lower");
+
+	/* a wide page needs room for the value's slot above pd_lower */
+	if (opq->flags & FPB_F_WIDE)
+	{
+		PageHeader	ph = (PageHeader) page;
+
+		if (ph->pd_upper - fpb_slot_need(page, e->f, ph->pd_upper) <
+			ph->pd_lower)
+			return -1;
+	}
 	*pos = fpb_node_lower(fpb_node_keys(leaf), fpb_node_tids(leaf, lcap),
 						  lhdr->n, e);
 	return (int) (leaf - (char *) page);
@@ -1025,10 +1033,15 @@ fpb_page_insert_at(Page page, int nodeoff, int pos, const FpbEntry *e,
 	FpbNodeHeader *lhdr = (FpbNodeHeader *) leaf;
 	int			moved = lhdr->n - pos + 1;	/* entries pos..n, after */
 	int			nr = 0;
+	PageHeader	ph = (PageHeader) page;
+	uint16		oldupper = ph->pd_upper;
+	FpbEntry	se = *e;
 
 	/* checked by fpb_page_insert_slot: the change stays out of the hole */
 	Assert(nodeoff + opq->x * FPB_LINE <= ((PageHeader) page)->pd_lower);
-	fpb_leafnode_insert(leaf, lcap, internal, pos, e);
+	if (opq->flags & FPB_F_WIDE)
+		se.k = fpb_slot_put(page, e->k, e->f);
+	fpb_leafnode_insert(leaf, lcap, internal, pos, &se);
 	opq->nentries++;
 
 #define FPB_RANGE(ptr, size) \
@@ -1041,6 +1054,12 @@ fpb_page_insert_at(Page page, int nodeoff, int pos, const FpbEntry *e,
 		FPB_RANGE(&fpb_node_children(leaf, lcap)[pos],
 				  moved * sizeof(BlockNumber));
 	FPB_RANGE(&opq->nentries, sizeof(opq->nentries));
+	if (ph->pd_upper != oldupper)
+	{
+		/* the new slot, and pd_upper below it */
+		FPB_RANGE((char *) page + ph->pd_upper, oldupper - ph->pd_upper);
+		FPB_RANGE(&ph->pd_upper, sizeof(ph->pd_upper));
+	}
 #undef FPB_RANGE
 	Assert(nr <= FPB_INSERT_RANGES);
 	return nr;

@@ -21,6 +21,7 @@
 #include "fpbtree.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/pg_locale.h"
 
 const char	fpb_full_plusinf = 0;
 
@@ -32,6 +33,17 @@ fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b)
 
 	if (cmp->bytewise)
 		return memcmp(a, b, cmp->typlen);
+	if (cmp->textc)
+	{
+		/* text under "C": bttextcmp's answer without its call */
+		int			la = VARSIZE_ANY_EXHDR(a);
+		int			lb = VARSIZE_ANY_EXHDR(b);
+
+		c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(la, lb));
+		if (c == 0)
+			c = la - lb;
+		return (c > 0) - (c < 0);
+	}
 	c = DatumGetInt32(FunctionCall2Coll((FmgrInfo *) &cmp->proc,
 										cmp->collation,
 										PointerGetDatum(a),
@@ -151,6 +163,8 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x)
 	cmp->collation = index->rd_indcollation[0];
 	cmp->typlen = get_typlen(index->rd_opcintype[0]);
 	cmp->bytewise = (procid == F_UUID_CMP);
+	cmp->textc = (procid == F_BTTEXTCMP && OidIsValid(cmp->collation) &&
+				  lc_collate_is_c(cmp->collation));
 	cmp->maxkey = fpb_wide_maxkey(w, x);
 	return true;
 }
