@@ -213,3 +213,45 @@ INSERT INTO wk_del SELECT g, 'f' || md5(g::text) FROM generate_series(1, 2000) g
 SELECT fpbtree_dead_entries('wk_del_s') AS marks_left;
 SELECT fpbtree_check('wk_del_s', true);
 SELECT fpb_same('SELECT s FROM wk_del WHERE s > ''e'' ORDER BY s', 'wk_del_s', true);
+
+-- parallel scans share out runs between cut points of the level-1
+-- downlinks (pscan.c): long values make a tall tree with many level-1
+-- pages; forward and backward (below Gather Merge) equal serial scans
+CREATE TABLE wk_par (id int, s text COLLATE "C") WITH (autovacuum_enabled = off);
+INSERT INTO wk_par SELECT g, repeat(md5((g % 4000)::text), 12) || g
+FROM generate_series(1, 8000) g;
+CREATE INDEX wk_par_s ON wk_par USING fpbtree (s);
+VACUUM ANALYZE wk_par;
+SELECT height >= 3 AS tall, pages_per_level[2] > 2 AS level1_pages
+FROM fpbtree_stats('wk_par_s');
+-- a costly filter the workers evaluate makes parallel plans the cheapest
+CREATE FUNCTION wk_true(x text) RETURNS bool
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 100000 AS $$ BEGIN RETURN true; END $$;
+CREATE FUNCTION wk_par_q(q text, par bool) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	r text;
+BEGIN
+	IF par THEN
+		PERFORM set_config('parallel_setup_cost', '0', true);
+		PERFORM set_config('parallel_tuple_cost', '0', true);
+		PERFORM set_config('min_parallel_index_scan_size', '0', true);
+		PERFORM set_config('max_parallel_workers_per_gather', '2', true);
+		PERFORM set_config('enable_seqscan', 'off', true);
+		PERFORM set_config('enable_bitmapscan', 'off', true);
+	ELSE
+		PERFORM fpb_mode('seq');
+	END IF;
+	EXECUTE q INTO r;
+	RETURN r;
+END $$;
+SELECT wk_par_q('SELECT fpb_explain(''SELECT s FROM wk_par WHERE s > ''''3'''' AND wk_true(s) ORDER BY s DESC'')', true)
+	~ 'Gather Merge.*Parallel Index Only Scan Backward using wk_par_s' AS backward_parallel;
+SELECT wk_par_q('SELECT fpb_explain(''SELECT count(*) FROM wk_par WHERE s > ''''3'''' AND wk_true(s)'')', true)
+	~ 'Parallel Index Only Scan using wk_par_s' AS forward_parallel;
+SELECT q, wk_par_q(q, true) = wk_par_q(q, false) AS same FROM (VALUES
+ ('SELECT count(*)::text || sum(id) FROM wk_par WHERE s > ''3'' AND wk_true(s)'),
+ ('SELECT count(*)::text || sum(id) FROM wk_par WHERE s > ''3'' AND s < ''c'' AND wk_true(s)'),
+ ('SELECT md5(string_agg(s, '','')) FROM (SELECT s FROM wk_par WHERE s > ''6'' AND wk_true(s) ORDER BY s) x'),
+ ('SELECT md5(string_agg(s, '','')) FROM (SELECT s FROM wk_par WHERE s > ''3'' AND wk_true(s) ORDER BY s DESC) x'),
+ ('SELECT count(*)::text || sum(id) FROM wk_par WHERE s = ANY (ARRAY(SELECT s FROM wk_par WHERE id % 500 = 0)) AND wk_true(s)')
+) v(q);

@@ -660,11 +660,12 @@ typedef struct FpbScanRun
 	uint64		lot;			/* inclusive */
 	uint64		hik;
 	uint64		hit;
+	const char *lof;			/* wide: the bounds' values (the scan's own, */
+	const char *hif;			/* NULL at cut points, or FPB_FULL_PLUSINF) */
 	BlockNumber start;			/* leaf to start from (Invalid: descend) */
 	BlockNumber last;			/* last leaf listed for it (scan order) */
 	BlockNumber blks[FPB_PSCAN_RUN];	/* its leaves per the downlinks */
 	int			nblks;
-	int			ival;			/* the interval it lies in */
 } FpbScanRun;
 
 extern Size fpbestimateparallelscan(void);

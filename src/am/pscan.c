@@ -66,6 +66,7 @@ typedef struct FpbParallelScanData
 	/* the loaded page's end in scan direction: its high key, or K_0 */
 	uint64		ek;
 	uint64		et;
+	BlockNumber nextl1;			/* wide, forward: the page's right sibling */
 	int			nents;
 	int			next;			/* first unclaimed entry */
 	int			ival;			/* array keys: the interval being shared out,
@@ -125,14 +126,67 @@ fpb_key_pred(uint64 *k, uint64 *t)
 }
 
 /*
+ * Wide indexes share out runs between *cut points* instead of downlink keys,
+ * since the shared state has no room for values: the cut point of a key is
+ * the smallest key with its prefix, (prefix, no value, 0).  Cut points of
+ * increasing keys never decrease, so they partition the key space as the
+ * downlinks do; a run bounded by them may start left of its first listed
+ * leaf, so it is found by descent and read to its key bounds, not to its
+ * leaf list.  Under a collation whose prefixes are all 0 every cut point is
+ * minus infinity and the last run takes the whole interval.
+ */
+static inline void
+fpb_pscan_cut(const FpbCmp *cmp, uint64 *k, uint64 *t)
+{
+	if (cmp && !(*k == 0 && *t == 0))
+	{
+		*k = FPB_WIDE_PREFIX(*k);
+		*t = 0;
+	}
+}
+
+/*
+ * The key just below the cut point or key (k, t) of the scan's index, with
+ * *f the value to compare it by (a wide predecessor of a cut point lies
+ * above every value of the prefix before).  False when there is none.
+ */
+static inline bool
+fpb_pscan_pred(const FpbCmp *cmp, uint64 *k, uint64 *t, const char **f)
+{
+	if (*k == 0 && *t == 0)
+		return false;
+	if (cmp)
+	{
+		Assert(*t == 0);
+		*k = FPB_WIDE_PREFIX(*k) - (UINT64CONST(1) << FPB_WIDE_OFFBITS);
+		*t = PG_UINT64_MAX;
+		*f = FPB_FULL_PLUSINF;
+		return true;
+	}
+	fpb_key_pred(k, t);
+	return true;
+}
+
+static inline int
+fpb_pscan_cmp(const FpbCmp *cmp, uint64 ak, uint64 at, const char *af,
+			  uint64 bk, uint64 bt, const char *bf)
+{
+	if (cmp == NULL)
+		return fpb_key_cmp(ak, at, bk, bt);
+	return fpb_wide_cmp(cmp, ak, at, af, bk, bt, bf);
+}
+
+/*
  * Load the level-1 page holding (k, t) into the shared state: its downlinks
  * from the one whose child holds (k, t) on, in scan direction.  Called by
  * the one participant that set status ADVANCING, with no lock held; it
  * alone writes the array until it publishes it.
  */
 static void
-fpb_pscan_load(Relation index, FpbParallelScan ps, uint64 k, uint64 t)
+fpb_pscan_load(Relation index, FpbParallelScan ps, const FpbEntry *key,
+			   BlockNumber l1)
 {
+	const FpbCmp *cmp = fpb_index_cmp(index);
 	Buffer		buf;
 	Page		page;
 	FpbPageOpaque opq;
@@ -140,10 +194,31 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, uint64 k, uint64 t)
 	FpbEntry   *ents;
 	int			n;
 	int			i;
-	FpbEntry	key = fpb_mkkey(k, t);
 
-	buf = fpb_descend_to(index, &key, 1, BUFFER_LOCK_SHARE, false, NULL,
-						 NULL);
+	if (BlockNumberIsValid(l1))
+	{
+		/*
+		 * Wide, forward: the right sibling of the page loaded last (whose
+		 * cut point may not lead past that page by descent).  Deleted
+		 * level-1 pages gave their range to their right sibling.
+		 */
+		CHECK_FOR_INTERRUPTS();
+		buf = fpb_getbuf(index, l1, BUFFER_LOCK_SHARE);
+		while (FpbPageIsIgnore(FpbPageGetOpaque(BufferGetPage(buf))))
+		{
+			if (FpbPageIsRightmost(FpbPageGetOpaque(BufferGetPage(buf))))
+				fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+								  "A deleted or half-dead page has no right sibling.");
+			buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
+		}
+		if (FpbPageGetOpaque(BufferGetPage(buf))->level != 1)
+			fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+							  "Page has level %u, but a level-1 page's right-link leads here.",
+							  FpbPageGetOpaque(BufferGetPage(buf))->level);
+	}
+	else
+		buf = fpb_descend_to(index, key, 1, BUFFER_LOCK_SHARE, false, NULL,
+							 NULL);
 	page = BufferGetPage(buf);
 	opq = FpbPageGetOpaque(page);
 	blkno = BufferGetBlockNumber(buf);
@@ -163,17 +238,23 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, uint64 k, uint64 t)
 	 * backward cursor moves to just below it, so it must be below (k, t)
 	 * for the cursor to make progress.
 	 */
-	if (fpb_key_cmp(ents[0].k, ents[0].t, k, t) > 0)
+	if (!BlockNumberIsValid(l1) && fpb_entry_cmp(cmp, &ents[0], key) > 0)
 		fpb_index_corrupt(index, blkno,
 						  "First downlink is above the key a descent to level 1 was for.");
-	for (i = 0; i + 1 < n &&
-		 fpb_key_cmp(ents[i + 1].k, ents[i + 1].t, k, t) <= 0; i++)
+	for (i = 0; !BlockNumberIsValid(l1) && i + 1 < n &&
+		 fpb_entry_cmp(cmp, &ents[i + 1], key) <= 0; i++)
 		;
+	for (int j = 0; j < n; j++)
+	{
+		fpb_pscan_cut(cmp, &ents[j].k, &ents[j].t);
+		ents[j].f = NULL;		/* pointers mean nothing in shared memory */
+	}
 	if (ps->forward)
 	{
 		ps->nents = n - i;
 		memcpy(ps->ents, ents + i, sizeof(FpbEntry) * ps->nents);
 		ps->lastl1 = FpbPageIsRightmost(opq);
+		ps->nextl1 = opq->right;
 		if (!ps->lastl1)
 		{
 			FpbEntry	hk;
@@ -181,6 +262,7 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, uint64 k, uint64 t)
 			fpb_page_get_hikey(page, &hk, blkno);
 			ps->ek = hk.k;
 			ps->et = hk.t;
+			fpb_pscan_cut(cmp, &ps->ek, &ps->et);
 		}
 	}
 	else
@@ -188,9 +270,10 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, uint64 k, uint64 t)
 		ps->nents = i + 1;
 		for (int j = 0; j <= i; j++)
 			ps->ents[j] = ents[i - j];
-		ps->lastl1 = FpbPageIsLeftmost(opq);
 		ps->ek = ents[0].k;
 		ps->et = ents[0].t;
+		/* a cut point at minus infinity: the last run goes to the left end */
+		ps->lastl1 = FpbPageIsLeftmost(opq) || (ps->ek == 0 && ps->et == 0);
 	}
 	ps->next = 0;
 	UnlockReleaseBuffer(buf);
@@ -205,8 +288,9 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, uint64 k, uint64 t)
  * is correct: the runs partition the interval whatever their lengths.
  */
 static int
-fpb_pscan_runlen(FpbParallelScan ps, int a,
-				 uint64 lok, uint64 lot, uint64 hik, uint64 hit)
+fpb_pscan_runlen(const FpbCmp *cmp, FpbParallelScan ps, int a,
+				 uint64 lok, uint64 lot, const char *lof,
+				 uint64 hik, uint64 hit, const char *hif)
 {
 	int			limit = Min(ps->nents, a + 4 * FPB_PSCAN_RUN);
 	int			left = -1;
@@ -216,12 +300,13 @@ fpb_pscan_runlen(FpbParallelScan ps, int a,
 		FpbEntry   *e = &ps->ents[i];
 
 		if (ps->forward && i > a &&
-			fpb_key_cmp(e->k, e->t, hik, hit) > 0)
+			fpb_pscan_cmp(cmp, e->k, e->t, NULL, hik, hit, hif) > 0)
 		{
 			left = i - a;		/* children from e on lie above hi */
 			break;
 		}
-		if (!ps->forward && fpb_key_cmp(e->k, e->t, lok, lot) <= 0)
+		if (!ps->forward &&
+			fpb_pscan_cmp(cmp, e->k, e->t, NULL, lok, lot, lof) <= 0)
 		{
 			left = i - a + 1;	/* e's child holds lo */
 			break;
@@ -249,6 +334,7 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 				const FpbScanInterval *ivals, int nivals, FpbScanRun *run)
 {
 	Relation	index = scan->indexRelation;
+	const FpbCmp *cmp = fpb_index_cmp(index);
 	ParallelIndexScanDesc pscan = scan->parallel_scan;
 	FpbParallelScan ps = (FpbParallelScan)
 	OffsetToPointer(pscan, pscan->ps_offset);
@@ -259,13 +345,16 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 		bool		load = false;
 		bool		sleep = false;
 		bool		got = false;
-		uint64		xk = 0,
-					xt = 0;
+		bool		empty = false;
+		FpbEntry	xkey = fpb_mkkey(0, 0);
+		BlockNumber xl1 = InvalidBlockNumber;
 		const FpbScanInterval *iv;
 		uint64		lok,
 					lot,
 					hik,
 					hit;
+		const char *lof,
+				   *hif;
 
 		SpinLockAcquire(&ps->mutex);
 		if (ps->ival >= nivals)
@@ -274,11 +363,12 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			elog(ERROR, "fpbtree: participants of a parallel scan disagree on its array keys");
 		}
 		iv = &ivals[forward ? ps->ival : nivals - 1 - ps->ival];
-		run->ival = forward ? ps->ival : nivals - 1 - ps->ival;
 		lok = iv->lok;
 		lot = iv->lot;
 		hik = iv->hik;
 		hit = iv->hit;
+		lof = iv->lof;
+		hif = iv->hif;
 		if (ps->status == FPB_PS_DONE && ps->ival + 1 < nivals)
 		{
 			/* on to the next interval: start it as a new scan */
@@ -294,8 +384,8 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			ps->forward = forward;
 			ps->status = FPB_PS_ADVANCING;
 			load = true;
-			xk = forward ? lok : hik;
-			xt = forward ? lot : hit;
+			xkey = fpb_mkkey(forward ? lok : hik, forward ? lot : hit);
+			xkey.f = forward ? lof : hif;
 		}
 		else if (ps->status == FPB_PS_DONE)
 		{
@@ -312,7 +402,8 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 		else if (ps->next < ps->nents)
 		{
 			int			a = ps->next;
-			int			b = a + fpb_pscan_runlen(ps, a, lok, lot, hik, hit);
+			int			b = a + fpb_pscan_runlen(cmp, ps, a, lok, lot, lof,
+												 hik, hit, hif);
 			bool		end_open;	/* run reaches the scan's far end */
 			uint64		ek,
 						et;
@@ -320,8 +411,11 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			run->nblks = b - a;
 			for (int i = a; i < b; i++)
 				run->blks[i - a] = ps->ents[i].child;
-			run->start = ps->rootleaf ? InvalidBlockNumber : ps->ents[a].child;
-			run->last = ps->rootleaf ? InvalidBlockNumber : ps->ents[b - 1].child;
+			/* wide: cut points may lie left of the listed leaves */
+			run->start = (ps->rootleaf || cmp) ? InvalidBlockNumber :
+				ps->ents[a].child;
+			run->last = (ps->rootleaf || cmp) ? InvalidBlockNumber :
+				ps->ents[b - 1].child;
 
 			/* far end of the run in scan direction */
 			end_open = (b == ps->nents && ps->lastl1);
@@ -340,20 +434,26 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			{
 				run->lok = lok;
 				run->lot = lot;
+				run->lof = lof;
 				if (!ps->first &&
-					fpb_key_cmp(ps->ck, ps->ct, lok, lot) > 0)
+					fpb_pscan_cmp(cmp, ps->ck, ps->ct, NULL, lok, lot, lof) > 0)
 				{
 					run->lok = ps->ck;
 					run->lot = ps->ct;
+					run->lof = NULL;
 				}
 				run->hik = hik;
 				run->hit = hit;
-				if (!end_open && fpb_key_cmp(ek, et, hik, hit) <= 0)
+				run->hif = hif;
+				if (!end_open &&
+					fpb_pscan_cmp(cmp, ek, et, NULL, hik, hit, hif) <= 0)
 				{
 					/* [start, ek) lies inside the scan: stop below ek */
 					run->hik = ek;
 					run->hit = et;
-					fpb_key_pred(&run->hik, &run->hit);
+					run->hif = NULL;
+					empty = !fpb_pscan_pred(cmp, &run->hik, &run->hit,
+											&run->hif);
 					ps->ck = ek;
 					ps->ct = et;
 				}
@@ -364,20 +464,26 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			{
 				run->hik = hik;
 				run->hit = hit;
+				run->hif = hif;
 				if (!ps->first &&
-					fpb_key_cmp(ps->ck, ps->ct, hik, hit) <= 0)
+					fpb_pscan_cmp(cmp, ps->ck, ps->ct, NULL, hik, hit, hif) <= 0)
 				{
 					run->hik = ps->ck;
 					run->hit = ps->ct;
-					fpb_key_pred(&run->hik, &run->hit);
+					run->hif = NULL;
+					empty = !fpb_pscan_pred(cmp, &run->hik, &run->hit,
+											&run->hif);
 				}
 				run->lok = lok;
 				run->lot = lot;
-				if (!end_open && fpb_key_cmp(ek, et, lok, lot) > 0)
+				run->lof = lof;
+				if (!end_open &&
+					fpb_pscan_cmp(cmp, ek, et, NULL, lok, lot, lof) > 0)
 				{
 					/* [ek, end) lies inside the scan: stop at ek */
 					run->lok = ek;
 					run->lot = et;
+					run->lof = NULL;
 					ps->ck = ek;
 					ps->ct = et;
 				}
@@ -388,7 +494,9 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			ps->next = b;
 			if (end_open)
 				ps->status = FPB_PS_DONE;
-			got = fpb_key_cmp(run->lok, run->lot, run->hik, run->hit) <= 0;
+			got = !empty &&
+				fpb_pscan_cmp(cmp, run->lok, run->lot, run->lof,
+							  run->hik, run->hit, run->hif) <= 0;
 		}
 		else
 		{
@@ -401,10 +509,11 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			}
 			ps->status = FPB_PS_ADVANCING;
 			load = true;
-			xk = ps->ek;
-			xt = ps->et;
+			xkey = fpb_mkkey(ps->ek, ps->et);
 			if (!forward)
-				fpb_key_pred(&xk, &xt);
+				(void) fpb_pscan_pred(cmp, &xkey.k, &xkey.t, &xkey.f);
+			else if (cmp)
+				xl1 = ps->nextl1;
 		}
 		SpinLockRelease(&ps->mutex);
 
@@ -425,15 +534,13 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 
 			if (first && meta->rootlevel < 1)
 				meta = fpb_cached_meta(index, true);
-			if (first && (meta->rootlevel < 1 || fpb_index_cmp(index)))
+			if (first && meta->rootlevel < 1)
 			{
 				/*
 				 * The root is a leaf: one run covers the interval, found by
 				 * descent (the tree may grow meanwhile; right-links still
 				 * lead through it).  Later loads always find a level 1:
-				 * levels are never removed.  A wide index is read so too,
-				 * by one participant: the shared state has no room for
-				 * the values that would bound its runs.
+				 * levels are never removed.
 				 */
 				ps->rootleaf = true;
 				ps->lastl1 = true;
@@ -444,7 +551,7 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			else
 			{
 				ps->rootleaf = false;
-				fpb_pscan_load(index, ps, xk, xt);
+				fpb_pscan_load(index, ps, &xkey, xl1);
 			}
 			SpinLockAcquire(&ps->mutex);
 			ps->status = FPB_PS_IDLE;

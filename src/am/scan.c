@@ -502,9 +502,8 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	so->lot = run.lot;
 	so->hik = run.hik;
 	so->hit = run.hit;
-	/* wide indexes hand out one run per interval, the whole (pscan.c) */
-	so->lof = so->nivals > 0 ? so->ivals[run.ival].lof : so->slof;
-	so->hif = so->nivals > 0 ? so->ivals[run.ival].hif : so->shif;
+	so->lof = run.lof;
+	so->hif = run.hif;
 	so->runlast = forward ? InvalidBlockNumber : run.last;
 	startkey = forward ? fpb_scan_lo(so) : fpb_scan_hi(so);
 	if (run.start == InvalidBlockNumber)
