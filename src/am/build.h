@@ -64,6 +64,8 @@ typedef struct FpbLevel
 	FpbEntry   *ents;
 	int			n;
 	int			cap;
+	int			pcap;			/* entries of one key a leaf may take, as a
+								 * posting page (posting.c); 0: none */
 } FpbLevel;
 
 /* pages a slice's loader adds to the index per extension-lock hold */

@@ -76,6 +76,8 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	else
 		mid = n / 2;
 	mid = Max(1, Min(mid, n - 1));
+	if (FpbPageIsLeaf(oopq))
+		mid = fpb_posting_split_point(origpage, ents, n, mid, pos);
 	*sepk = ents[mid].k;
 	*sept = ents[mid].t;
 	/* leaf: drop the tiebreaker when the key alone separates (see build.c) */

@@ -149,7 +149,12 @@ fpb_page_check_sane(Relation index, Page page, BlockNumber blkno)
 		(opq->ipheight > 0 && (opq->root >= opq->hwm ||
 							   opq->firstleaf >= opq->hwm ||
 							   opq->lastleaf >= opq->hwm)) ||
-		(opq->ipheight == 0 && opq->nentries != 0) ||
+		(opq->ipheight == 0 && opq->nentries != 0 &&
+		 !FpbPageIsPosting(opq)) ||
+		(FpbPageIsPosting(opq) &&
+		 (opq->level != 0 || opq->ipheight != 0 || opq->nentries < 1 ||
+		  opq->nentries > FPB_POSTING_CAP ||
+		  opq->hwm != fpb_posting_lines(opq->nentries))) ||
 		((opq->level == 0) != FpbPageIsLeaf(opq)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -368,6 +373,8 @@ fpb_page_collect_marks(Page page, FpbEntry *out, bool *dead,
 	int			n = 0;
 	int			guard = 0;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_collect(page, out, dead, blkno);
 	while (line != FPB_NONE)
 	{
 		char	   *node = fpb_chain_step(page, opq, &line, cap, blkno, &guard);
@@ -409,6 +416,8 @@ fpb_page_mark_dead(Page page, uint64 k, uint64 t, BlockNumber blkno)
 	int			n,
 				i;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_mark_dead(page, k, t, blkno);
 	if (line == FPB_NONE)
 		return false;
 	node = fpb_get_node(page, opq, line, opq->x, cap, FPB_NODE_LEAF, blkno);
@@ -433,6 +442,8 @@ fpb_page_count_dead(Page page, BlockNumber blkno)
 	int			ndead = 0;
 	int			guard = 0;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_count_dead(page, blkno);
 	while (line != FPB_NONE)
 	{
 		char	   *node = fpb_chain_step(page, opq, &line, cap, blkno, &guard);
@@ -464,6 +475,9 @@ fpb_page_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo, uint64 thi,
 	int			n = 0;
 	int			guard = 0;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_key_run(page, klo, khi, tlo, thi, blkno, out,
+								   ended);
 	*ended = false;
 	while (line != FPB_NONE)
 	{
@@ -560,6 +574,8 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 	uint16	   *lines;
 	int		   *firstent;
 
+	if (fpb_posting_layout(page, entries, n, fill))
+		return true;
 	if (n == 0)
 	{
 		opq->root = opq->firstleaf = opq->lastleaf = FPB_NONE;
@@ -731,6 +747,8 @@ fpb_page_insert_slot(Page page, const FpbEntry *e, BlockNumber blkno, int *pos)
 	char	   *leaf;
 	FpbNodeHeader *lhdr;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_insert_slot(page, e, blkno, pos);
 	if (opq->ipheight == 0)
 		return -1;
 	leaf = fpb_get_node(page, opq, fpb_descend(page, e->k, e->t, blkno, path, pidx),
@@ -769,6 +787,8 @@ fpb_page_insert_at(Page page, int nodeoff, int pos, const FpbEntry *e,
 	int			moved = lhdr->n - pos + 1;	/* entries pos..n, after */
 	int			nr = 0;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_insert_at(page, pos, e, ranges);
 	/* checked by fpb_page_insert_slot: the change stays out of the hole */
 	Assert(nodeoff + opq->x * FPB_LINE <= ((PageHeader) page)->pd_lower);
 	fpb_leafnode_insert(leaf, lcap, internal, pos, e);
@@ -810,15 +830,13 @@ fpb_innernode_insert(char *node, int cap, int pos, uint64 k, uint64 t,
 }
 
 /*
- * Up to this fill a page whose in-page tree has no room for a node split is
- * reorganised rather than split.  Above the build's fill (90% by default),
- * so that a freshly built page absorbs its first inserts as btree's leaves
- * (filled to 90%, split at 100%) do; below 1, because a nearly full page
- * would be rewritten on almost every insert.
+ * Reorganise: rebuild the in-page tree with the new entry included.  Up to
+ * FPB_REORG_MAX_FILL only: above the build's fill (90% by default), so that
+ * a freshly built page absorbs its first inserts as btree's leaves (filled
+ * to 90%, split at 100%) do; below 1, because a nearly full page would be
+ * rewritten on almost every insert.  A fuller leaf page of one key becomes
+ * a posting page instead of splitting.
  */
-#define FPB_REORG_MAX_FILL	0.97
-
-/* Reorganise: rebuild the in-page tree with the new entry included. */
 static bool
 fpb_page_reorganise(Page page, const FpbEntry *e, BlockNumber blkno)
 {
@@ -830,14 +848,18 @@ fpb_page_reorganise(Page page, const FpbEntry *e, BlockNumber blkno)
 	int			pos;
 	bool		ok;
 
-	if (n + 1 > maxcap * FPB_REORG_MAX_FILL)
-		return false;
 	ents = palloc(sizeof(FpbEntry) * (n + 1));
 	fpb_page_collect(page, ents, blkno);
 	for (pos = n; pos > 0 && fpb_key_cmp(ents[pos - 1].k, ents[pos - 1].t,
 										 e->k, e->t) > 0; pos--)
 		ents[pos] = ents[pos - 1];
 	ents[pos] = *e;
+	if (n + 1 > maxcap * FPB_REORG_MAX_FILL &&
+		!fpb_posting_fits(page, ents, n + 1))
+	{
+		pfree(ents);
+		return false;
+	}
 	ok = fpb_page_layout(page, ents, n + 1, 0);
 	pfree(ents);
 	return ok;
@@ -868,6 +890,8 @@ fpb_page_insert(Page page, const FpbEntry *e, BlockNumber blkno)
 	int			mid;
 	int			nmove;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_insert(page, e, blkno);
 	if (opq->ipheight == 0)
 	{
 		/* empty page: one leaf node is the whole in-page tree */

@@ -122,7 +122,14 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		so->items = repalloc(so->items, sizeof(FpbScanItem) * so->maxitems);
 	}
 
-	line = fpb_page_find_leafnode(page, so->lok, so->lot, blkno);
+	if (FpbPageIsPosting(opq))
+	{
+		n = fpb_posting_scan(page, blkno, so->lok, so->lot, so->hik, so->hit,
+							 so->skipdead, so->items, &before_lo);
+		line = FPB_NONE;
+	}
+	else
+		line = fpb_page_find_leafnode(page, so->lok, so->lot, blkno);
 	if (line != FPB_NONE && line != opq->firstleaf)
 		before_lo = true;
 
