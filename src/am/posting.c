@@ -311,13 +311,15 @@ fpb_split_half_fits(const FpbEntry *ents, int from, int to, int regcap)
  * Where a leaf page split divides its n sorted entries (the new one
  * included), given the split point mid the page would have without posting
  * pages.  Both halves must fit (a half of more than a regular page's
- * entries only as a posting page, so with one key), and a boundary between
- * two keys is preferred to a cut inside a run when it lies within a
- * quarter of the page of mid: the run then stays whole on one side, where
- * it can become a posting page, and the other key's entries keep a
- * regular page.  A page of one key whose new entry comes last (new heap
- * rows: ascending TIDs) keeps 96% on the left, as nbtree's single-value
- * split does, since the left half of such a run rarely gets more.
+ * entries only as a posting page, so with one key), and the boundary
+ * between two keys nearest to mid is taken over any cut inside a run, as
+ * nbtree's many-duplicates split does: a run then stays whole on one side
+ * and grows there into a posting page.  Cut inside a run, its half would
+ * never fill when the run grows at its end (new heap rows: ascending TIDs
+ * go to the right half), and the run would be left on half-full regular
+ * pages.  A page of one key whose new entry comes last keeps 96% on the
+ * left, as nbtree's single-value split does, since the left half of such a
+ * run rarely gets more.
  */
 int
 fpb_posting_split_point(Page page, const FpbEntry *ents, int n, int mid,
@@ -340,7 +342,7 @@ fpb_posting_split_point(Page page, const FpbEntry *ents, int n, int mid,
 		int64		cost = Abs(i - mid);
 
 		if (ents[i - 1].k == ents[i].k)
-			cost += n / 4;
+			cost += n;
 		if (cost < bestcost &&
 			fpb_split_half_fits(ents, 0, i, regcap) &&
 			fpb_split_half_fits(ents, i, n, regcap))
