@@ -186,6 +186,24 @@ SELECT count(*) FROM pp_u WHERE u IS NULL;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 
+-- an unlogged index: a page of many nodes becomes a posting page of fewer
+-- lines (VACUUM), whose array then grows into the lines above it, which
+-- still hold old nodes (nothing zeroes an unlogged page's hole)
+CREATE UNLOGGED TABLE pp_ul (id int4, k int8) WITH (autovacuum_enabled = off);
+INSERT INTO pp_ul SELECT g, CASE WHEN g % 54 = 0 THEN 6 ELSE 5 END
+	FROM generate_series(1, 540) g;
+CREATE INDEX pp_ul_k ON pp_ul USING fpbtree (k) WITH (fillfactor = 100);
+DELETE FROM pp_ul WHERE k = 6;
+VACUUM pp_ul;
+INSERT INTO pp_ul SELECT 1000 + g, 5 FROM generate_series(1, 40) g;
+SELECT fpbtree_check('pp_ul_k', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FROM pp_ul WHERE k = 5;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DROP TABLE pp_ul;
+
 -- the size against btree's deduplicated index: 400,000 rows of 20 values (as
 -- many rows a value as 2M rows of 100 values)
 CREATE TABLE pp_size (k int8) WITH (autovacuum_enabled = off);

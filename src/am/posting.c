@@ -252,8 +252,8 @@ fpb_posting_insert_slot(Page page, const FpbEntry *e, BlockNumber blkno,
 /*
  * fpb_page_insert_at of a posting page: shift the TIDs from pos on up by
  * one, and take one more line when the array grows into it.  The new line
- * was in the hole, zero on the page and in the replayed page alike; the
- * record names pd_lower and hwm, so the hole shrinks in both.
+ * was in the hole, zero in the replayed page and zeroed here; the record
+ * names pd_lower and hwm, so the hole shrinks in both.
  */
 int
 fpb_posting_insert_at(Page page, int pos, const FpbEntry *e,
@@ -265,6 +265,13 @@ fpb_posting_insert_at(Page page, int pos, const FpbEntry *e,
 	int			nr = 0;
 	uint16		hwm = fpb_posting_lines(n + 1);
 
+	/*
+	 * A new line comes from the hole, which is zero after WAL replay but may
+	 * hold old bytes in an unlogged index's page (wal.c zeroes the hole only
+	 * when it logs): zero it, so the page past the last TID is zero always.
+	 */
+	if (hwm != opq->hwm)
+		memset(fpb_line(page, opq->hwm), 0, (Size) (hwm - opq->hwm) * FPB_LINE);
 	memmove(&tids[pos + 1], &tids[pos], (n - pos) * sizeof(ItemPointerData));
 	fpb_t_to_tid(e->t, &tids[pos]);
 	opq->nentries = n + 1;
