@@ -848,6 +848,8 @@ fpb_page_reorganise(Page page, const FpbEntry *e, BlockNumber blkno)
 	int			pos;
 	bool		ok;
 
+	if (n + 1 > maxcap * FPB_REORG_MAX_FILL && !FpbPageIsLeaf(opq))
+		return false;
 	ents = palloc(sizeof(FpbEntry) * (n + 1));
 	fpb_page_collect(page, ents, blkno);
 	for (pos = n; pos > 0 && fpb_key_cmp(ents[pos - 1].k, ents[pos - 1].t,
