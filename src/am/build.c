@@ -438,6 +438,24 @@ fpb_build_newpage(FpbBuildState *bs, uint16 level)
 	return buf;
 }
 
+/*
+ * A leaf of one key becomes a posting page and takes that many entries of
+ * the key (posting.c): at the fillfactor, but at least at nbtree's
+ * single-value fill (96%), since a page of one key is given new entries only
+ * for TIDs inside its range, rarely (new rows of the key go to the run's
+ * end, at the heap's end or in space VACUUM freed).  Not in a parallel build's
+ * slices: they are cut at multiples of the regular leaf capacity, so that
+ * they make exactly the serial load's leaves.
+ */
+static int
+fpb_build_posting_cap(FpbBuildState *bs, int level)
+{
+	if (level > 0 || bs->downlinks != NULL)
+		return 0;
+	return (int) ((int64) FPB_POSTING_CAP *
+				  Max(bs->fillfactor, FPB_POSTING_SPLIT_FILL) / 100);
+}
+
 void
 fpb_build_initlevel(FpbBuildState *bs, int level)
 {
@@ -452,7 +470,8 @@ fpb_build_initlevel(FpbBuildState *bs, int level)
 	lv->leftblk = InvalidBlockNumber;
 	lv->cap = fpb_page_capacity(bs->w, bs->x, level > 0,
 								bs->fillfactor / 100.0);
-	lv->ents = palloc(sizeof(FpbEntry) * lv->cap);
+	lv->pcap = fpb_build_posting_cap(bs, level);
+	lv->ents = palloc(sizeof(FpbEntry) * Max(lv->cap, lv->pcap));
 	lv->n = 0;
 	lv->bytes = 0;
 	bs->nlevels = level + 1;
@@ -580,7 +599,9 @@ fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e)
 		lv->ents[lv->n++] = *e;
 		return;
 	}
-	if (lv->n >= lv->cap)
+	/* a run of one key goes on filling a posting page (sorted: all = e's) */
+	if (lv->n >= lv->cap &&
+		!(lv->n < lv->pcap && lv->ents[0].k == e->k))
 	{
 		fpb_build_nextpage(bs, level, e);
 		lv = &bs->levels[level];

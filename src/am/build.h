@@ -66,6 +66,8 @@ typedef struct FpbLevel
 	int			n;
 	int			cap;
 	Size		bytes;			/* wide: bound of the entries' slot bytes */
+	int			pcap;			/* entries of one key a leaf may take, as a
+								 * posting page (posting.c); 0: none */
 } FpbLevel;
 
 /* pages a slice's loader adds to the index per extension-lock hold */

@@ -70,6 +70,7 @@ typedef struct FpbShared
 	double		reltuples;
 	double		indtuples;
 	bool		brokenhotchain;
+	int64		maxdup;			/* longest run of one key in a run file */
 
 	/* the load, set up by the leader once every run is written */
 	bool		loading;
@@ -145,6 +146,9 @@ fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
 	FpbKey	   *scratch = palloc(sizeof(FpbKey) * FPB_RUN_BATCH);
 	FpbKey	   *keys;
 	int64		n;
+	uint64		prevk = 0;
+	int64		dup = 0;
+	int64		maxdup = 0;
 
 	indexInfo = BuildIndexInfo(index);
 	indexInfo->ii_Concurrent = shared->isconcurrent;
@@ -160,6 +164,13 @@ fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
 	file = BufFileCreateFileSet(&fileset->fs, name);
 	while ((n = fpb_spool_batch(sp, &keys, scratch, FPB_RUN_BATCH)) > 0)
 	{
+		/* the longest run of one key (see fpb_parallel_load) */
+		for (int64 i = 0; i < n; i++)
+		{
+			dup = (dup > 0 && keys[i].k == prevk) ? dup + 1 : 1;
+			prevk = keys[i].k;
+			maxdup = Max(maxdup, dup);
+		}
 		BufFileWrite(file, keys, sizeof(FpbKey) * n);
 		written += n;
 		CHECK_FOR_INTERRUPTS();
@@ -174,6 +185,7 @@ fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
 	if (indexInfo->ii_BrokenHotChain)
 		shared->brokenhotchain = true;
 	shared->nentries[run] = written;
+	shared->maxdup = Max(shared->maxdup, maxdup);
 	SpinLockRelease(&shared->mutex);
 	ConditionVariableBroadcast(&shared->cv);
 }
@@ -279,6 +291,7 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 	ConditionVariableInit(&shared->cv);
 	shared->loading = false;
 	shared->nslices = 0;
+	shared->maxdup = 0;
 	shared->nextslice = 0;
 	shared->nslicesdone = 0;
 	shared->loaded = 0;
@@ -784,15 +797,71 @@ fpb_link_leaf(Relation index, BlockNumber blk, BlockNumber left,
  * downlinks to bs, which builds the levels above (fpb_build_finish closes
  * them).  Returns the entries loaded.
  */
+/*
+ * The load of a build whose entries hold a run of one key longer than a
+ * leaf: the serial load, by the leader, of the merged runs.  Such a run
+ * may become posting pages (posting.c), whose leaves hold more entries than
+ * a regular leaf, so the slices, cut at multiples of the regular capacity,
+ * would not make the serial load's leaves.  The workers find no slice and
+ * end.
+ */
+static int64
+fpb_parallel_load_serial(FpbParallel *fp, FpbBuildState *bs)
+{
+	FpbShared  *shared = fp->shared;
+	FpbSlices  *sl = &fp->slices;
+	FpbRun	   *runs = palloc0(sizeof(FpbRun) * sl->nruns);
+	int			nruns = 0;
+	int64		loaded;
+
+	SpinLockAcquire(&shared->mutex);
+	shared->nslices = 0;
+	shared->loading = true;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+	WaitForParallelWorkersToFinish(fp->pcxt);
+	for (int i = 0; i < fp->pcxt->nworkers_launched; i++)
+		InstrAccumParallelQuery(&fp->bufferusage[i], &fp->walusage[i]);
+
+	for (int r = 0; r < sl->nruns; r++)
+	{
+		int64		n = Max(shared->nentries[r], 0);
+		char		name[MAXPGPATH];
+
+		if (n == 0)
+			continue;
+		fpb_run_name(name, r);
+		runs[nruns].file = BufFileOpenFileSet(&fp->fileset->fs, name,
+											  O_RDONLY, false);
+		runs[nruns].participant = r;
+		runs[nruns].expect = -1;
+		runs[nruns].limit = n;
+		nruns++;
+	}
+	loaded = fpb_build_load(bs, runs, nruns);
+	pfree(runs);
+	return loaded;
+}
+
 int64
 fpb_parallel_load(FpbParallel *fp, FpbBuildState *bs)
 {
 	FpbShared  *shared = fp->shared;
 	FpbSlices  *sl = &fp->slices;
-	int			nslices = fpb_make_slices(fp, bs);
+	int			nslices;
 	int			prev = -1;
 	int64		nleaves = 0;
 	FpbEntry	first = {0};
+
+	/*
+	 * A key with more entries than a leaf takes has more than 1/nruns of
+	 * them in some run: then a serial load may make posting pages, and only
+	 * the serial load makes exactly its leaves.
+	 */
+	if (shared->maxdup * sl->nruns >
+		fpb_page_capacity(bs->w, bs->x, false, bs->fillfactor / 100.0))
+		return fpb_parallel_load_serial(fp, bs);
+	nslices = fpb_make_slices(fp, bs);
 
 	SpinLockAcquire(&shared->mutex);
 	shared->nslices = nslices;

@@ -201,6 +201,8 @@ fpb_t_to_heaptid(uint64 t, ItemPointer htid)
 										 * VACUUM cycle's group (vacuum.c) */
 #define FPB_F_WIDE				0x0040	/* page of a wide index: full values
 										 * in slots below pd_upper */
+#define FPB_F_POSTING			0x0080	/* leaf of one key: key once, TIDs
+										 * (posting.c) */
 
 typedef struct FpbPageOpaqueData
 {
@@ -237,6 +239,7 @@ StaticAssertDecl(sizeof(FpbPageOpaqueData) <= FPB_SPECIAL_SIZE,
 #define FpbPageIsRightmost(opq) ((opq)->right == InvalidBlockNumber)
 #define FpbPageIsLeftmost(opq)	((opq)->left == InvalidBlockNumber)
 #define FpbPageIsDeleted(opq)	(((opq)->flags & FPB_F_DELETED) != 0)
+#define FpbPageIsPosting(opq)	(((opq)->flags & FPB_F_POSTING) != 0)
 #define FpbPageIsHalfDead(opq)	(((opq)->flags & FPB_F_HALF_DEAD) != 0)
 /* half-dead or deleted: holds nothing, scans and descents step right */
 #define FpbPageIsIgnore(opq) \
@@ -309,6 +312,30 @@ fpb_node_children(char *node, int cap)
 {
 	return (BlockNumber *) TYPEALIGN(4, node + FPB_NODE_HDR + 14 * cap);
 }
+
+/*
+ * Posting pages (posting.c): the key once at FPB_DATA_START, then the TIDs.
+ * FPB_POSTING_CAP is 1,342 with 8 kB pages, against 540 entries of a
+ * regular leaf page with the usual widths.
+ */
+#define FPB_POSTING_CAP \
+	((int) ((FPB_NLINES * FPB_LINE - sizeof(uint64)) / sizeof(ItemPointerData)))
+#define FPB_POSTING_SPLIT_FILL	96	/* % left in a single-key split's left
+									 * half, as nbtree's single-value split */
+
+static inline int
+fpb_posting_lines(int n)
+{
+	return (int) ((sizeof(uint64) + n * sizeof(ItemPointerData) +
+				   FPB_LINE - 1) / FPB_LINE);
+}
+
+/*
+ * Up to this fill a page whose in-page tree has no room for a node split is
+ * reorganised rather than split; above it, a leaf page of one key becomes a
+ * posting page (page.c, posting.c).
+ */
+#define FPB_REORG_MAX_FILL	0.97
 
 /* Metapage, block 0 */
 #define FPB_METAPAGE_BLKNO	0
@@ -500,6 +527,29 @@ extern void fpb_prefetch_node(char *node, int lines);
 					RelationGetRelationName(index), (blkno)), \
 			 errdetail(__VA_ARGS__)))
 
+/* ---- posting.c: posting pages, leaves of one key ---- */
+extern bool fpb_posting_fits(Page page, const FpbEntry *entries, int n);
+extern bool fpb_posting_layout(Page page, const FpbEntry *entries, int n,
+							   double fill);
+extern int	fpb_posting_collect(Page page, FpbEntry *out, bool *dead,
+								BlockNumber blkno);
+extern bool fpb_posting_mark_dead(Page page, uint64 k, uint64 t,
+								  BlockNumber blkno);
+extern int	fpb_posting_count_dead(Page page, BlockNumber blkno);
+extern int	fpb_posting_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo,
+								uint64 thi, BlockNumber blkno, uint64 *out,
+								bool *ended);
+extern int	fpb_posting_insert_slot(Page page, const FpbEntry *e,
+									BlockNumber blkno, int *pos);
+extern int	fpb_posting_insert_at(Page page, int pos, const FpbEntry *e,
+								  FpbByteRange *ranges);
+extern bool fpb_posting_insert(Page page, const FpbEntry *e,
+							   BlockNumber blkno);
+extern int	fpb_posting_split_point(Page page, const FpbEntry *ents, int n,
+									int mid, int newpos);
+extern FpbEntry *fpb_check_posting(Relation index, Page page,
+								   BlockNumber blkno, int *nentries);
+
 /* ---- meta.c ---- */
 extern void fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel,
 							  int w, int x, int fillfactor, double t1,
@@ -578,6 +628,11 @@ typedef struct FpbScanItem
 	uint64		t;
 	const char *f;				/* wide index-only scans: the value */
 } FpbScanItem;
+
+/* posting.c: a scan's copy of a posting page */
+extern int	fpb_posting_scan(Page page, BlockNumber blkno, uint64 lok,
+							 uint64 lot, uint64 hik, uint64 hit, bool skipdead,
+							 FpbScanItem *items, bool *before_lo);
 
 #define FPB_PF_OFF		0		/* disabled, short scan, or finished */
 #define FPB_PF_PENDING	1		/* decide when the scan reaches leaf two */

@@ -77,6 +77,9 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	else
 		want = n / 2;
 	want = Max(1, Min(want, n - 1));
+	/* a narrow leaf's split point keeps runs of one key whole (posting.c) */
+	if (FpbPageIsLeaf(oopq) && cmp == NULL)
+		want = fpb_posting_split_point(origpage, ents, n, want, pos);
 
 	rbuf = fpb_newbuf(index);
 	rblk = BufferGetBlockNumber(rbuf);

@@ -200,7 +200,12 @@ fpb_page_check_sane(Relation index, Page page, BlockNumber blkno)
 		(opq->ipheight > 0 && (opq->root >= opq->hwm ||
 							   opq->firstleaf >= opq->hwm ||
 							   opq->lastleaf >= opq->hwm)) ||
-		(opq->ipheight == 0 && opq->nentries != 0) ||
+		(opq->ipheight == 0 && opq->nentries != 0 &&
+		 !FpbPageIsPosting(opq)) ||
+		(FpbPageIsPosting(opq) &&
+		 (opq->level != 0 || opq->ipheight != 0 || opq->nentries < 1 ||
+		  opq->nentries > FPB_POSTING_CAP ||
+		  opq->hwm != fpb_posting_lines(opq->nentries))) ||
 		((opq->level == 0) != FpbPageIsLeaf(opq)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -457,6 +462,8 @@ fpb_page_collect_marks(Page page, FpbEntry *out, bool *dead,
 	int			n = 0;
 	int			guard = 0;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_collect(page, out, dead, blkno);
 	while (line != FPB_NONE)
 	{
 		char	   *node = fpb_chain_step(page, opq, &line, cap, blkno, &guard);
@@ -500,6 +507,9 @@ fpb_page_mark_dead(Page page, uint64 k, uint64 t, BlockNumber blkno)
 	ItemPointerData *tids;
 	int			n,
 				i;
+
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_mark_dead(page, k, t, blkno);
 
 	/*
 	 * A wide page cannot be searched without the full value, which a scan
@@ -554,6 +564,8 @@ fpb_page_count_dead(Page page, BlockNumber blkno)
 	int			ndead = 0;
 	int			guard = 0;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_count_dead(page, blkno);
 	while (line != FPB_NONE)
 	{
 		char	   *node = fpb_chain_step(page, opq, &line, cap, blkno, &guard);
@@ -586,6 +598,9 @@ fpb_page_key_run(Page page, const FpbCmp *cmp, const FpbEntry *lo,
 	int			n = 0;
 	int			guard = 0;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_key_run(page, lo->k, hi->k, lo->t, hi->t, blkno,
+								   out, ended);
 	*ended = false;
 	while (line != FPB_NONE)
 	{
@@ -803,6 +818,9 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 			return false;
 	}
 
+	/* posting pages are narrow only: a wide key is its value */
+	if (!wide && fpb_posting_layout(page, entries, n, fill))
+		return true;
 	if (n == 0)
 	{
 		if (wide)
@@ -986,6 +1004,8 @@ fpb_page_insert_slot(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	char	   *leaf;
 	FpbNodeHeader *lhdr;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_insert_slot(page, e, blkno, pos);
 	if (opq->ipheight == 0)
 		return -1;
 	leaf = fpb_get_node(page, opq, fpb_descend(page, cmp, e, blkno, path, pidx),
@@ -1037,6 +1057,8 @@ fpb_page_insert_at(Page page, int nodeoff, int pos, const FpbEntry *e,
 	uint16		oldupper = ph->pd_upper;
 	FpbEntry	se = *e;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_insert_at(page, pos, e, ranges);
 	/* checked by fpb_page_insert_slot: the change stays out of the hole */
 	Assert(nodeoff + opq->x * FPB_LINE <= ((PageHeader) page)->pd_lower);
 	if (opq->flags & FPB_F_WIDE)
@@ -1086,15 +1108,13 @@ fpb_innernode_insert(char *node, int cap, int pos, uint64 k, uint64 t,
 }
 
 /*
- * Up to this fill a page whose in-page tree has no room for a node split is
- * reorganised rather than split.  Above the build's fill (90% by default),
- * so that a freshly built page absorbs its first inserts as btree's leaves
- * (filled to 90%, split at 100%) do; below 1, because a nearly full page
- * would be rewritten on almost every insert.
+ * Reorganise: rebuild the in-page tree with the new entry included.  Up to
+ * FPB_REORG_MAX_FILL only: above the build's fill (90% by default), so that
+ * a freshly built page absorbs its first inserts as btree's leaves (filled
+ * to 90%, split at 100%) do; below 1, because a nearly full page would be
+ * rewritten on almost every insert.  A fuller leaf page of one key becomes
+ * a posting page instead of splitting.
  */
-#define FPB_REORG_MAX_FILL	0.97
-
-/* Reorganise: rebuild the in-page tree with the new entry included. */
 static bool
 fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 					BlockNumber blkno)
@@ -1107,13 +1127,19 @@ fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	int			pos;
 	bool		ok;
 
-	if (n + 1 > maxcap * FPB_REORG_MAX_FILL)
+	if (n + 1 > maxcap * FPB_REORG_MAX_FILL && !FpbPageIsLeaf(opq))
 		return false;
 	ents = palloc(sizeof(FpbEntry) * (n + 1));
 	fpb_page_collect(page, ents, blkno);
 	for (pos = n; pos > 0 && fpb_entry_cmp(cmp, &ents[pos - 1], e) > 0; pos--)
 		ents[pos] = ents[pos - 1];
 	ents[pos] = *e;
+	if (n + 1 > maxcap * FPB_REORG_MAX_FILL &&
+		!fpb_posting_fits(page, ents, n + 1))
+	{
+		pfree(ents);
+		return false;
+	}
 	ok = fpb_page_layout(page, ents, n + 1, 0);
 	pfree(ents);
 	return ok;
@@ -1147,6 +1173,8 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	int			nlines = FPB_NLINES;
 	FpbEntry	se = *e;
 
+	if (FpbPageIsPosting(opq))
+		return fpb_posting_insert(page, e, blkno);
 	if (opq->ipheight == 0)
 	{
 		/* empty page: one leaf node is the whole in-page tree */

@@ -151,6 +151,13 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		vp = so->itemvals;
 	}
 
+	if (FpbPageIsPosting(opq))
+	{
+		n = fpb_posting_scan(page, blkno, so->lok, so->lot, so->hik, so->hit,
+							 so->skipdead, so->items, &before_lo);
+		line = FPB_NONE;
+	}
+	else
 	{
 		FpbEntry	lo = fpb_scan_lo(so);
 

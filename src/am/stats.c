@@ -131,7 +131,8 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 			if (level == 0)
 			{
 				entries += opq->nentries;
-				fillsum += (double) opq->nentries / fanout;
+				fillsum += (double) opq->nentries /
+					(FpbPageIsPosting(opq) ? FPB_POSTING_CAP : fanout);
 				leafpages++;
 			}
 			else if (blkno == leftmost)

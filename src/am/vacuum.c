@@ -232,7 +232,8 @@ fpb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	BlockNumber blkno = FPB_METAPAGE_BLKNO + 1;
 	BlockNumber npages;
 	MemoryContext cxt;
-	FpbEntry   *ents = palloc(sizeof(FpbEntry) * BLCKSZ / 8);
+	/* a page's entries: a regular page holds fewer than a posting page */
+	FpbEntry   *ents = palloc(sizeof(FpbEntry) * FPB_POSTING_CAP);
 	uint16		cycle = fpb_vacuum_start(index);
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "fpbtree vacuum",

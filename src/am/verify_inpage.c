@@ -292,6 +292,11 @@ fpb_check_inpage(Relation index, Page page, BlockNumber blkno, int *nentries)
 		fpb_index_corrupt(index, blkno,
 						  "The high key carries the dead mark of a leaf entry.");
 
+	if (FpbPageIsPosting(opq))
+	{
+		pfree(ws);
+		return fpb_check_posting(index, page, blkno, nentries);
+	}
 	if (opq->ipheight == 0)
 	{
 		if (opq->nentries != 0 || opq->root != FPB_NONE ||

@@ -20,7 +20,8 @@
 #    send a descent round two leaves, a left-link leads right, a leaf's
 #    pd_lower leaves its nodes in the hole, a downlink leads to the
 #    metapage, a level-1 page is empty and its own sibling, the node widths
-#    are zero, the version is wrong.  Every statement through the index, and
+#    are zero, the version is wrong, a posting page counts more TIDs than
+#    it holds or has two out of order.  Every statement through the index, and
 #    fpbtree_check, must fail at once with ERRCODE_INDEX_CORRUPTED (XX002)
 #    naming the block.  Without validation, most of these hang (some
 #    uninterruptibly), wait for their own buffer lock, return too few rows
@@ -76,14 +77,18 @@ my @dcases = (
 	[ d_widths0 => 10 ],
 	[ d_version => 10 ],
 	[ d_deadmark => 10 ],
-	[ d_split => 100 ],);
+	[ d_split => 100 ],
+	[ d_postcount => 100, '5' ],
+	[ d_postorder => 100, '5' ],);
 for my $c (@dcases)
 {
-	my ($t, $ff) = @$c;
+	my ($t, $ff, $kexpr) = @$c;
+	# d_post*: one key, so the leaves are posting pages (src/am/posting.c)
+	$kexpr //= '(g * 7919) % 100003';
 	$node->safe_psql(
 		'postgres', qq{
 CREATE TABLE $t (id int4, k int8);
-INSERT INTO $t SELECT g, (g * 7919) % 100003 FROM generate_series(1, 10000) g;
+INSERT INTO $t SELECT g, $kexpr FROM generate_series(1, 10000) g;
 CREATE INDEX ${t}_k ON $t USING fpbtree (k) WITH (fillfactor = $ff);
 VACUUM $t;
 });
@@ -435,6 +440,26 @@ my (%dblk, %dnote);
 	patch($f, $leaves[0], right => $leaves[0]);
 	$dblk{d_split} = [ $leaves[0] ];
 	$dnote{d_split} = "full leftmost leaf $leaves[0] right-link = itself";
+
+	# a posting page (flag 0x40) counts more TIDs than its lines hold
+	$f = $path{d_postcount};
+	@leaves = grep { opaque(read_block($f, $_))->{flags} & 0x40 } level_chain($f, 0);
+	die 'no posting page in d_postcount' unless @leaves;
+	patch($f, $leaves[1], nentries => 1300);
+	$dblk{d_postcount} = [ $leaves[1] ];
+	$dnote{d_postcount} = "posting page $leaves[1] entry count 1300";
+
+	# two TIDs of a posting page out of order: only fpbtree_check sees it
+	$f = $path{d_postorder};
+	@leaves = grep { opaque(read_block($f, $_))->{flags} & 0x40 } level_chain($f, 0);
+	die 'no posting page in d_postorder' unless @leaves;
+	{
+		my $page = read_block($f, $leaves[1]);
+		my ($t0, $t1) = (substr($page, 72, 6), substr($page, 78, 6));
+		patch($f, $leaves[1], raw => [ 72, 'a12', $t1 . $t0 ]);
+	}
+	$dblk{d_postorder} = [ $leaves[1] ];
+	$dnote{d_postorder} = "posting page $leaves[1] first two TIDs swapped";
 }
 note("D: $_: $dnote{$_}") for sort keys %dnote;
 
@@ -536,7 +561,9 @@ my @dplan = (
 	[ d_widths0 => qw(stats fwd check) ],
 	[ d_version => qw(fwd check) ],
 	[ d_deadmark => qw(check) ],
-	[ d_split => qw(ins check) ],);
+	[ d_split => qw(ins check) ],
+	[ d_postcount => qw(fwd bwd check) ],
+	[ d_postorder => qw(check) ],);
 for my $p (@dplan)
 {
 	my ($t, @stmts) = @$p;

@@ -5,10 +5,10 @@
 # rebuilt from the delta with that image during replay: a delta that misses
 # a change stops the standby with "inconsistent page found".  The workload
 # covers in-page inserts and splits, reorganisations, page and root splits,
-# duplicates, NULLs, deletions by VACUUM, and a second split-heavy index with
-# narrow nodes, and a text index (wide keys: values in slots below pd_upper,
-# which every split, reorganisation and insert rewrites or extends).  Index
-# scans over deleted rows set no dead marks here.
+# duplicates (posting pages), NULLs, deletions by VACUUM, a second
+# split-heavy index with narrow nodes, and a text index (wide keys: values in
+# slots below pd_upper, which every split, reorganisation and insert rewrites
+# or extends).  Index scans over deleted rows set no dead marks here.
 
 use strict;
 use warnings;
@@ -74,6 +74,10 @@ INSERT INTO w SELECT 40000 + g, hashint4(g * 13), g / 7.0 FROM generate_series(1
 VACUUM w;
 INSERT INTO w SELECT 30000 + g, hashint4(g * 17), -g, md5((g * 3)::text)
 	FROM generate_series(1, 3000) g ORDER BY hashint4(g);
+-- posting pages (src/am/posting.c): the run of 42 gets rows in the heap
+-- space VACUUM freed (TIDs inside the run: shifts in the array, new lines),
+-- and its neighbours 41 and 43 split it at the key
+INSERT INTO w SELECT 50000 + g, 41 + g % 3, NULL FROM generate_series(1, 1500) g;
 });
 
 $primary->wait_for_catchup($standby, 'replay');
