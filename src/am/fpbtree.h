@@ -272,6 +272,14 @@ fpb_line(Page page, uint16 line)
 	return (char *) page + FPB_DATA_START + (Size) line * FPB_LINE;
 }
 
+/* Set the high-water mark of node lines; pd_lower follows it (above). */
+static inline void
+fpb_page_set_hwm(Page page, FpbPageOpaque opq, int hwm)
+{
+	opq->hwm = hwm;
+	((PageHeader) page)->pd_lower = FPB_DATA_START + hwm * FPB_LINE;
+}
+
 /* capacities (entries per node) for given widths */
 static inline int
 fpb_leafcap(int x, bool internal_page)

@@ -2,8 +2,8 @@
  *
  * page.c
  *	  One fpbtree page and the in-page tree of cache-line nodes inside it:
- *	  layout (bulk load, reorganisation, page split halves), search, and
- *	  insertion with in-page leaf node splits.
+ *	  search, reading entries, and insertion with in-page leaf node splits
+ *	  (the layout of a whole page is in layout.c).
  *
  * Nothing here touches buffers, locks or WAL: callers hand in a page they
  * may modify (usually wal.c's copy) and log it themselves.
@@ -31,13 +31,6 @@ fpb_prefetch_node(char *node, int lines)
 		FPB_PREFETCH_R(node + i * FPB_LINE);
 }
 
-static inline void
-fpb_set_hwm(Page page, FpbPageOpaque opq, int hwm)
-{
-	opq->hwm = hwm;
-	((PageHeader) page)->pd_lower = FPB_DATA_START + hwm * FPB_LINE;
-}
-
 void
 fpb_page_init(Page page, uint16 level, uint16 flags, int w, int x)
 {
@@ -56,7 +49,7 @@ fpb_page_init(Page page, uint16 level, uint16 flags, int w, int x)
 	opq->w = w;
 	opq->x = x;
 	opq->pageid = FPB_PAGE_ID;
-	fpb_set_hwm(page, opq, 0);
+	fpb_page_set_hwm(page, opq, 0);
 }
 
 /* Lines a page's nodes may use: up to its slotted area, if any. */
@@ -631,319 +624,6 @@ fpb_page_key_run(Page page, const FpbCmp *cmp, const FpbEntry *lo,
 	return n;
 }
 
-/* Number of non-leaf nodes above m leaf nodes, and levels (incl. leaves). */
-static int
-fpb_inner_nodes(int m, int icap, int *levels)
-{
-	int			total = 0;
-	int			lv = 1;
-
-	while (m > 1)
-	{
-		m = (m + icap - 1) / icap;
-		total += m;
-		lv++;
-	}
-	if (levels)
-		*levels = lv;
-	return total;
-}
-
-/* Most in-page leaf nodes nlines lines can hold with widths w, x. */
-static int
-fpb_max_leafnodes(int w, int x, int nlines)
-{
-	int			icap = fpb_innercap(w);
-	int			m = nlines / x;
-
-	while (m > 1 && m * x + fpb_inner_nodes(m, icap, NULL) * w > nlines)
-		m--;
-	return m;
-}
-
-/*
- * Would n entries laid out with fill (> 0), beside slots of slotbytes,
- * fit a page?  The bulk load of a wide index asks, with fpb_page_layout's
- * arithmetic.
- */
-bool
-fpb_page_fits(int w, int x, bool internal_page, double fill, int n,
-			  Size slotbytes)
-{
-	int			lcap = fpb_leafcap(x, internal_page);
-	int			per = Max(1, Min(lcap, (int) (lcap * fill)));
-	int			nlines;
-	int			m,
-				levels,
-				ninner;
-
-	if (slotbytes > BLCKSZ)
-		return false;
-	nlines = ((int) (BLCKSZ - FPB_SPECIAL_SIZE - slotbytes) - FPB_DATA_START) /
-		FPB_LINE;
-	m = (n + per - 1) / per;
-	ninner = fpb_inner_nodes(m, fpb_innercap(w), &levels);
-	return levels <= FPB_MAX_IPHEIGHT && m * x + ninner * w <= nlines;
-}
-
-/*
- * Entries a page holds when laid out with every leaf node filled to fill
- * (the bulk-load target) -- or completely, with fill = 1.
- */
-int
-fpb_page_capacity(int w, int x, bool internal_page, double fill)
-{
-	int			lcap = fpb_leafcap(x, internal_page);
-	int			per = Max(1, Min(lcap, (int) (lcap * fill)));
-
-	return fpb_max_leafnodes(w, x, FPB_NLINES) * per;
-}
-
-/*
- * Rebuild the page's in-page tree from n sorted entries.  Page-level fields
- * (level, links, high key, flags) are kept.  With fill > 0 each leaf node
- * gets about fill * capacity entries; with fill = 0 the entries are spread
- * over as many leaf nodes as the page holds, which leaves the most free slots
- * in every node.  Returns false, leaving the page untouched, if the entries
- * do not fit.
- */
-/*
- * Wide page: rewrite the slotted area with the high key's value and the
- * values of entries, compacted, and return the keys the nodes are to hold
- * (prefix and new slot offset; palloc'd).  The values are copied out first,
- * since they may lie in this page's area.  Returns NULL, leaving the page
- * untouched, if the area would leave fewer than minlines node lines.
- */
-static uint64 *
-fpb_layout_slots(Page page, const FpbEntry *entries, int n, int minlines)
-{
-	FpbPageOpaque opq = FpbPageGetOpaque(page);
-	PageHeader	ph = (PageHeader) page;
-	FpbEntry	hk;
-	bool		hashk;
-	int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
-	Size		total = 0;
-	char	   *stage,
-			   *sp;
-	uint64	   *keys;
-	Size	   *lens;
-
-	hashk = !FpbPageIsRightmost(opq) &&
-		(opq->hikey & FPB_WIDE_OFFMASK) != 0;
-	if (hashk)
-	{
-		fpb_page_get_hikey(page, &hk, InvalidBlockNumber);
-		upper -= fpb_slot_need(page, hk.f, upper);
-		total += INTALIGN(fpb_slot_len(page, hk.f));
-	}
-	for (int i = 0; i < n; i++)
-	{
-		upper -= fpb_slot_need(page, entries[i].f, upper);
-		total += INTALIGN(fpb_slot_len(page, entries[i].f));
-	}
-	if (upper < FPB_DATA_START + minlines * FPB_LINE)
-		return NULL;
-
-	/* copy the values out, then write them afresh from the top */
-	stage = sp = palloc(total + 1);
-	if (hashk)
-	{
-		Size		len = fpb_slot_len(page, hk.f);
-
-		memcpy(sp, hk.f, len);
-		hk.f = sp;
-		sp += INTALIGN(len);
-	}
-	keys = palloc(sizeof(uint64) * Max(n, 1));
-	lens = palloc(sizeof(Size) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-	{
-		lens[i] = fpb_slot_len(page, entries[i].f);
-		if (lens[i] > 0)
-			memcpy(sp, entries[i].f, lens[i]);
-		sp += INTALIGN(lens[i]);
-	}
-	ph->pd_upper = BLCKSZ - FPB_SPECIAL_SIZE;
-	if (hashk)
-		opq->hikey = fpb_slot_put(page, hk.k, hk.f);
-	sp = stage + (hashk ? INTALIGN(fpb_slot_len(page, hk.f)) : 0);
-	for (int i = 0; i < n; i++)
-	{
-		keys[i] = fpb_slot_put(page, entries[i].k, lens[i] > 0 ? sp : NULL);
-		sp += INTALIGN(lens[i]);
-	}
-	Assert(ph->pd_upper == upper);
-	pfree(stage);
-	pfree(lens);
-	return keys;
-}
-
-bool
-fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
-{
-	FpbPageOpaque opq = FpbPageGetOpaque(page);
-	bool		internal = !FpbPageIsLeaf(opq);
-	bool		wide = (opq->flags & FPB_F_WIDE) != 0;
-	int			w = opq->w,
-				x = opq->x;
-	int			lcap = fpb_leafcap(x, internal);
-	int			icap = fpb_innercap(w);
-	int			nlines = FPB_NLINES;
-	int			m;
-	int			levels;
-	int			counts[FPB_MAX_IPHEIGHT];
-	uint16		firstline[FPB_MAX_IPHEIGHT] = {0};
-	int			ninner;
-	int			line;
-	uint16	   *lines;
-	int		   *firstent;
-	uint64	   *wkeys = NULL;
-
-	/* a wide page's nodes get the lines its values leave */
-	if (wide)
-	{
-		int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
-
-		if (!FpbPageIsRightmost(opq) && (opq->hikey & FPB_WIDE_OFFMASK))
-		{
-			FpbEntry	hk;
-
-			fpb_page_get_hikey(page, &hk, InvalidBlockNumber);
-			upper -= fpb_slot_need(page, hk.f, upper);
-		}
-		for (int i = 0; i < n; i++)
-			upper -= fpb_slot_need(page, entries[i].f, upper);
-		nlines = (upper - FPB_DATA_START) / FPB_LINE;
-		if (nlines < 0)
-			return false;
-	}
-
-	/* posting pages are narrow only: a wide key is its value */
-	if (!wide && fpb_posting_layout(page, entries, n, fill))
-		return true;
-	if (n == 0)
-	{
-		if (wide)
-			pfree(fpb_layout_slots(page, entries, 0, 0));
-		opq->root = opq->firstleaf = opq->lastleaf = FPB_NONE;
-		opq->ipheight = 0;
-		opq->nentries = 0;
-		fpb_set_hwm(page, opq, 0);
-		return true;
-	}
-
-	if (fill > 0)
-	{
-		int			per = Max(1, Min(lcap, (int) (lcap * fill)));
-
-		m = (n + per - 1) / per;
-	}
-	else
-	{
-		m = Min(fpb_max_leafnodes(w, x, nlines), n);
-		if ((int64) m * lcap < n)
-			return false;
-	}
-	if ((int64) m * lcap < n)
-		m = (n + lcap - 1) / lcap;
-	ninner = fpb_inner_nodes(m, icap, &levels);
-	if (levels > FPB_MAX_IPHEIGHT || m * x + ninner * w > nlines)
-		return false;
-	if (wide)
-	{
-		/* cannot fail now: the lines were counted above */
-		wkeys = fpb_layout_slots(page, entries, n, m * x + ninner * w);
-		Assert(wkeys != NULL);
-	}
-
-	/* node counts per level, 0 = leaf nodes */
-	counts[0] = m;
-	for (int l = 1; l < levels; l++)
-		counts[l] = (counts[l - 1] + icap - 1) / icap;
-
-	/* place the root first, then each level below it, leaves last */
-	line = 0;
-	for (int l = levels - 1; l >= 0; l--)
-	{
-		firstline[l] = line;
-		line += counts[l] * (l == 0 ? x : w);
-	}
-	fpb_set_hwm(page, opq, line);
-
-	/* leaf nodes: entries spread evenly */
-	lines = palloc(sizeof(uint16) * m);
-	firstent = palloc(sizeof(int) * m);
-	for (int j = 0; j < m; j++)
-	{
-		int			from = (int) (((int64) n * j) / m);
-		int			to = (int) (((int64) n * (j + 1)) / m);
-		char	   *node = fpb_line(page, firstline[0] + j * x);
-		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
-		uint64	   *keys = fpb_node_keys(node);
-		ItemPointerData *tids = fpb_node_tids(node, lcap);
-		BlockNumber *ch = internal ? fpb_node_children(node, lcap) : NULL;
-
-		memset(node, 0, (Size) x * FPB_LINE);
-		hdr->kind = FPB_NODE_LEAF;
-		hdr->n = to - from;
-		hdr->prev = (j == 0) ? FPB_NONE : firstline[0] + (j - 1) * x;
-		hdr->next = (j == m - 1) ? FPB_NONE : firstline[0] + (j + 1) * x;
-		for (int i = from; i < to; i++)
-		{
-			keys[i - from] = wkeys ? wkeys[i] : entries[i].k;
-			fpb_t_to_tid(entries[i].t, &tids[i - from]);
-			if (ch)
-				ch[i - from] = entries[i].child;
-		}
-		lines[j] = firstline[0] + j * x;
-		firstent[j] = from;
-	}
-	opq->firstleaf = firstline[0];
-	opq->lastleaf = firstline[0] + (m - 1) * x;
-
-	/* non-leaf levels, bottom-up: children spread evenly */
-	for (int l = 1; l < levels; l++)
-	{
-		int			nchild = counts[l - 1];
-		int			nnodes = counts[l];
-
-		for (int j = 0; j < nnodes; j++)
-		{
-			int			from = (int) (((int64) nchild * j) / nnodes);
-			int			to = (int) (((int64) nchild * (j + 1)) / nnodes);
-			uint16		myline = firstline[l] + j * w;
-			char	   *node = fpb_line(page, myline);
-			FpbNodeHeader *hdr = (FpbNodeHeader *) node;
-			uint64	   *keys = fpb_node_keys(node);
-			ItemPointerData *tids = fpb_node_tids(node, icap);
-			uint16	   *cl = fpb_node_lines(node, icap);
-
-			memset(node, 0, (Size) w * FPB_LINE);
-			hdr->kind = FPB_NODE_INNER;
-			hdr->n = to - from;
-			hdr->prev = hdr->next = FPB_NONE;
-			for (int i = from; i < to; i++)
-			{
-				keys[i - from] = wkeys ? wkeys[firstent[i]] :
-					entries[firstent[i]].k;
-				fpb_t_to_tid(entries[firstent[i]].t, &tids[i - from]);
-				cl[i - from] = lines[i];
-			}
-			/* this level's nodes become the children of the next level */
-			lines[j] = myline;
-			firstent[j] = firstent[from];
-		}
-	}
-	opq->root = firstline[levels - 1];
-	opq->ipheight = levels;
-	opq->nentries = n;
-	pfree(lines);
-	pfree(firstent);
-	if (wkeys)
-		pfree(wkeys);
-	return true;
-}
-
 /* Allocate a node of width lines above the high-water mark. */
 static uint16
 fpb_alloc_node(Page page, FpbPageOpaque opq, int width, int kind)
@@ -953,7 +633,7 @@ fpb_alloc_node(Page page, FpbPageOpaque opq, int width, int kind)
 
 	if ((int) line + width > fpb_page_nlines(page))
 		return FPB_NONE;
-	fpb_set_hwm(page, opq, line + width);
+	fpb_page_set_hwm(page, opq, line + width);
 	memset(fpb_line(page, line), 0, (Size) width * FPB_LINE);
 	hdr = (FpbNodeHeader *) fpb_line(page, line);
 	hdr->kind = kind;
