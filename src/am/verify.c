@@ -85,20 +85,13 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
+#include "verify.h"
+
 PG_FUNCTION_INFO_V1(fpbtree_check);
 
 /* Report a broken invariant of block blkno of the index being checked. */
 #define fpb_corrupt(st, blkno, ...) \
 	fpb_index_corrupt((st)->index, (blkno), __VA_ARGS__)
-
-static int
-fpb_check_key_qcmp(const void *a, const void *b)
-{
-	const FpbKey *x = (const FpbKey *) a;
-	const FpbKey *y = (const FpbKey *) b;
-
-	return fpb_key_cmp(x->k, x->t, y->k, y->t);
-}
 
 /* Is (k, t, f) the same key as b (in a wide index: the same value)? */
 static bool
@@ -124,35 +117,6 @@ typedef struct FpbDownlink
 	const char *f;				/* wide indexes: its value */
 } FpbDownlink;
 
-/* State of one fpbtree_check() call */
-typedef struct FpbCheckState
-{
-	Relation	index;
-	Relation	heap;
-	BlockNumber nblocks;		/* relation size; fixed under our locks */
-	FpbMetaPageData meta;
-	uint8	   *reached;		/* bitmap: block reached by the walk */
-	BlockNumber nreached;
-	MemoryContext pagecxt;		/* reset for every page */
-	Page		page;			/* private copy of the page being checked */
-	Page		page2;			/* another, for re-reading a sibling */
-
-	/*
-	 * Relaxed: the tree may change while we walk it (on a hot standby, where
-	 * ShareLock cannot be had and WAL replay goes on), so only invariants
-	 * that survive concurrent splits are checked.
-	 */
-	bool		relaxed;
-
-	/* heapallindexed: leaf keys in key order, and the encode procedure */
-	bool		heapallindexed;
-	FpbKey	   *leafkeys;
-	int64		nleafkeys;
-	int64		maxleafkeys;
-	FmgrInfo   *encproc;
-	const FpbCmp *cmp;			/* wide indexes: their comparison */
-	int64		heaptuples;
-} FpbCheckState;
 
 static inline bool
 fpb_bit_test(const uint8 *map, BlockNumber b)
@@ -754,106 +718,6 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 
 	*noutlinks = nout;
 	return out;
-}
-
-/* ----------------------------------------------------------------
- * heapallindexed
- * ----------------------------------------------------------------
- */
-
-/*
- * The table scan's callback: look the heap tuple's entry key up among the
- * leaf keys (sorted), and raise ERRCODE_INDEX_CORRUPTED if it is missing.
- */
-static void
-fpb_check_heap_callback(Relation index, ItemPointer tid, Datum *values,
-						bool *isnull, bool tupleIsAlive, void *state)
-{
-	FpbCheckState *st = (FpbCheckState *) state;
-	FpbKey		key = fpb_heap_key(st->encproc, values[0], isnull[0], tid);
-	int64		lo = 0,
-				hi = st->nleafkeys;
-
-	/* wide indexes: prefix and TID, the TID naming one entry */
-	if (st->cmp)
-		key.k = FPB_WIDE_PREFIX(key.k);
-
-	st->heaptuples++;
-
-	while (lo < hi)
-	{
-		int64		mid = lo + (hi - lo) / 2;
-		int			c = fpb_key_cmp(st->leafkeys[mid].k, st->leafkeys[mid].t,
-									key.k, key.t);
-
-		if (c == 0)
-			return;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_INDEX_CORRUPTED),
-			 errmsg("heap tuple (%u,%u) from table \"%s\" lacks a matching entry in fpbtree index \"%s\"",
-					ItemPointerGetBlockNumber(tid),
-					ItemPointerGetOffsetNumber(tid),
-					RelationGetRelationName(st->heap),
-					RelationGetRelationName(st->index)),
-			 errdetail("Expected entry %s.", fpb_keydesc(key.k, key.t))));
-}
-
-/*
- * Take the snapshot for heapallindexed.  It is taken before the walk: every
- * tuple it sees was indexed before it was taken, and a walk that starts
- * later meets every entry then present even if pages split meanwhile, which
- * matters in relaxed mode.
- */
-static Snapshot
-fpb_check_snapshot(FpbCheckState *st)
-{
-	Snapshot	snapshot = RegisterSnapshot(GetTransactionSnapshot());
-
-	/*
-	 * A transaction snapshot from before the index became usable may see
-	 * tuples the index need not hold (see indcheckxmin); refuse, as amcheck
-	 * does, rather than report them.
-	 */
-	if (IsolationUsesXactSnapshot() && st->index->rd_index->indcheckxmin &&
-		!TransactionIdPrecedes(HeapTupleHeaderGetXmin(st->index->rd_indextuple->t_data),
-							   snapshot->xmin))
-		ereport(ERROR,
-				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-				 errmsg("index \"%s\" cannot be verified using transaction snapshot",
-						RelationGetRelationName(st->index))));
-	return snapshot;
-}
-
-/* Look up every tuple the snapshot sees among the collected leaf keys. */
-static void
-fpb_check_heapallindexed(FpbCheckState *st, Snapshot snapshot)
-{
-	IndexInfo  *indexInfo = BuildIndexInfo(st->index);
-	TableScanDesc scan;
-
-	st->encproc = index_getprocinfo(st->index, 1, FPB_ENCODE_PROC);
-
-	/*
-	 * A wide index's leaf order breaks prefix ties by value: sort the keys
-	 * by (prefix, TID) for the lookups.
-	 */
-	if (st->cmp && st->nleafkeys > 1)
-		qsort(st->leafkeys, st->nleafkeys, sizeof(FpbKey), fpb_check_key_qcmp);
-
-	/*
-	 * An MVCC scan (see the file header); ii_Concurrent tells the build scan
-	 * not to expect SnapshotAny.
-	 */
-	indexInfo->ii_Concurrent = true;
-	scan = table_beginscan_strat(st->heap, snapshot, 0, NULL, true, false);
-	table_index_build_scan(st->heap, st->index, indexInfo, true, false,
-						   fpb_check_heap_callback, (void *) st, scan);
-	/* the build scan has ended the scan */
 }
 
 /* ----------------------------------------------------------------
