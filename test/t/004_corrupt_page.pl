@@ -441,9 +441,9 @@ my (%dblk, %dnote);
 	$dblk{d_split} = [ $leaves[0] ];
 	$dnote{d_split} = "full leftmost leaf $leaves[0] right-link = itself";
 
-	# a posting page (flag 0x40) counts more TIDs than its lines hold
+	# a posting page (flag 0x80) counts more TIDs than its lines hold
 	$f = $path{d_postcount};
-	@leaves = grep { opaque(read_block($f, $_))->{flags} & 0x40 } level_chain($f, 0);
+	@leaves = grep { opaque(read_block($f, $_))->{flags} & 0x80 } level_chain($f, 0);
 	die 'no posting page in d_postcount' unless @leaves;
 	patch($f, $leaves[1], nentries => 1300);
 	$dblk{d_postcount} = [ $leaves[1] ];
@@ -451,7 +451,7 @@ my (%dblk, %dnote);
 
 	# two TIDs of a posting page out of order: only fpbtree_check sees it
 	$f = $path{d_postorder};
-	@leaves = grep { opaque(read_block($f, $_))->{flags} & 0x40 } level_chain($f, 0);
+	@leaves = grep { opaque(read_block($f, $_))->{flags} & 0x80 } level_chain($f, 0);
 	die 'no posting page in d_postorder' unless @leaves;
 	{
 		my $page = read_block($f, $leaves[1]);
