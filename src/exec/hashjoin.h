@@ -132,6 +132,15 @@ typedef struct FpbHashTable
 	 * shared region, and reloc is where this process maps that start.
 	 */
 	uintptr_t	reloc;
+
+	/*
+	 * A shared table has no bucket headers: bucket b's cells are
+	 * cellbase[starts[b]] up to cellbase[starts[b + 1]], and its cells
+	 * refer to bare MinimalTuples (no FpbHashTuple header).  NULL for a
+	 * private table.
+	 */
+	const uint32 *starts;
+	FpbHashCell *cellbase;
 } FpbHashTable;
 
 /* The tuple of a cell and the cell array of a bucket, relocated. */

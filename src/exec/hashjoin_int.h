@@ -40,6 +40,7 @@ typedef struct FpbProbeEntry
 	bool		stored;			/* in probe_slot now */
 	Datum		key;			/* by-value single key */
 	FpbBucket  *bucket;
+	const uint32 *start;		/* a shared table's bucket (FpbHashTable) */
 	FpbHashCell *cells;
 	uint32		ncells;
 	uint32		pos;			/* next candidate cell */

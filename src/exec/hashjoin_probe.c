@@ -199,9 +199,18 @@ fpb_hj_start_entry(FpbHjState *st, FpbProbeEntry *e, uint32 hashvalue,
 	}
 	e->hashvalue = hashvalue;
 	e->key = key;
-	e->bucket = &st->ht.buckets[hashvalue & st->ht.mask];
-	if (st->prefetch)
-		FPB_PREFETCH_R(e->bucket);
+	if (st->ht.starts != NULL)
+	{
+		e->start = &st->ht.starts[hashvalue & st->ht.mask];
+		if (st->prefetch)
+			FPB_PREFETCH_R(e->start);
+	}
+	else
+	{
+		e->bucket = &st->ht.buckets[hashvalue & st->ht.mask];
+		if (st->prefetch)
+			FPB_PREFETCH_R(e->bucket);
+	}
 	e->stage = 0;
 }
 
@@ -293,6 +302,22 @@ fpb_hj_stage1(FpbHjState *st, FpbProbeEntry *e)
 
 	if (e->stage != 0)
 		return;
+	if (st->ht.starts != NULL)
+	{
+		uint32		first = e->start[0];
+
+		/* the tuple is prefetched by stage 2, once its cell is read */
+		e->ncells = e->start[1] - first;
+		e->cells = st->ht.cellbase + first;
+		if (st->prefetch && e->ncells > 0)
+		{
+			FPB_PREFETCH_R(e->cells);
+			if (e->ncells * sizeof(FpbHashCell) > 64)
+				FPB_PREFETCH_R((char *) e->cells + 64);
+		}
+		e->stage = 1;
+		return;
+	}
 	b = e->bucket;
 	if (b->count == 0)
 		e->ncells = 0;
@@ -323,7 +348,8 @@ fpb_hj_stage2(FpbHjState *st, FpbProbeEntry *e)
 {
 	if (e->stage != 1)
 		return;
-	if (e->ncells > 1)
+	/* a bucket header's one cell had its tuple prefetched by stage 1 */
+	if (e->ncells > 1 || (e->ncells == 1 && st->ht.starts != NULL))
 	{
 		uint32		i;
 		int			nprefetched = 0;
@@ -372,7 +398,9 @@ fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
 			continue;
 
 		htup = fpb_ht_cell_tuple(&st->ht, c);
-		ExecStoreMinimalTuple(FPB_HT_MINTUPLE(htup), st->build_slot, false);
+		ExecStoreMinimalTuple(st->ht.starts != NULL ? (MinimalTuple) htup :
+							  FPB_HT_MINTUPLE(htup),
+							  st->build_slot, false);
 		econtext->ecxt_innertuple = st->build_slot;
 
 		/* nothing of this call has been returned yet: safe to reset */
@@ -386,8 +414,12 @@ fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
 		}
 
 		e->matched = true;
+		/* right and full joins never probe a shared table */
 		if (st->fill_inner)
+		{
+			Assert(st->ht.starts == NULL);
 			htup->flags |= FPB_HT_MATCHED;
+		}
 		if (st->jointype == JOIN_ANTI)
 		{
 			e->pos = e->ncells;

@@ -13,11 +13,13 @@
  *			  the participant elected at the end allocates the region.
  *	  COUNT	  the table's geometry follows from the totals; each counts its
  *			  tuples per slice (the top bits of the bucket index).
- *	  SCATTER each copies its tuples into the region, grouped by slice, at
- *			  offsets that all compute alike from the published counts;
- *			  the private arena is freed.
+ *	  SCATTER each copies its tuples (bare MinimalTuples) into the region,
+ *			  grouped by slice, at offsets that all compute alike from the
+ *			  published counts, and writes a cell for each into its
+ *			  slice's cell range; the private arena is freed.
  *	  BUILD	  slices are claimed through an atomic counter; the claimer of a
- *			  slice alone writes its buckets and cells.
+ *			  slice alone sorts its cells into bucket order and writes its
+ *			  buckets' starts.
  *	  PROBE	  read-only: each detaches and probes with the serial code.
  *
  *	  When LOAD finds that the table would not fit the participants'
@@ -56,7 +58,7 @@ typedef struct FpbShGeom
 	int			bits;			/* slices = 2^bits */
 	int			shift;			/* slice = bucket index >> shift */
 	uint32		nbuckets;
-	Size		cells_off;		/* region layout: buckets, cells, tuples */
+	Size		cells_off;		/* region layout: starts, cells, tuples */
 	Size		tuples_off;
 	Size		size;
 } FpbShGeom;
@@ -156,7 +158,11 @@ fpb_hj_shared_geometry(FpbHjShared *sh, FpbShGeom *g)
 	g->bits = Min(g->log2nb, FPB_SH_MAX_BITS);
 	g->shift = g->log2nb - g->bits;
 	g->nbuckets = (uint32) 1 << g->log2nb;
-	g->cells_off = (Size) g->nbuckets * sizeof(FpbBucket);
+	/* cells are indexed by uint32 (LOAD switches to batches long before) */
+	if (g->ntuples >= (int64) PG_UINT32_MAX)
+		elog(ERROR, "too many rows for a shared hash table: " INT64_FORMAT,
+			 g->ntuples);
+	g->cells_off = MAXALIGN(((Size) g->nbuckets + 1) * sizeof(uint32));
 	g->tuples_off = g->cells_off + (Size) g->ntuples * sizeof(FpbHashCell);
 	g->size = g->tuples_off + g->tuple_bytes;
 }
@@ -190,13 +196,18 @@ fpb_hj_shared_map(FpbHjState *st)
 	return (char *) dsa_get_address(st->area, st->shared->region);
 }
 
-/* What the shared table of n tuples of these bytes would take. */
+/*
+ * What the shared table of n tuples of these bytes would take; too much
+ * when its cells could not be indexed by uint32.
+ */
 static Size
 fpb_hj_shared_projected(int64 n, uint64 bytes)
 {
 	int			log2nb = n <= 2 ? 1 : pg_ceil_log2_64((uint64) n);
 
-	return ((Size) 1 << Min(log2nb, 31)) * sizeof(FpbBucket) +
+	if (n >= (int64) (PG_UINT32_MAX / 2))
+		return SIZE_MAX;
+	return (((Size) 1 << Min(log2nb, 31)) + 1) * sizeof(uint32) +
 		(Size) n * sizeof(FpbHashCell) + bytes;
 }
 
@@ -253,7 +264,8 @@ fpb_hj_shared_load(FpbHjState *st)
 		{
 			fpb_ht_store(&st->ht, data, len, hashvalue, key, 0);
 			n++;
-			bytes += MAXALIGN(FPB_HT_OVERHEAD + len);
+			/* in the region a tuple goes without its FpbHashTuple header */
+			bytes += MAXALIGN(len);
 			if (bytes >= step)
 			{
 				uint64		tn = pg_atomic_add_fetch_u64(&sh->total_tuples, n);
@@ -289,7 +301,7 @@ fpb_hj_shared_count(FpbHjState *st, const FpbShGeom *g)
 		FpbShCount *c = &mine[fpb_hj_slice(g, htup->hashvalue)];
 
 		c->ntuples++;
-		c->bytes += FPB_HT_SIZE(htup);
+		c->bytes += MAXALIGN(FPB_HT_MINTUPLE(htup)->t_len);
 		if ((++n & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -297,12 +309,13 @@ fpb_hj_shared_count(FpbHjState *st, const FpbShGeom *g)
 
 /*
  * Where slice s's tuples and cells start in the region (all participants'
- * tuples of a slice lie together, in participant order), and, when
- * mycursor is given, where this participant's tuples of each slice go.
+ * tuples of a slice lie together, in participant order, and so do their
+ * cells), and, when mytuple is given, where this participant's tuples and
+ * cells of each slice go.
  */
 static void
 fpb_hj_shared_offsets(FpbHjState *st, const FpbShGeom *g, Size *tstart,
-					  Size *cstart, Size *mycursor)
+					  Size *cstart, Size *mytuple, Size *mycell)
 {
 	FpbHjShared *sh = st->shared;
 	int			nslices = 1 << g->bits;
@@ -321,8 +334,11 @@ fpb_hj_shared_offsets(FpbHjState *st, const FpbShGeom *g, Size *tstart,
 		{
 			FpbShCount *c = &sh->counts[p * FPB_SH_MAX_SLICES + s];
 
-			if (mycursor != NULL && p == st->participant)
-				mycursor[s] = toff;
+			if (mytuple != NULL && p == st->participant)
+			{
+				mytuple[s] = toff;
+				mycell[s] = coff;
+			}
 			toff += c->bytes;
 			coff += (Size) c->ntuples * sizeof(FpbHashCell);
 		}
@@ -330,90 +346,104 @@ fpb_hj_shared_offsets(FpbHjState *st, const FpbShGeom *g, Size *tstart,
 	Assert(toff == g->size);
 }
 
-/* SCATTER: copy this participant's tuples into their slices. */
+/*
+ * SCATTER: copy this participant's tuples into their slices, without their
+ * arena headers, and write a cell for each (in load order) into its
+ * slice's cell range: BUILD sorts a slice's cells by bucket without
+ * reading its tuples again.
+ */
 static void
 fpb_hj_shared_scatter(FpbHjState *st, const FpbShGeom *g, char *region)
 {
 	int			nslices = 1 << g->bits;
 	Size	   *tstart = palloc(sizeof(Size) * (nslices + 1));
 	Size	   *cstart = palloc(sizeof(Size) * (nslices + 1));
-	Size	   *cursor = palloc0(sizeof(Size) * nslices);
+	Size	   *tcur = palloc0(sizeof(Size) * nslices);
+	Size	   *ccur = palloc0(sizeof(Size) * nslices);
 	FpbArenaIter it;
 	FpbHashTuple *htup;
 	int64		n = 0;
 
-	fpb_hj_shared_offsets(st, g, tstart, cstart, cursor);
+	fpb_hj_shared_offsets(st, g, tstart, cstart, tcur, ccur);
 	fpb_arena_iter_init(&it, st->ht.tuples);
 	while ((htup = fpb_arena_iter_next(&it)) != NULL)
 	{
 		int			s = fpb_hj_slice(g, htup->hashvalue);
-		Size		size = FPB_HT_SIZE(htup);
+		MinimalTuple mt = FPB_HT_MINTUPLE(htup);
+		Size		size = MAXALIGN(mt->t_len);
+		FpbHashCell *cell;
 
 		/* the counts of COUNT hold: never write past the slice */
-		if (unlikely(cursor[s] + size > tstart[s + 1]))
+		if (unlikely(tcur[s] + size > tstart[s + 1] ||
+					 ccur[s] + sizeof(FpbHashCell) > cstart[s + 1]))
 			elog(ERROR, "shared hash table slice %d overflows", s);
-		memcpy(region + cursor[s], htup, size);
-		cursor[s] += size;
+		cell = (FpbHashCell *) (region + ccur[s]);
+		cell->hashvalue = htup->hashvalue;
+		cell->pad = 0;
+		cell->key = htup->key;
+		cell->tuple = (FpbHashTuple *) (uintptr_t) tcur[s];
+		memcpy(region + tcur[s], mt, mt->t_len);
+		tcur[s] += size;
+		ccur[s] += sizeof(FpbHashCell);
 		if ((++n & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	pfree(tstart);
 	pfree(cstart);
-	pfree(cursor);
+	pfree(tcur);
+	pfree(ccur);
 	/* the private copies are not needed any more */
 	fpb_ht_reset(&st->ht);
 }
 
 /*
- * BUILD of one slice: its buckets are a contiguous range that only the
- * claimer writes, its cells a contiguous range sized for all its tuples.
- * Count per bucket, give each bucket of two or more its cell range, then
- * fill; a one-tuple bucket keeps its cell inline.  Offsets, not pointers.
+ * BUILD of one slice: its buckets' starts are a contiguous range that only
+ * the claimer writes, its cells a contiguous range holding one cell per
+ * tuple of the slice, in the order SCATTER wrote them.  Count per bucket,
+ * then move the cells into bucket order through a private copy (a slice's
+ * cells are a thousandth of them: the copy stays in the cache).  starts[b]
+ * is the index of bucket b's first cell, starts[b + 1] the end of its
+ * cells; the claimer of the last slice writes the final end.
  */
 static void
 fpb_hj_shared_build_slice(const FpbShGeom *g, char *region, int s,
-						  Size tbegin, Size tend, Size cbegin)
+						  Size cbegin, Size cend, FpbHashCell **tmp,
+						  Size *tmpsize)
 {
-	FpbBucket  *buckets = (FpbBucket *) region;
+	uint32	   *starts = (uint32 *) region;
+	FpbHashCell *cells = (FpbHashCell *) (region + g->cells_off);
 	uint32		mask = g->nbuckets - 1;
 	uint32		b0 = (uint32) s << g->shift;
 	uint32		nb = (uint32) 1 << g->shift;
-	Size		off;
-	Size		cur = cbegin;
+	uint32		first = (uint32) ((cbegin - g->cells_off) / sizeof(FpbHashCell));
+	uint32		n = (uint32) ((cend - cbegin) / sizeof(FpbHashCell));
+	uint32		cur = first;
+	uint32		i;
 	uint32		b;
 
-	memset(&buckets[b0], 0, sizeof(FpbBucket) * nb);
-	for (off = tbegin; off < tend; off += FPB_HT_SIZE((FpbHashTuple *) (region + off)))
-		buckets[((FpbHashTuple *) (region + off))->hashvalue & mask].count++;
+	if (n * sizeof(FpbHashCell) > *tmpsize)
+	{
+		if (*tmp != NULL)
+			pfree(*tmp);
+		*tmpsize = Max(n * sizeof(FpbHashCell), 64 * 1024);
+		*tmp = MemoryContextAllocHuge(CurrentMemoryContext, *tmpsize);
+	}
+	if (n > 0)
+		memcpy(*tmp, cells + first, n * sizeof(FpbHashCell));
+
+	memset(&starts[b0], 0, sizeof(uint32) * nb);
+	for (i = 0; i < n; i++)
+		starts[(*tmp)[i].hashvalue & mask]++;
+	/* each bucket's end; filled backwards, each ends at its start */
 	for (b = b0; b < b0 + nb; b++)
 	{
-		if (buckets[b].count < 2)
-			continue;
-		cur += (Size) buckets[b].count * sizeof(FpbHashCell);
-		/* the end: filled backwards, it ends up at the start */
-		buckets[b].u.cells = (FpbHashCell *) (uintptr_t) cur;
+		cur += starts[b];
+		starts[b] = cur;
 	}
-	for (off = tbegin; off < tend;)
-	{
-		FpbHashTuple *htup = (FpbHashTuple *) (region + off);
-		FpbBucket  *bk = &buckets[htup->hashvalue & mask];
-		FpbHashCell cell;
-
-		cell.hashvalue = htup->hashvalue;
-		cell.pad = 0;
-		cell.key = htup->key;
-		cell.tuple = (FpbHashTuple *) (uintptr_t) off;
-		if (bk->count == 1)
-			bk->u.one = cell;
-		else
-		{
-			uintptr_t	pos = (uintptr_t) bk->u.cells - sizeof(FpbHashCell);
-
-			bk->u.cells = (FpbHashCell *) pos;
-			memcpy(region + pos, &cell, sizeof(FpbHashCell));
-		}
-		off += FPB_HT_SIZE(htup);
-	}
+	for (i = 0; i < n; i++)
+		cells[--starts[(*tmp)[i].hashvalue & mask]] = (*tmp)[i];
+	if (b0 + nb == g->nbuckets)
+		starts[g->nbuckets] = cur;
 }
 
 static void
@@ -422,16 +452,20 @@ fpb_hj_shared_build_slices(FpbHjState *st, const FpbShGeom *g, char *region)
 	int			nslices = 1 << g->bits;
 	Size	   *tstart = palloc(sizeof(Size) * (nslices + 1));
 	Size	   *cstart = palloc(sizeof(Size) * (nslices + 1));
+	FpbHashCell *tmp = NULL;
+	Size		tmpsize = 0;
 	uint32		s;
 
-	fpb_hj_shared_offsets(st, g, tstart, cstart, NULL);
+	fpb_hj_shared_offsets(st, g, tstart, cstart, NULL, NULL);
 	while ((s = pg_atomic_fetch_add_u32(&st->shared->next_slice, 1)) <
 		   (uint32) nslices)
 	{
 		CHECK_FOR_INTERRUPTS();
-		fpb_hj_shared_build_slice(g, region, (int) s, tstart[s], tstart[s + 1],
-								  cstart[s]);
+		fpb_hj_shared_build_slice(g, region, (int) s, cstart[s],
+								  cstart[s + 1], &tmp, &tmpsize);
 	}
+	if (tmp != NULL)
+		pfree(tmp);
 	pfree(tstart);
 	pfree(cstart);
 }
@@ -506,7 +540,8 @@ fpb_hj_shared_build(FpbHjState *st)
 
 	fpb_hj_shared_geometry(sh, &g);
 	region = fpb_hj_shared_map(st);
-	st->ht.buckets = (FpbBucket *) region;
+	st->ht.starts = (const uint32 *) region;
+	st->ht.cellbase = (FpbHashCell *) (region + g.cells_off);
 	st->ht.nbuckets = g.nbuckets;
 	st->ht.mask = g.nbuckets - 1;
 	st->ht.ntuples = g.ntuples;
