@@ -134,13 +134,13 @@ typedef struct FpbHashTable
 	uintptr_t	reloc;
 
 	/*
-	 * A shared table has no bucket headers: bucket b's cells are
-	 * cellbase[starts[b]] up to cellbase[starts[b + 1]], and its cells
-	 * refer to bare MinimalTuples (no FpbHashTuple header).  NULL for a
-	 * private table.
+	 * A shared table has neither bucket headers nor cells: its tuples
+	 * (FpbHashTuple header, MinimalTuple) lie in bucket order, bucket b's
+	 * from records + starts[b] * MAXIMUM_ALIGNOF up to records +
+	 * starts[b + 1] * MAXIMUM_ALIGNOF.  NULL for a private table.
 	 */
 	const uint32 *starts;
-	FpbHashCell *cellbase;
+	char	   *records;
 } FpbHashTable;
 
 /* The tuple of a cell and the cell array of a bucket, relocated. */

@@ -281,7 +281,7 @@ fpb_hj_radix_bits(FpbHjState *st, Size table)
 
 /*
  * Radix-clustered probing of the shared table (hashjoin_shared.c), whose
- * slices are radix partitions already (tuples and cells of a slice lie
+ * slices are radix partitions already (the starts and tuples of a slice lie
  * together): at most max_bits bits; room is this participant's share of
  * what the combined budget leaves beside the table, for its chunk pool.
  */

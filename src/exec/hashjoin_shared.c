@@ -13,12 +13,11 @@
  *			  the participant elected at the end allocates the region.
  *	  COUNT	  the table's geometry follows from the totals; each counts its
  *			  tuples per slice (the top bits of the bucket index).
- *	  SCATTER each copies its tuples (bare MinimalTuples) into the region,
- *			  grouped by slice, at offsets that all compute alike from the
- *			  published counts, and writes a cell for each into its
- *			  slice's cell range; the private arena is freed.
+ *	  SCATTER each copies its tuples into the region, grouped by slice, at
+ *			  offsets that all compute alike from the published counts;
+ *			  the private arena is freed.
  *	  BUILD	  slices are claimed through an atomic counter; the claimer of a
- *			  slice alone sorts its cells into bucket order and writes its
+ *			  slice alone sorts its tuples into bucket order and writes its
  *			  buckets' starts.
  *	  PROBE	  read-only: each detaches and probes with the serial code.
  *
@@ -58,8 +57,7 @@ typedef struct FpbShGeom
 	int			bits;			/* slices = 2^bits */
 	int			shift;			/* slice = bucket index >> shift */
 	uint32		nbuckets;
-	Size		cells_off;		/* region layout: starts, cells, tuples */
-	Size		tuples_off;
+	Size		tuples_off;		/* region layout: starts, tuples */
 	Size		size;
 } FpbShGeom;
 
@@ -158,12 +156,11 @@ fpb_hj_shared_geometry(FpbHjShared *sh, FpbShGeom *g)
 	g->bits = Min(g->log2nb, FPB_SH_MAX_BITS);
 	g->shift = g->log2nb - g->bits;
 	g->nbuckets = (uint32) 1 << g->log2nb;
-	/* cells are indexed by uint32 (LOAD switches to batches long before) */
-	if (g->ntuples >= (int64) PG_UINT32_MAX)
-		elog(ERROR, "too many rows for a shared hash table: " INT64_FORMAT,
-			 g->ntuples);
-	g->cells_off = MAXALIGN(((Size) g->nbuckets + 1) * sizeof(uint32));
-	g->tuples_off = g->cells_off + (Size) g->ntuples * sizeof(FpbHashCell);
+	/* starts are uint32 (LOAD switches to batches long before that) */
+	if (g->tuple_bytes / MAXIMUM_ALIGNOF >= PG_UINT32_MAX)
+		elog(ERROR, "shared hash table too large: " UINT64_FORMAT " bytes",
+			 g->tuple_bytes);
+	g->tuples_off = MAXALIGN(((Size) g->nbuckets + 1) * sizeof(uint32));
 	g->size = g->tuples_off + g->tuple_bytes;
 }
 
@@ -198,17 +195,16 @@ fpb_hj_shared_map(FpbHjState *st)
 
 /*
  * What the shared table of n tuples of these bytes would take; too much
- * when its cells could not be indexed by uint32.
+ * when its tuples could not be addressed by uint32 starts.
  */
 static Size
 fpb_hj_shared_projected(int64 n, uint64 bytes)
 {
 	int			log2nb = n <= 2 ? 1 : pg_ceil_log2_64((uint64) n);
 
-	if (n >= (int64) (PG_UINT32_MAX / 2))
+	if (bytes / MAXIMUM_ALIGNOF >= PG_UINT32_MAX / 2)
 		return SIZE_MAX;
-	return (((Size) 1 << Min(log2nb, 31)) + 1) * sizeof(uint32) +
-		(Size) n * sizeof(FpbHashCell) + bytes;
+	return (((Size) 1 << Min(log2nb, 31)) + 1) * sizeof(uint32) + bytes;
 }
 
 /*
@@ -264,8 +260,7 @@ fpb_hj_shared_load(FpbHjState *st)
 		{
 			fpb_ht_store(&st->ht, data, len, hashvalue, key, 0);
 			n++;
-			/* in the region a tuple goes without its FpbHashTuple header */
-			bytes += MAXALIGN(len);
+			bytes += MAXALIGN(FPB_HT_OVERHEAD + len);
 			if (bytes >= step)
 			{
 				uint64		tn = pg_atomic_add_fetch_u64(&sh->total_tuples, n);
@@ -301,147 +296,134 @@ fpb_hj_shared_count(FpbHjState *st, const FpbShGeom *g)
 		FpbShCount *c = &mine[fpb_hj_slice(g, htup->hashvalue)];
 
 		c->ntuples++;
-		c->bytes += MAXALIGN(FPB_HT_MINTUPLE(htup)->t_len);
+		c->bytes += FPB_HT_SIZE(htup);
 		if ((++n & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 }
 
 /*
- * Where slice s's tuples and cells start in the region (all participants'
- * tuples of a slice lie together, in participant order, and so do their
- * cells), and, when mytuple is given, where this participant's tuples and
- * cells of each slice go.
+ * Where slice s's tuples start in the region (all participants' tuples of
+ * a slice lie together, in participant order), and, when mycursor is
+ * given, where this participant's tuples of each slice go.
  */
 static void
 fpb_hj_shared_offsets(FpbHjState *st, const FpbShGeom *g, Size *tstart,
-					  Size *cstart, Size *mytuple, Size *mycell)
+					  Size *mycursor)
 {
 	FpbHjShared *sh = st->shared;
 	int			nslices = 1 << g->bits;
 	Size		toff = g->tuples_off;
-	Size		coff = g->cells_off;
 	int			s;
 	int			p;
 
 	for (s = 0; s <= nslices; s++)
 	{
 		tstart[s] = toff;
-		cstart[s] = coff;
 		if (s == nslices)
 			break;
 		for (p = 0; p < sh->nparticipants; p++)
 		{
 			FpbShCount *c = &sh->counts[p * FPB_SH_MAX_SLICES + s];
 
-			if (mytuple != NULL && p == st->participant)
-			{
-				mytuple[s] = toff;
-				mycell[s] = coff;
-			}
+			if (mycursor != NULL && p == st->participant)
+				mycursor[s] = toff;
 			toff += c->bytes;
-			coff += (Size) c->ntuples * sizeof(FpbHashCell);
 		}
 	}
 	Assert(toff == g->size);
 }
 
-/*
- * SCATTER: copy this participant's tuples into their slices, without their
- * arena headers, and write a cell for each (in load order) into its
- * slice's cell range: BUILD sorts a slice's cells by bucket without
- * reading its tuples again.
- */
+/* SCATTER: copy this participant's tuples into their slices. */
 static void
 fpb_hj_shared_scatter(FpbHjState *st, const FpbShGeom *g, char *region)
 {
 	int			nslices = 1 << g->bits;
 	Size	   *tstart = palloc(sizeof(Size) * (nslices + 1));
-	Size	   *cstart = palloc(sizeof(Size) * (nslices + 1));
-	Size	   *tcur = palloc0(sizeof(Size) * nslices);
-	Size	   *ccur = palloc0(sizeof(Size) * nslices);
+	Size	   *cursor = palloc0(sizeof(Size) * nslices);
 	FpbArenaIter it;
 	FpbHashTuple *htup;
 	int64		n = 0;
 
-	fpb_hj_shared_offsets(st, g, tstart, cstart, tcur, ccur);
+	fpb_hj_shared_offsets(st, g, tstart, cursor);
 	fpb_arena_iter_init(&it, st->ht.tuples);
 	while ((htup = fpb_arena_iter_next(&it)) != NULL)
 	{
 		int			s = fpb_hj_slice(g, htup->hashvalue);
-		MinimalTuple mt = FPB_HT_MINTUPLE(htup);
-		Size		size = MAXALIGN(mt->t_len);
-		FpbHashCell *cell;
+		Size		size = FPB_HT_SIZE(htup);
 
 		/* the counts of COUNT hold: never write past the slice */
-		if (unlikely(tcur[s] + size > tstart[s + 1] ||
-					 ccur[s] + sizeof(FpbHashCell) > cstart[s + 1]))
+		if (unlikely(cursor[s] + size > tstart[s + 1]))
 			elog(ERROR, "shared hash table slice %d overflows", s);
-		cell = (FpbHashCell *) (region + ccur[s]);
-		cell->hashvalue = htup->hashvalue;
-		cell->pad = 0;
-		cell->key = htup->key;
-		cell->tuple = (FpbHashTuple *) (uintptr_t) tcur[s];
-		memcpy(region + tcur[s], mt, mt->t_len);
-		tcur[s] += size;
-		ccur[s] += sizeof(FpbHashCell);
+		memcpy(region + cursor[s], htup, size);
+		cursor[s] += size;
 		if ((++n & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	pfree(tstart);
-	pfree(cstart);
-	pfree(tcur);
-	pfree(ccur);
+	pfree(cursor);
 	/* the private copies are not needed any more */
 	fpb_ht_reset(&st->ht);
 }
 
 /*
  * BUILD of one slice: its buckets' starts are a contiguous range that only
- * the claimer writes, its cells a contiguous range holding one cell per
- * tuple of the slice, in the order SCATTER wrote them.  Count per bucket,
- * then move the cells into bucket order through a private copy (a slice's
- * cells are a thousandth of them: the copy stays in the cache).  starts[b]
- * is the index of bucket b's first cell, starts[b + 1] the end of its
- * cells; the claimer of the last slice writes the final end.
+ * the claimer writes, its tuples a contiguous range in the order SCATTER
+ * wrote them.  Count each bucket's bytes, then move the tuples into bucket
+ * order through a private copy (a slice is a thousandth of the table: the
+ * copy stays in the cache).  starts[b] is where bucket b's tuples begin,
+ * starts[b + 1] where they end, in MAXALIGN units from the first tuple;
+ * the claimer of the last slice writes the final end.
  */
 static void
 fpb_hj_shared_build_slice(const FpbShGeom *g, char *region, int s,
-						  Size cbegin, Size cend, FpbHashCell **tmp,
-						  Size *tmpsize)
+						  Size tbegin, Size tend, char **tmp, Size *tmpsize)
 {
 	uint32	   *starts = (uint32 *) region;
-	FpbHashCell *cells = (FpbHashCell *) (region + g->cells_off);
+	char	   *tuples = region + g->tuples_off;
 	uint32		mask = g->nbuckets - 1;
 	uint32		b0 = (uint32) s << g->shift;
 	uint32		nb = (uint32) 1 << g->shift;
-	uint32		first = (uint32) ((cbegin - g->cells_off) / sizeof(FpbHashCell));
-	uint32		n = (uint32) ((cend - cbegin) / sizeof(FpbHashCell));
-	uint32		cur = first;
-	uint32		i;
+	uint32		cur = (uint32) ((tbegin - g->tuples_off) / MAXIMUM_ALIGNOF);
+	Size		len = tend - tbegin;
+	Size		off;
 	uint32		b;
 
-	if (n * sizeof(FpbHashCell) > *tmpsize)
+	if (len > *tmpsize)
 	{
 		if (*tmp != NULL)
 			pfree(*tmp);
-		*tmpsize = Max(n * sizeof(FpbHashCell), 64 * 1024);
+		*tmpsize = Max(len, 1024 * 1024);
 		*tmp = MemoryContextAllocHuge(CurrentMemoryContext, *tmpsize);
 	}
-	if (n > 0)
-		memcpy(*tmp, cells + first, n * sizeof(FpbHashCell));
+	if (len > 0)
+		memcpy(*tmp, region + tbegin, len);
 
 	memset(&starts[b0], 0, sizeof(uint32) * nb);
-	for (i = 0; i < n; i++)
-		starts[(*tmp)[i].hashvalue & mask]++;
+	for (off = 0; off < len;)
+	{
+		FpbHashTuple *htup = (FpbHashTuple *) (*tmp + off);
+		Size		size = FPB_HT_SIZE(htup);
+
+		starts[htup->hashvalue & mask] += (uint32) (size / MAXIMUM_ALIGNOF);
+		off += size;
+	}
 	/* each bucket's end; filled backwards, each ends at its start */
 	for (b = b0; b < b0 + nb; b++)
 	{
 		cur += starts[b];
 		starts[b] = cur;
 	}
-	for (i = 0; i < n; i++)
-		cells[--starts[(*tmp)[i].hashvalue & mask]] = (*tmp)[i];
+	for (off = 0; off < len;)
+	{
+		FpbHashTuple *htup = (FpbHashTuple *) (*tmp + off);
+		Size		size = FPB_HT_SIZE(htup);
+		uint32	   *start = &starts[htup->hashvalue & mask];
+
+		*start -= (uint32) (size / MAXIMUM_ALIGNOF);
+		memcpy(tuples + (Size) *start * MAXIMUM_ALIGNOF, htup, size);
+		off += size;
+	}
 	if (b0 + nb == g->nbuckets)
 		starts[g->nbuckets] = cur;
 }
@@ -451,23 +433,21 @@ fpb_hj_shared_build_slices(FpbHjState *st, const FpbShGeom *g, char *region)
 {
 	int			nslices = 1 << g->bits;
 	Size	   *tstart = palloc(sizeof(Size) * (nslices + 1));
-	Size	   *cstart = palloc(sizeof(Size) * (nslices + 1));
-	FpbHashCell *tmp = NULL;
+	char	   *tmp = NULL;
 	Size		tmpsize = 0;
 	uint32		s;
 
-	fpb_hj_shared_offsets(st, g, tstart, cstart, NULL, NULL);
+	fpb_hj_shared_offsets(st, g, tstart, NULL);
 	while ((s = pg_atomic_fetch_add_u32(&st->shared->next_slice, 1)) <
 		   (uint32) nslices)
 	{
 		CHECK_FOR_INTERRUPTS();
-		fpb_hj_shared_build_slice(g, region, (int) s, cstart[s],
-								  cstart[s + 1], &tmp, &tmpsize);
+		fpb_hj_shared_build_slice(g, region, (int) s, tstart[s],
+								  tstart[s + 1], &tmp, &tmpsize);
 	}
 	if (tmp != NULL)
 		pfree(tmp);
 	pfree(tstart);
-	pfree(cstart);
 }
 
 /*
@@ -541,7 +521,7 @@ fpb_hj_shared_build(FpbHjState *st)
 	fpb_hj_shared_geometry(sh, &g);
 	region = fpb_hj_shared_map(st);
 	st->ht.starts = (const uint32 *) region;
-	st->ht.cellbase = (FpbHashCell *) (region + g.cells_off);
+	st->ht.records = region + g.tuples_off;
 	st->ht.nbuckets = g.nbuckets;
 	st->ht.mask = g.nbuckets - 1;
 	st->ht.ntuples = g.ntuples;
