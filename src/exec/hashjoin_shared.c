@@ -527,7 +527,6 @@ fpb_hj_shared_build(FpbHjState *st)
 	st->ht.ntuples = g.ntuples;
 	st->ht.ninserted = g.ntuples;
 	st->ht.built = true;
-	st->ht.reloc = (uintptr_t) region;
 	st->inner_total = g.ntuples;
 	st->nbatch = 1;
 
