@@ -110,6 +110,24 @@ SELECT * FROM hjs_check_all('SELECT a.id FROM hs_a a WHERE NOT EXISTS (SELECT 1 
 SELECT * FROM hjs_check_all('SELECT count(*) FROM (SELECT a.id FROM hs_a a JOIN hs_b b ON a.k = b.k LIMIT 50000) s');
 RESET fpbtree.hashjoin_radix_bits;
 
+-- every prefetching scheme walks the shared table's buckets (runs of
+-- tuples in bucket order): pipelined at distances 1 and 3, none, groups
+-- of one; by-value keys with many duplicates and a join filter, text keys
+-- (compared by the hash clause), semi and anti joins
+SET fpbtree.hashjoin_prefetch = pipelined;
+SELECT * FROM hjs_check_all('SELECT a.id, b.id FROM hs_a a JOIN hs_b b ON a.k8 = b.k8 AND a.id % 100 = b.id % 100');
+SET fpbtree.hashjoin_prefetch_distance = 3;
+SELECT * FROM hjs_check_all('SELECT a.id, b.id FROM hs_a a LEFT JOIN hs_b b ON a.t = b.t');
+RESET fpbtree.hashjoin_prefetch_distance;
+SET fpbtree.hashjoin_prefetch = none;
+SELECT * FROM hjs_check_all('SELECT a.id FROM hs_a a WHERE EXISTS (SELECT 1 FROM hs_b b WHERE b.k = a.k)');
+SELECT * FROM hjs_check_all('SELECT a.id FROM hs_a a WHERE NOT EXISTS (SELECT 1 FROM hs_b b WHERE b.t = a.t)');
+SET fpbtree.hashjoin_prefetch = "group";
+SET fpbtree.hashjoin_group_size = 1;
+SELECT * FROM hjs_check_all('SELECT a.id, b.id FROM hs_a a JOIN hs_b b ON a.k = b.k');
+RESET fpbtree.hashjoin_group_size;
+RESET fpbtree.hashjoin_prefetch;
+
 -- LIMIT: the Gather stops the participants early
 SELECT * FROM hjs_check_all('SELECT count(*) FROM (SELECT a.id FROM hs_a a JOIN hs_b b ON a.k = b.k LIMIT 50000) s');
 

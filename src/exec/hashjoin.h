@@ -126,25 +126,30 @@ typedef struct FpbHashTable
 	bool		built;
 
 	/*
-	 * 0 for a private table, whose cells hold pointers.  A shared table
-	 * (hashjoin_shared.c) is mapped at a different address in each process,
-	 * so its cells and bucket headers hold offsets from the start of the
-	 * shared region, and reloc is where this process maps that start.
+	 * A shared table (hashjoin_shared.c) has neither bucket headers nor
+	 * cells: its tuples (FpbHashTuple header, MinimalTuple) lie in bucket
+	 * order, bucket b's from records + starts[b] * MAXIMUM_ALIGNOF up to
+	 * records + starts[b + 1] * MAXIMUM_ALIGNOF.  It is mapped at a
+	 * different address in each process, so it holds positions, never
+	 * pointers.  NULL for a private table.
 	 */
-	uintptr_t	reloc;
+	const uint32 *starts;
+	char	   *records;
 } FpbHashTable;
 
-/* The tuple of a cell and the cell array of a bucket, relocated. */
+/* The tuple of a cell and the cell array of a bucket (private tables). */
 static inline FpbHashTuple *
 fpb_ht_cell_tuple(const FpbHashTable *ht, const FpbHashCell *c)
 {
-	return (FpbHashTuple *) ((uintptr_t) c->tuple + ht->reloc);
+	Assert(ht->starts == NULL);
+	return c->tuple;
 }
 
 static inline FpbHashCell *
 fpb_ht_bucket_cells(const FpbHashTable *ht, const FpbBucket *b)
 {
-	return (FpbHashCell *) ((uintptr_t) b->u.cells + ht->reloc);
+	Assert(ht->starts == NULL);
+	return b->u.cells;
 }
 
 /*

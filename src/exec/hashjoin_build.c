@@ -25,6 +25,8 @@
 #define FPB_RADIX_MAX_BITS		12
 #define FPB_RADIX_POOL_MAX		((Size) 128 * 1024 * 1024)
 #define FPB_RADIX_MIN_POOL(nparts)	((nparts) * 4 * FPB_RADIX_BLOCK)
+/* a shared table's participants: see fpb_hj_radix_shared */
+#define FPB_RADIX_SHARED_POOL_MAX	((Size) 32 * 1024 * 1024)
 
 /*
  * Evaluate the keys of one side on slot and hash them (combined as the
@@ -281,9 +283,13 @@ fpb_hj_radix_bits(FpbHjState *st, Size table)
 
 /*
  * Radix-clustered probing of the shared table (hashjoin_shared.c), whose
- * slices are radix partitions already (tuples and cells of a slice lie
+ * slices are radix partitions already (the starts and tuples of a slice lie
  * together): at most max_bits bits; room is this participant's share of
  * what the combined budget leaves beside the table, for its chunk pool.
+ * The pool is smaller than the serial join's: every participant faults in
+ * a fresh one per build, and a chunk larger than the largest cache is read
+ * back from memory anyway (enough for the most slices: 1024 partitions of
+ * four blocks).
  */
 void
 fpb_hj_radix_shared(FpbHjState *st, Size table, Size room, int max_bits,
@@ -293,7 +299,7 @@ fpb_hj_radix_shared(FpbHjState *st, Size table, Size room, int max_bits,
 	int			bits;
 
 	fpb_radix_release(&st->radix);
-	st->space_allowed = add_size(table, room);
+	st->space_allowed = add_size(table, Min(room, FPB_RADIX_SHARED_POOL_MAX));
 	bits = fpb_hj_radix_bits(st, table);
 	st->space_allowed = saved;
 	bits = Min(bits, max_bits);

@@ -40,6 +40,9 @@ typedef struct FpbProbeEntry
 	bool		stored;			/* in probe_slot now */
 	Datum		key;			/* by-value single key */
 	FpbBucket  *bucket;
+	const uint32 *start;		/* a shared table's bucket (FpbHashTable) */
+	char	   *rec;			/* its next candidate tuple */
+	char	   *recend;			/* the end of its bucket's tuples */
 	FpbHashCell *cells;
 	uint32		ncells;
 	uint32		pos;			/* next candidate cell */

@@ -191,6 +191,8 @@ fpb_hj_start_entry(FpbHjState *st, FpbProbeEntry *e, uint32 hashvalue,
 	e->stored = false;
 	e->ncells = 0;
 	e->pos = 0;
+	e->rec = NULL;
+	e->recend = NULL;
 	e->nullkey = nullkey;
 	if (nullkey)
 	{
@@ -199,9 +201,18 @@ fpb_hj_start_entry(FpbHjState *st, FpbProbeEntry *e, uint32 hashvalue,
 	}
 	e->hashvalue = hashvalue;
 	e->key = key;
-	e->bucket = &st->ht.buckets[hashvalue & st->ht.mask];
-	if (st->prefetch)
-		FPB_PREFETCH_R(e->bucket);
+	if (st->ht.starts != NULL)
+	{
+		e->start = &st->ht.starts[hashvalue & st->ht.mask];
+		if (st->prefetch)
+			FPB_PREFETCH_R(e->start);
+	}
+	else
+	{
+		e->bucket = &st->ht.buckets[hashvalue & st->ht.mask];
+		if (st->prefetch)
+			FPB_PREFETCH_R(e->bucket);
+	}
 	e->stage = 0;
 }
 
@@ -293,6 +304,20 @@ fpb_hj_stage1(FpbHjState *st, FpbProbeEntry *e)
 
 	if (e->stage != 0)
 		return;
+	if (st->ht.starts != NULL)
+	{
+		/* a shared table: the bucket's tuples themselves (no stage 2) */
+		e->rec = st->ht.records + (Size) e->start[0] * MAXIMUM_ALIGNOF;
+		e->recend = st->ht.records + (Size) e->start[1] * MAXIMUM_ALIGNOF;
+		if (st->prefetch && e->rec < e->recend)
+		{
+			FPB_PREFETCH_R(e->rec);
+			if (e->recend - e->rec > 64)
+				FPB_PREFETCH_R(e->rec + 64);
+		}
+		e->stage = 1;
+		return;
+	}
 	b = e->bucket;
 	if (b->count == 0)
 		e->ncells = 0;
@@ -346,6 +371,42 @@ fpb_hj_stage2(FpbHjState *st, FpbProbeEntry *e)
 }
 
 /*
+ * The next tuple of entry e's bucket whose hash code (and by-value key)
+ * match, or NULL: from the cells of a private table, or from the bucket's
+ * run of tuples in a shared one.
+ */
+static inline FpbHashTuple *
+fpb_hj_next_candidate(FpbHjState *st, FpbProbeEntry *e)
+{
+	while (e->rec < e->recend)
+	{
+		FpbHashTuple *htup = (FpbHashTuple *) e->rec;
+
+		e->rec += FPB_HT_SIZE(htup);
+		if (htup->hashvalue == e->hashvalue &&
+			(!st->byval_fast || fpb_hj_key_equal(st, e->key, htup->key)))
+			return htup;
+	}
+	while (e->pos < e->ncells)
+	{
+		FpbHashCell *c = &e->cells[e->pos++];
+
+		if (c->hashvalue == e->hashvalue &&
+			(!st->byval_fast || fpb_hj_key_equal(st, e->key, c->key)))
+			return fpb_ht_cell_tuple(&st->ht, c);
+	}
+	return NULL;
+}
+
+/* No more candidates for entry e. */
+static inline void
+fpb_hj_end_candidates(FpbProbeEntry *e)
+{
+	e->pos = e->ncells;
+	e->rec = e->recend;
+}
+
+/*
  * stage 3: walk the candidates of entry e, returning the next joined row,
  * or the null-extended row, or NULL when the entry is finished.
  */
@@ -361,17 +422,12 @@ fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
 	}
 	econtext->ecxt_outertuple = st->probe_slot;
 
-	while (e->pos < e->ncells)
+	for (;;)
 	{
-		FpbHashCell *c = &e->cells[e->pos++];
-		FpbHashTuple *htup;
+		FpbHashTuple *htup = fpb_hj_next_candidate(st, e);
 
-		if (c->hashvalue != e->hashvalue)
-			continue;
-		if (st->byval_fast && !fpb_hj_key_equal(st, e->key, c->key))
-			continue;
-
-		htup = fpb_ht_cell_tuple(&st->ht, c);
+		if (htup == NULL)
+			break;
 		ExecStoreMinimalTuple(FPB_HT_MINTUPLE(htup), st->build_slot, false);
 		econtext->ecxt_innertuple = st->build_slot;
 
@@ -390,11 +446,11 @@ fpb_hj_emit(FpbHjState *st, FpbProbeEntry *e)
 			htup->flags |= FPB_HT_MATCHED;
 		if (st->jointype == JOIN_ANTI)
 		{
-			e->pos = e->ncells;
+			fpb_hj_end_candidates(e);
 			break;
 		}
 		if (st->single_match)
-			e->pos = e->ncells;
+			fpb_hj_end_candidates(e);
 		if (st->otherqual == NULL || ExecQual(st->otherqual, econtext))
 			return ExecProject(st->proj);
 		InstrCountFiltered2(&st->css.ss.ps, 1);

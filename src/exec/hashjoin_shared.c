@@ -17,7 +17,8 @@
  *			  offsets that all compute alike from the published counts;
  *			  the private arena is freed.
  *	  BUILD	  slices are claimed through an atomic counter; the claimer of a
- *			  slice alone writes its buckets and cells.
+ *			  slice alone sorts its tuples into bucket order and writes its
+ *			  buckets' starts.
  *	  PROBE	  read-only: each detaches and probes with the serial code.
  *
  *	  When LOAD finds that the table would not fit the participants'
@@ -56,8 +57,7 @@ typedef struct FpbShGeom
 	int			bits;			/* slices = 2^bits */
 	int			shift;			/* slice = bucket index >> shift */
 	uint32		nbuckets;
-	Size		cells_off;		/* region layout: buckets, cells, tuples */
-	Size		tuples_off;
+	Size		tuples_off;		/* region layout: starts, tuples */
 	Size		size;
 } FpbShGeom;
 
@@ -156,8 +156,11 @@ fpb_hj_shared_geometry(FpbHjShared *sh, FpbShGeom *g)
 	g->bits = Min(g->log2nb, FPB_SH_MAX_BITS);
 	g->shift = g->log2nb - g->bits;
 	g->nbuckets = (uint32) 1 << g->log2nb;
-	g->cells_off = (Size) g->nbuckets * sizeof(FpbBucket);
-	g->tuples_off = g->cells_off + (Size) g->ntuples * sizeof(FpbHashCell);
+	/* starts are uint32 (LOAD switches to batches long before that) */
+	if (g->tuple_bytes / MAXIMUM_ALIGNOF >= PG_UINT32_MAX)
+		elog(ERROR, "shared hash table too large: " UINT64_FORMAT " bytes",
+			 g->tuple_bytes);
+	g->tuples_off = MAXALIGN(((Size) g->nbuckets + 1) * sizeof(uint32));
 	g->size = g->tuples_off + g->tuple_bytes;
 }
 
@@ -190,14 +193,18 @@ fpb_hj_shared_map(FpbHjState *st)
 	return (char *) dsa_get_address(st->area, st->shared->region);
 }
 
-/* What the shared table of n tuples of these bytes would take. */
+/*
+ * What the shared table of n tuples of these bytes would take; too much
+ * when its tuples could not be addressed by uint32 starts.
+ */
 static Size
 fpb_hj_shared_projected(int64 n, uint64 bytes)
 {
 	int			log2nb = n <= 2 ? 1 : pg_ceil_log2_64((uint64) n);
 
-	return ((Size) 1 << Min(log2nb, 31)) * sizeof(FpbBucket) +
-		(Size) n * sizeof(FpbHashCell) + bytes;
+	if (bytes / MAXIMUM_ALIGNOF >= PG_UINT32_MAX / 2)
+		return SIZE_MAX;
+	return (((Size) 1 << Min(log2nb, 31)) + 1) * sizeof(uint32) + bytes;
 }
 
 /*
@@ -296,25 +303,23 @@ fpb_hj_shared_count(FpbHjState *st, const FpbShGeom *g)
 }
 
 /*
- * Where slice s's tuples and cells start in the region (all participants'
- * tuples of a slice lie together, in participant order), and, when
- * mycursor is given, where this participant's tuples of each slice go.
+ * Where slice s's tuples start in the region (all participants' tuples of
+ * a slice lie together, in participant order), and, when mycursor is
+ * given, where this participant's tuples of each slice go.
  */
 static void
 fpb_hj_shared_offsets(FpbHjState *st, const FpbShGeom *g, Size *tstart,
-					  Size *cstart, Size *mycursor)
+					  Size *mycursor)
 {
 	FpbHjShared *sh = st->shared;
 	int			nslices = 1 << g->bits;
 	Size		toff = g->tuples_off;
-	Size		coff = g->cells_off;
 	int			s;
 	int			p;
 
 	for (s = 0; s <= nslices; s++)
 	{
 		tstart[s] = toff;
-		cstart[s] = coff;
 		if (s == nslices)
 			break;
 		for (p = 0; p < sh->nparticipants; p++)
@@ -324,7 +329,6 @@ fpb_hj_shared_offsets(FpbHjState *st, const FpbShGeom *g, Size *tstart,
 			if (mycursor != NULL && p == st->participant)
 				mycursor[s] = toff;
 			toff += c->bytes;
-			coff += (Size) c->ntuples * sizeof(FpbHashCell);
 		}
 	}
 	Assert(toff == g->size);
@@ -336,13 +340,12 @@ fpb_hj_shared_scatter(FpbHjState *st, const FpbShGeom *g, char *region)
 {
 	int			nslices = 1 << g->bits;
 	Size	   *tstart = palloc(sizeof(Size) * (nslices + 1));
-	Size	   *cstart = palloc(sizeof(Size) * (nslices + 1));
 	Size	   *cursor = palloc0(sizeof(Size) * nslices);
 	FpbArenaIter it;
 	FpbHashTuple *htup;
 	int64		n = 0;
 
-	fpb_hj_shared_offsets(st, g, tstart, cstart, cursor);
+	fpb_hj_shared_offsets(st, g, tstart, cursor);
 	fpb_arena_iter_init(&it, st->ht.tuples);
 	while ((htup = fpb_arena_iter_next(&it)) != NULL)
 	{
@@ -358,62 +361,71 @@ fpb_hj_shared_scatter(FpbHjState *st, const FpbShGeom *g, char *region)
 			CHECK_FOR_INTERRUPTS();
 	}
 	pfree(tstart);
-	pfree(cstart);
 	pfree(cursor);
 	/* the private copies are not needed any more */
 	fpb_ht_reset(&st->ht);
 }
 
 /*
- * BUILD of one slice: its buckets are a contiguous range that only the
- * claimer writes, its cells a contiguous range sized for all its tuples.
- * Count per bucket, give each bucket of two or more its cell range, then
- * fill; a one-tuple bucket keeps its cell inline.  Offsets, not pointers.
+ * BUILD of one slice: its buckets' starts are a contiguous range that only
+ * the claimer writes, its tuples a contiguous range in the order SCATTER
+ * wrote them.  Count each bucket's bytes, then move the tuples into bucket
+ * order through a private copy (a slice is a thousandth of the table: the
+ * copy stays in the cache).  starts[b] is where bucket b's tuples begin,
+ * starts[b + 1] where they end, in MAXALIGN units from the first tuple;
+ * the claimer of the last slice writes the final end.
  */
 static void
 fpb_hj_shared_build_slice(const FpbShGeom *g, char *region, int s,
-						  Size tbegin, Size tend, Size cbegin)
+						  Size tbegin, Size tend, char **tmp, Size *tmpsize)
 {
-	FpbBucket  *buckets = (FpbBucket *) region;
+	uint32	   *starts = (uint32 *) region;
+	char	   *tuples = region + g->tuples_off;
 	uint32		mask = g->nbuckets - 1;
 	uint32		b0 = (uint32) s << g->shift;
 	uint32		nb = (uint32) 1 << g->shift;
+	uint32		cur = (uint32) ((tbegin - g->tuples_off) / MAXIMUM_ALIGNOF);
+	Size		len = tend - tbegin;
 	Size		off;
-	Size		cur = cbegin;
 	uint32		b;
 
-	memset(&buckets[b0], 0, sizeof(FpbBucket) * nb);
-	for (off = tbegin; off < tend; off += FPB_HT_SIZE((FpbHashTuple *) (region + off)))
-		buckets[((FpbHashTuple *) (region + off))->hashvalue & mask].count++;
+	if (len > *tmpsize)
+	{
+		if (*tmp != NULL)
+			pfree(*tmp);
+		*tmpsize = Max(len, 1024 * 1024);
+		*tmp = MemoryContextAllocHuge(CurrentMemoryContext, *tmpsize);
+	}
+	if (len > 0)
+		memcpy(*tmp, region + tbegin, len);
+
+	memset(&starts[b0], 0, sizeof(uint32) * nb);
+	for (off = 0; off < len;)
+	{
+		FpbHashTuple *htup = (FpbHashTuple *) (*tmp + off);
+		Size		size = FPB_HT_SIZE(htup);
+
+		starts[htup->hashvalue & mask] += (uint32) (size / MAXIMUM_ALIGNOF);
+		off += size;
+	}
+	/* each bucket's end; filled backwards, each ends at its start */
 	for (b = b0; b < b0 + nb; b++)
 	{
-		if (buckets[b].count < 2)
-			continue;
-		cur += (Size) buckets[b].count * sizeof(FpbHashCell);
-		/* the end: filled backwards, it ends up at the start */
-		buckets[b].u.cells = (FpbHashCell *) (uintptr_t) cur;
+		cur += starts[b];
+		starts[b] = cur;
 	}
-	for (off = tbegin; off < tend;)
+	for (off = 0; off < len;)
 	{
-		FpbHashTuple *htup = (FpbHashTuple *) (region + off);
-		FpbBucket  *bk = &buckets[htup->hashvalue & mask];
-		FpbHashCell cell;
+		FpbHashTuple *htup = (FpbHashTuple *) (*tmp + off);
+		Size		size = FPB_HT_SIZE(htup);
+		uint32	   *start = &starts[htup->hashvalue & mask];
 
-		cell.hashvalue = htup->hashvalue;
-		cell.pad = 0;
-		cell.key = htup->key;
-		cell.tuple = (FpbHashTuple *) (uintptr_t) off;
-		if (bk->count == 1)
-			bk->u.one = cell;
-		else
-		{
-			uintptr_t	pos = (uintptr_t) bk->u.cells - sizeof(FpbHashCell);
-
-			bk->u.cells = (FpbHashCell *) pos;
-			memcpy(region + pos, &cell, sizeof(FpbHashCell));
-		}
-		off += FPB_HT_SIZE(htup);
+		*start -= (uint32) (size / MAXIMUM_ALIGNOF);
+		memcpy(tuples + (Size) *start * MAXIMUM_ALIGNOF, htup, size);
+		off += size;
 	}
+	if (b0 + nb == g->nbuckets)
+		starts[g->nbuckets] = cur;
 }
 
 static void
@@ -421,19 +433,21 @@ fpb_hj_shared_build_slices(FpbHjState *st, const FpbShGeom *g, char *region)
 {
 	int			nslices = 1 << g->bits;
 	Size	   *tstart = palloc(sizeof(Size) * (nslices + 1));
-	Size	   *cstart = palloc(sizeof(Size) * (nslices + 1));
+	char	   *tmp = NULL;
+	Size		tmpsize = 0;
 	uint32		s;
 
-	fpb_hj_shared_offsets(st, g, tstart, cstart, NULL);
+	fpb_hj_shared_offsets(st, g, tstart, NULL);
 	while ((s = pg_atomic_fetch_add_u32(&st->shared->next_slice, 1)) <
 		   (uint32) nslices)
 	{
 		CHECK_FOR_INTERRUPTS();
-		fpb_hj_shared_build_slice(g, region, (int) s, tstart[s], tstart[s + 1],
-								  cstart[s]);
+		fpb_hj_shared_build_slice(g, region, (int) s, tstart[s],
+								  tstart[s + 1], &tmp, &tmpsize);
 	}
+	if (tmp != NULL)
+		pfree(tmp);
 	pfree(tstart);
-	pfree(cstart);
 }
 
 /*
@@ -506,13 +520,13 @@ fpb_hj_shared_build(FpbHjState *st)
 
 	fpb_hj_shared_geometry(sh, &g);
 	region = fpb_hj_shared_map(st);
-	st->ht.buckets = (FpbBucket *) region;
+	st->ht.starts = (const uint32 *) region;
+	st->ht.records = region + g.tuples_off;
 	st->ht.nbuckets = g.nbuckets;
 	st->ht.mask = g.nbuckets - 1;
 	st->ht.ntuples = g.ntuples;
 	st->ht.ninserted = g.ntuples;
 	st->ht.built = true;
-	st->ht.reloc = (uintptr_t) region;
 	st->inner_total = g.ntuples;
 	st->nbatch = 1;
 
