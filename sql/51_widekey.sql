@@ -159,6 +159,11 @@ SELECT count(*) FROM wk_long;
 SELECT fpbtree_check('wk_long_t', true);
 SELECT fpb_same('SELECT t FROM wk_long WHERE t > ''M'' ORDER BY t', 'wk_long_t', true);
 
+-- a search value may be longer than any stored one: compared, not stored
+SELECT fpb_same('SELECT t FROM wk_long WHERE t = repeat(''x'', 5000)', 'wk_long_t');
+SELECT fpb_same('SELECT t FROM wk_long WHERE t < repeat(''B'', 5000) AND t > repeat(''A'', 3000)', 'wk_long_t');
+SELECT fpb_same('SELECT t FROM wk_long WHERE t IN (repeat(''x'', 5000), repeat(''B'', 1600) || ''1'')', 'wk_long_t');
+
 -- unique indexes on wide keys: duplicates are refused at build and at
 -- insert, by the collation's equality (case-insensitive under wk_ci);
 -- NULLs are distinct unless NULLS NOT DISTINCT

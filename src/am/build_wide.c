@@ -163,7 +163,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 			old = MemoryContextSwitchTo(valcxt[cur]);
 			e.k = fpb_encode(encproc, v);
 			e.t = t;
-			e.f = fpb_full_image(cmp, v, index);
+			e.f = fpb_full_image(cmp, v, index, true);
 			if (cmp->typlen > 0 || e.f == DatumGetPointer(v))
 				fpb_entry_keep_palloc(cmp, &e);
 			MemoryContextSwitchTo(old);

@@ -431,7 +431,7 @@ extern int	fpb_wide_cmp(const FpbCmp *cmp, uint64 ak, uint64 at,
 extern Size fpb_full_size(const FpbCmp *cmp, const char *f);
 extern int	fpb_wide_maxkey(int w, int x);
 extern const char *fpb_full_image(const FpbCmp *cmp, Datum value,
-								  Relation index);
+								  Relation index, bool limit);
 extern bool fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x);
 extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
 extern int	fpb_slot_need(Page page, const char *f, int upper);

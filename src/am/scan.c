@@ -145,9 +145,12 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	}
 	if (wantvals)
 	{
-		/* a page's values fit in a page: copy them for index-only scans */
+		/*
+		 * A page's values fit in a page; with 4-byte alignment of each copy
+		 * twice that is plenty.  Copied for index-only scans.
+		 */
 		if (so->itemvals == NULL)
-			so->itemvals = MemoryContextAlloc(so->scancxt, BLCKSZ + 8);
+			so->itemvals = MemoryContextAlloc(so->scancxt, 2 * BLCKSZ);
 		vp = so->itemvals;
 	}
 

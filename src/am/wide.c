@@ -117,11 +117,12 @@ fpb_wide_maxkey(int w, int x)
 /*
  * The stored form of a column value: the datum itself for a fixed-length
  * type, an untoasted varlena with a 1-byte header when it is short enough
- * (as in an index tuple).  Values above maxkey are refused as btree
- * refuses index rows too large for a page.
+ * (as in an index tuple).  With limit, values above maxkey are refused as
+ * btree refuses index rows too large for a page; a scan's key may be of
+ * any size (it is compared, never stored).
  */
 const char *
-fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
+fpb_full_image(const FpbCmp *cmp, Datum value, Relation index, bool limit)
 {
 	struct varlena *v;
 	Size		size;
@@ -139,7 +140,7 @@ fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
 		v = (struct varlena *) s;
 	}
 	size = VARSIZE_ANY(v);
-	if (size > (Size) cmp->maxkey)
+	if (limit && size > (Size) cmp->maxkey)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("index row size %zu exceeds fpbtree maximum %d for index \"%s\"",
