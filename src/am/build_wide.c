@@ -161,7 +161,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 		if (!isnull)
 		{
 			old = MemoryContextSwitchTo(valcxt[cur]);
-			e.k = fpb_encode(encproc, v);
+			e.k = fpb_encode(encproc, cmp->collation, v);
 			e.t = t;
 			e.f = fpb_full_image(cmp, v, index);
 			if (cmp->typlen > 0 || e.f == DatumGetPointer(v))

@@ -372,9 +372,9 @@ extern void fpb_choose_widths(double t1, double tnext, FpbWidths *out);
 extern void fpb_widths_for(int w, int x, double t1, double tnext, FpbWidths *out);
 
 /* ---- keys.c: normalisation through the operator class ---- */
-extern uint64 fpb_encode(FmgrInfo *encproc, Datum value);
-extern FpbKey fpb_heap_key(FmgrInfo *encproc, Datum value, bool isnull,
-						   ItemPointer htid);
+extern uint64 fpb_encode(FmgrInfo *encproc, Oid collation, Datum value);
+extern FpbKey fpb_heap_key(FmgrInfo *encproc, Oid collation, Datum value,
+						   bool isnull, ItemPointer htid);
 extern char *fpb_keydesc(uint64 k, uint64 t);
 extern Datum fpb_decode(FmgrInfo *decproc, uint64 k);
 extern void fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,

@@ -460,6 +460,7 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  IndexInfo *indexInfo)
 {
 	FpbKey		key = fpb_heap_key(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
+								   index->rd_indcollation[0],
 								   values[0], isnull[0], ht_ctid);
 	const FpbCmp *cmp = fpb_index_cmp(index);
 	FpbEntry	e = fpb_mkkey(key.k, key.t);
