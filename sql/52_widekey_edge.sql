@@ -74,3 +74,64 @@ INSERT INTO wke SELECT g, s, s, s, left(s, 40), left(s, 10), left(s, 10) FROM
 SELECT * FROM wke_missing();
 SELECT c.relname, fpbtree_check(c.oid, true) FROM pg_class c
 WHERE c.relname LIKE 'wke\_%' AND c.relkind = 'i' ORDER BY 1;
+
+-- values of 1 to 1,600 bytes in random order, many sharing their first
+-- 24 bytes, in case variants, with NULLs and empty strings: splits pick
+-- byte-balanced points and the inner pages hold long separators
+SELECT setseed(0.52);
+CREATE TABLE wke_mix (id int, c text COLLATE "C", n text COLLATE wke_ci,
+					  b char(30) COLLATE "C", u uuid)
+WITH (autovacuum_enabled = off);
+CREATE INDEX wke_mix_c ON wke_mix USING fpbtree (c);
+CREATE INDEX wke_mix_n ON wke_mix USING fpbtree (n);
+CREATE INDEX wke_mix_b ON wke_mix USING fpbtree (b);
+CREATE INDEX wke_mix_u ON wke_mix USING fpbtree (u);
+INSERT INTO wke_mix
+SELECT g, s, s, left(s, 28) || repeat(' ', g % 3),
+	CASE WHEN g % 9 = 0 THEN NULL
+		 WHEN g % 2 = 0 THEN ('ffffffff-ffff-' || lpad(to_hex(g % 300), 4, '0') || '-0000-' || lpad(to_hex(g), 12, '0'))::uuid
+		 ELSE md5(g::text)::uuid END
+FROM (SELECT g, CASE WHEN g % 31 = 0 THEN NULL WHEN g % 29 = 0 THEN ''
+		WHEN g % 3 = 0 THEN 'https://www.example.com/' || (ARRAY['a', 'A', 'b'])[1 + g % 3] || (g % 70) || repeat('x', (random() * 1500)::int)
+		WHEN g % 3 = 1 THEN (ARRAY['user', 'User', 'USER'])[1 + g % 3] || (g % 40) || '@example.com'
+		ELSE left(repeat(md5(g::text), 50), 1 + (random() * 1599)::int) END AS s
+	  FROM generate_series(1, 3000) g) x
+ORDER BY random();
+SELECT height > 2 AS deep FROM fpbtree_stats('wke_mix_c');
+SELECT c.relname, fpbtree_check(c.oid, true) FROM pg_class c
+WHERE c.relname LIKE 'wke\_mix\_%' AND c.relkind = 'i' ORDER BY 1;
+CREATE TABLE wke_q (q text, idx text, ordered bool);
+INSERT INTO wke_q SELECT replace(q, '$c', col), 'wke_mix_' || col, o AND col <> 'n'
+FROM unnest(ARRAY['c', 'n', 'b']) col, (VALUES
+ ('SELECT $c FROM wke_mix WHERE $c >= ''https://www.example.com/a1'' AND $c < ''https://www.example.com/a2'' ORDER BY $c', true),
+ ('SELECT $c FROM wke_mix WHERE $c > ''https://www.example.com/A'' ORDER BY $c DESC LIMIT 40', true),
+ ('SELECT id FROM wke_mix WHERE $c = ''user7@example.com''', false),
+ ('SELECT id FROM wke_mix WHERE $c = ''USER7@example.com''', false),
+ ('SELECT id FROM wke_mix WHERE $c = ''''', false),
+ ('SELECT id FROM wke_mix WHERE $c IN (''User8@example.com'', ''user9@example.com'', '''')', false),
+ ('SELECT id FROM wke_mix WHERE $c < ''User'' AND $c > ''1''', false),
+ ('SELECT count(*) FROM wke_mix WHERE $c IS NULL', false),
+ ('SELECT count(*) FROM wke_mix WHERE $c IS NOT NULL', false)
+) x(q, o)
+WHERE col <> 'n' OR q NOT LIKE '%LIMIT%';
+INSERT INTO wke_q VALUES
+ ('SELECT id FROM wke_mix WHERE b = ''user7@example.com   ''', 'wke_mix_b', false),
+ ('SELECT u FROM wke_mix WHERE u >= ''ffffffff-ffff-0010-0000-000000000000'' ORDER BY u', 'wke_mix_u', true),
+ ('SELECT u FROM wke_mix WHERE u > ''ffffffff-ffff-0100-0000-000000000000'' ORDER BY u DESC', 'wke_mix_u', true),
+ ('SELECT u FROM wke_mix WHERE u IS NOT NULL ORDER BY u DESC LIMIT 20', 'wke_mix_u', true),
+ ('SELECT count(*) FROM wke_mix WHERE u IS NULL', 'wke_mix_u', false),
+ ('SELECT id FROM wke_mix WHERE u >= ''ffffffff-ffff-ffff-ffff-ffffffffffff''', 'wke_mix_u', false);
+SELECT q, left(r, 200) AS diff FROM (SELECT q, fpb_same(q, idx, ordered) r FROM wke_q) s
+WHERE r <> 'ok';
+SELECT count(*) AS queries FROM wke_q;
+
+-- the same after the bulk build, and after deletes and VACUUM
+REINDEX TABLE wke_mix;
+SELECT q, left(r, 200) AS diff FROM (SELECT q, fpb_same(q, idx, ordered) r FROM wke_q) s
+WHERE r <> 'ok';
+DELETE FROM wke_mix WHERE id % 4 <> 0;
+VACUUM wke_mix;
+SELECT q, left(r, 200) AS diff FROM (SELECT q, fpb_same(q, idx, ordered) r FROM wke_q) s
+WHERE r <> 'ok';
+SELECT c.relname, fpbtree_check(c.oid, true) FROM pg_class c
+WHERE c.relname LIKE 'wke\_mix\_%' AND c.relkind = 'i' ORDER BY 1;
