@@ -135,3 +135,14 @@ SELECT q, left(r, 200) AS diff FROM (SELECT q, fpb_same(q, idx, ordered) r FROM 
 WHERE r <> 'ok';
 SELECT c.relname, fpbtree_check(c.oid, true) FROM pg_class c
 WHERE c.relname LIKE 'wke\_mix\_%' AND c.relkind = 'i' ORDER BY 1;
+
+-- ascending inserts of large values at the right edge with the lowest
+-- fillfactor: the right page of each split keeps room, the tree stays
+-- shallow (it used to gain a level per insert, up to an impossible root)
+CREATE TABLE wke_asc (id int, t text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX wke_asc_t ON wke_asc USING fpbtree (t) WITH (fillfactor = 10);
+INSERT INTO wke_asc SELECT g, lpad(g::text, 8, '0') || repeat('a', 1680)
+FROM generate_series(1, 200) g;
+SELECT height <= 8 AS shallow FROM fpbtree_stats('wke_asc_t');
+SELECT fpbtree_check('wke_asc_t', true);
+SELECT fpb_same('SELECT id FROM wke_asc WHERE t > ''00000150''', 'wke_asc_t', false);

@@ -70,10 +70,18 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 
 	/*
 	 * Ascending inserts at the right edge leave the left page filled to the
-	 * fillfactor, as btree does; otherwise split in the middle.
+	 * fillfactor, as btree does; otherwise split in the middle.  A wide
+	 * page may hold only a few entries: there, a low fillfactor would leave
+	 * the right page as full as the old one, every later insert at the edge
+	 * would split it again and add a level at the root each time, so its
+	 * right half gets at most as many entries as a split in the middle.
 	 */
 	if (FpbPageIsRightmost(oopq) && pos == n - 1)
+	{
 		want = (int) ((int64) n * fpb_fillfactor(index) / 100);
+		if (cmp)
+			want = Max(want, n / 2);
+	}
 	else
 		want = n / 2;
 	want = Max(1, Min(want, n - 1));
