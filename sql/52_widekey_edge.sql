@@ -146,3 +146,9 @@ FROM generate_series(1, 200) g;
 SELECT height <= 8 AS shallow FROM fpbtree_stats('wke_asc_t');
 SELECT fpbtree_check('wke_asc_t', true);
 SELECT fpb_same('SELECT id FROM wke_asc WHERE t > ''00000150''', 'wke_asc_t', false);
+
+-- scan keys longer than an index entry may be: compared, never stored
+SELECT fpb_same('SELECT id FROM wke_asc WHERE t > ''00000100'' || repeat(''a'', 3000)', 'wke_asc_t', false);
+SELECT fpb_same('SELECT id FROM wke_asc WHERE t <= ''00000100'' || repeat(''a'', 3000) ORDER BY t DESC LIMIT 3', 'wke_asc_t', false);
+SELECT fpb_same('SELECT id FROM wke_asc WHERE t = repeat(''0'', 5000)', 'wke_asc_t', false);
+SELECT fpb_same('SELECT id FROM wke_asc WHERE t IN (repeat(''0'', 5000), ''00000007'' || repeat(''a'', 1680))', 'wke_asc_t', false);

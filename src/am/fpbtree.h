@@ -394,6 +394,7 @@ extern int	fpb_wide_cmp(const FpbCmp *cmp, uint64 ak, uint64 at,
 						 const char *bf);
 extern Size fpb_full_size(const FpbCmp *cmp, const char *f);
 extern int	fpb_wide_maxkey(int w, int x);
+extern const char *fpb_full_form(const FpbCmp *cmp, Datum value);
 extern const char *fpb_full_image(const FpbCmp *cmp, Datum value,
 								  Relation index);
 extern bool fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x);

@@ -105,14 +105,13 @@ fpb_wide_maxkey(int w, int x)
 /*
  * The stored form of a column value: the datum itself for a fixed-length
  * type, an untoasted varlena with a 1-byte header when it is short enough
- * (as in an index tuple).  Values above maxkey are refused as btree
- * refuses index rows too large for a page.
+ * (as in an index tuple).  A scan key's value takes this form too, at any
+ * size: it is compared, never stored.
  */
 const char *
-fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
+fpb_full_form(const FpbCmp *cmp, Datum value)
 {
 	struct varlena *v;
-	Size		size;
 
 	if (cmp->typlen > 0)
 		return DatumGetPointer(value);
@@ -126,6 +125,21 @@ fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
 		memcpy(s + 1, VARDATA(v), len - 1);
 		v = (struct varlena *) s;
 	}
+	return (const char *) v;
+}
+
+/*
+ * The stored form of a value to be stored in the index.  Values above
+ * maxkey are refused as btree refuses index rows too large for a page.
+ */
+const char *
+fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
+{
+	const char *v = fpb_full_form(cmp, value);
+	Size		size;
+
+	if (cmp->typlen > 0)
+		return v;
 	size = VARSIZE_ANY(v);
 	if (size > (Size) cmp->maxkey)
 		ereport(ERROR,
