@@ -231,6 +231,17 @@ fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
 	/* a wide separator lives on as the next page's lower bound */
 	fpb_entry_keep_palloc(bs->cmp, &sep);
 	fpb_build_writepage(bs, lv, nblk, &sep);
+
+	/*
+	 * The values of an internal page's entries are the separators of the
+	 * level below, each copied once and handed up to this page alone: now
+	 * that it is written they go, or the build would keep a copy of every
+	 * separator (with large values, a third of all the index's bytes).
+	 */
+	if (bs->cmp && level > 0)
+		for (int i = 0; i < lv->n; i++)
+			if (lv->ents[i].f)
+				pfree((char *) lv->ents[i].f);
 	lv->lowk = sep.k;
 	lv->lowt = sep.t;
 	lv->lowf = sep.f;

@@ -87,7 +87,8 @@ fpb_spool_callback(Relation index, ItemPointer tid, Datum *values,
 				   bool *isnull, bool tupleIsAlive, void *state)
 {
 	FpbSpool   *sp = (FpbSpool *) state;
-	FpbKey		key = fpb_heap_key(sp->encproc, values[0], isnull[0], tid);
+	FpbKey		key = fpb_heap_key(sp->encproc, index->rd_indcollation[0],
+									   values[0], isnull[0], tid);
 
 	sp->indtuples++;
 

@@ -138,10 +138,12 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 	}
 
 	/*
-	 * Values live until their page is written.  A page's values are in one
-	 * context but its first, which was read before the previous page ended:
-	 * so two contexts in turn, each reset when a page after the next begins.
-	 * Separators are copied (build.c) and outlive both.
+	 * Values live until their page is written: those of the page being
+	 * filled are in valcxt[cur], the other context is free.  The entries a
+	 * new page begins with (one or, when the last entry of the page before
+	 * moved on to be its high key, two) were read before it began, so they
+	 * are copied into the other context, which becomes cur.  Separators are
+	 * copied (build.c) and outlive both.
 	 */
 	valcxt[0] = AllocSetContextCreate(CurrentMemoryContext, "fpbtree values",
 									  ALLOCSET_DEFAULT_SIZES);
@@ -156,14 +158,15 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 															&tnull));
 		FpbEntry	e;
 		MemoryContext old;
+		BlockNumber leaf;
 
 		e = fpb_mkkey(FPB_KEY_MAX, t | FPB_T_NULLBIT);
 		if (!isnull)
 		{
 			old = MemoryContextSwitchTo(valcxt[cur]);
-			e.k = fpb_encode(encproc, v);
+			e.k = fpb_encode(encproc, cmp->collation, v);
 			e.t = t;
-			e.f = fpb_full_image(cmp, v, index, true);
+			e.f = fpb_full_image(cmp, v, index);
 			if (cmp->typlen > 0 || e.f == DatumGetPointer(v))
 				fpb_entry_keep_palloc(cmp, &e);
 			MemoryContextSwitchTo(old);
@@ -178,11 +181,18 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 		prev = e;
 		if (bs->nlevels == 0)
 			fpb_build_initlevel(bs, 0);
+		leaf = bs->levels[0].blkno;
 		fpb_build_add(bs, 0, &e);
-		if (bs->levels[0].n == 1 && loaded > 0)
+		if (bs->levels[0].blkno != leaf)
 		{
+			FpbLevel   *lv = &bs->levels[0];
+
 			cur = 1 - cur;
 			MemoryContextReset(valcxt[cur]);
+			old = MemoryContextSwitchTo(valcxt[cur]);
+			for (int i = 0; i < lv->n; i++)
+				fpb_entry_keep_palloc(cmp, &lv->ents[i]);
+			MemoryContextSwitchTo(old);
 		}
 		if ((++loaded & 0xFFFF) == 0)
 		{

@@ -408,9 +408,9 @@ extern void fpb_choose_widths(double t1, double tnext, FpbWidths *out);
 extern void fpb_widths_for(int w, int x, double t1, double tnext, FpbWidths *out);
 
 /* ---- keys.c: normalisation through the operator class ---- */
-extern uint64 fpb_encode(FmgrInfo *encproc, Datum value);
-extern FpbKey fpb_heap_key(FmgrInfo *encproc, Datum value, bool isnull,
-						   ItemPointer htid);
+extern uint64 fpb_encode(FmgrInfo *encproc, Oid collation, Datum value);
+extern FpbKey fpb_heap_key(FmgrInfo *encproc, Oid collation, Datum value,
+						   bool isnull, ItemPointer htid);
 extern char *fpb_keydesc(uint64 k, uint64 t);
 extern Datum fpb_decode(FmgrInfo *decproc, uint64 k);
 extern void fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,
@@ -430,8 +430,9 @@ extern int	fpb_wide_cmp(const FpbCmp *cmp, uint64 ak, uint64 at,
 						 const char *bf);
 extern Size fpb_full_size(const FpbCmp *cmp, const char *f);
 extern int	fpb_wide_maxkey(int w, int x);
+extern const char *fpb_full_form(const FpbCmp *cmp, Datum value);
 extern const char *fpb_full_image(const FpbCmp *cmp, Datum value,
-								  Relation index, bool limit);
+								  Relation index);
 extern bool fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x);
 extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
 extern int	fpb_slot_need(Page page, const char *f, int upper);

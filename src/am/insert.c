@@ -70,10 +70,18 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 
 	/*
 	 * Ascending inserts at the right edge leave the left page filled to the
-	 * fillfactor, as btree does; otherwise split in the middle.
+	 * fillfactor, as btree does; otherwise split in the middle.  A wide
+	 * page may hold only a few entries: there, a low fillfactor would leave
+	 * the right page as full as the old one, every later insert at the edge
+	 * would split it again and add a level at the root each time, so its
+	 * right half gets at most as many entries as a split in the middle.
 	 */
 	if (FpbPageIsRightmost(oopq) && pos == n - 1)
+	{
 		want = (int) ((int64) n * fpb_fillfactor(index) / 100);
+		if (cmp)
+			want = Max(want, n / 2);
+	}
 	else
 		want = n / 2;
 	want = Max(1, Min(want, n - 1));
@@ -463,6 +471,7 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  IndexInfo *indexInfo)
 {
 	FpbKey		key = fpb_heap_key(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
+								   index->rd_indcollation[0],
 								   values[0], isnull[0], ht_ctid);
 	const FpbCmp *cmp = fpb_index_cmp(index);
 	FpbEntry	e = fpb_mkkey(key.k, key.t);
@@ -471,7 +480,7 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	{
 		e.k = FPB_WIDE_PREFIX(key.k);
 		if (!isnull[0])
-			e.f = fpb_full_image(cmp, values[0], index, true);
+			e.f = fpb_full_image(cmp, values[0], index);
 	}
 
 	/* a NULL is distinct from every key unless NULLS NOT DISTINCT */

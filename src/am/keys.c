@@ -467,7 +467,8 @@ fpbtree_decode_macaddr8(PG_FUNCTION_ARGS)
  *
  * The AM goes through the opclass's support functions rather than
  * switching on type OIDs, so user-defined opclasses work too.  Collation
- * is irrelevant to every mapping here, hence InvalidOid.
+ * is irrelevant to every mapping of a narrow key, but a wide key's prefix
+ * depends on it (widekey.c): callers pass the index column's collation.
  * ----------------------------------------------------------------
  */
 
@@ -475,14 +476,14 @@ fpbtree_decode_macaddr8(PG_FUNCTION_ARGS)
  * Normalised key of a non-NULL value.
  */
 uint64
-fpb_encode(FmgrInfo *encproc, Datum value)
+fpb_encode(FmgrInfo *encproc, Oid collation, Datum value)
 {
 	/* our own integer encoders inline, as in fpb_decode */
 	if (encproc->fn_addr == fpbtree_encode_int8)
 		return int_to_key(DatumGetInt64(value));
 	if (encproc->fn_addr == fpbtree_encode_int4)
 		return int_to_key(DatumGetInt32(value));
-	return (uint64) DatumGetInt64(FunctionCall1Coll(encproc, InvalidOid,
+	return (uint64) DatumGetInt64(FunctionCall1Coll(encproc, collation,
 													value));
 }
 
@@ -494,11 +495,12 @@ fpb_encode(FmgrInfo *encproc, Datum value)
  * procedure; a NULL never reaches it and sorts after every value.
  */
 FpbKey
-fpb_heap_key(FmgrInfo *encproc, Datum value, bool isnull, ItemPointer htid)
+fpb_heap_key(FmgrInfo *encproc, Oid collation, Datum value, bool isnull,
+			 ItemPointer htid)
 {
 	FpbKey		key;
 
-	key.k = isnull ? FPB_KEY_MAX : fpb_encode(encproc, value);
+	key.k = isnull ? FPB_KEY_MAX : fpb_encode(encproc, collation, value);
 	key.t = fpb_make_t(htid, isnull);
 	return key;
 }
@@ -541,7 +543,8 @@ fpb_decode(FmgrInfo *decproc, uint64 k)
 }
 
 /*
- * The closed range [*lo, *hi] of keys whose values compare equal to value.
+ * The closed range [*lo, *hi] of keys whose values compare equal to value
+ * (narrow keys only: no collation).
  *
  * Encoding is injective except that "=" identifies values with different
  * keys: for the float types, -0.0 = +0.0.  Their keys are adjacent, so a
@@ -554,16 +557,16 @@ fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,
 {
 	if (typid == FLOAT8OID && DatumGetFloat8(value) == 0.0)
 	{
-		*lo = fpb_encode(encproc, Float8GetDatum(-0.0));
-		*hi = fpb_encode(encproc, Float8GetDatum(0.0));
+		*lo = fpb_encode(encproc, InvalidOid, Float8GetDatum(-0.0));
+		*hi = fpb_encode(encproc, InvalidOid, Float8GetDatum(0.0));
 	}
 	else if (typid == FLOAT4OID && DatumGetFloat4(value) == 0.0f)
 	{
-		*lo = fpb_encode(encproc, Float4GetDatum(-0.0f));
-		*hi = fpb_encode(encproc, Float4GetDatum(0.0f));
+		*lo = fpb_encode(encproc, InvalidOid, Float4GetDatum(-0.0f));
+		*hi = fpb_encode(encproc, InvalidOid, Float4GetDatum(0.0f));
 	}
 	else
-		*lo = *hi = fpb_encode(encproc, value);
+		*lo = *hi = fpb_encode(encproc, InvalidOid, value);
 }
 
 /*

@@ -89,8 +89,8 @@ fpb_scan_wide_key(IndexScanDesc scan, Datum value, uint64 *k,
 
 	*k = FPB_WIDE_PREFIX(fpb_encode(index_getprocinfo(index, 1,
 													  FPB_ENCODE_PROC),
-									value));
-	img = fpb_full_image(so->cmp, value, index, false);
+									so->cmp->collation, value));
+	img = fpb_full_form(so->cmp, value);
 	if (so->cmp->typlen > 0 || img == DatumGetPointer(value))
 	{
 		FpbEntry	e = fpb_mkkey(0, 0);

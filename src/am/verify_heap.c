@@ -40,7 +40,8 @@ fpb_check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 						bool *isnull, bool tupleIsAlive, void *state)
 {
 	FpbCheckState *st = (FpbCheckState *) state;
-	FpbKey		key = fpb_heap_key(st->encproc, values[0], isnull[0], tid);
+	FpbKey		key = fpb_heap_key(st->encproc, index->rd_indcollation[0],
+									   values[0], isnull[0], tid);
 	int64		lo = 0,
 				hi = st->nleafkeys;
 

@@ -117,15 +117,13 @@ fpb_wide_maxkey(int w, int x)
 /*
  * The stored form of a column value: the datum itself for a fixed-length
  * type, an untoasted varlena with a 1-byte header when it is short enough
- * (as in an index tuple).  With limit, values above maxkey are refused as
- * btree refuses index rows too large for a page; a scan's key may be of
- * any size (it is compared, never stored).
+ * (as in an index tuple).  A scan key's value takes this form too, at any
+ * size: it is compared, never stored.
  */
 const char *
-fpb_full_image(const FpbCmp *cmp, Datum value, Relation index, bool limit)
+fpb_full_form(const FpbCmp *cmp, Datum value)
 {
 	struct varlena *v;
-	Size		size;
 
 	if (cmp->typlen > 0)
 		return DatumGetPointer(value);
@@ -139,8 +137,23 @@ fpb_full_image(const FpbCmp *cmp, Datum value, Relation index, bool limit)
 		memcpy(s + 1, VARDATA(v), len - 1);
 		v = (struct varlena *) s;
 	}
+	return (const char *) v;
+}
+
+/*
+ * The stored form of a value to be stored in the index.  Values above
+ * maxkey are refused as btree refuses index rows too large for a page.
+ */
+const char *
+fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
+{
+	const char *v = fpb_full_form(cmp, value);
+	Size		size;
+
+	if (cmp->typlen > 0)
+		return v;
 	size = VARSIZE_ANY(v);
-	if (limit && size > (Size) cmp->maxkey)
+	if (size > (Size) cmp->maxkey)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("index row size %zu exceeds fpbtree maximum %d for index \"%s\"",
