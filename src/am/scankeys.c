@@ -197,40 +197,6 @@ fpb_keyrange_cmp_wide(const void *a, const void *b, void *arg)
 	return fpb_wide_cmp((const FpbCmp *) arg, x->lo, 0, x->f, y->lo, 0, y->f);
 }
 
-/*
- * Wide index, equality array key: its elements' values, sorted by the
- * index order and without repeats (elements the comparison calls equal
- * become one), in the scan's array memory.
- */
-static FpbKeyRange *
-fpb_array_ranges_wide(IndexScanDesc scan, ScanKey sk, int *nranges)
-{
-	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
-	Datum	   *elems;
-	int			nelems;
-	FpbKeyRange *r;
-	int			m = 0;
-
-	elems = fpb_array_elems(sk, &nelems);
-	if (nelems == 0)
-		so->noscan = true;
-	r = MemoryContextAlloc(so->arrcxt, sizeof(FpbKeyRange) * Max(nelems, 1));
-	for (int i = 0; i < nelems; i++)
-	{
-		fpb_scan_wide_key(scan, elems[i], &r[i].lo, &r[i].f);
-		r[i].hi = r[i].lo;
-	}
-	if (nelems > 1)
-		qsort_arg(r, nelems, sizeof(FpbKeyRange), fpb_keyrange_cmp_wide,
-				  (void *) so->cmp);
-	for (int i = 0; i < nelems; i++)
-		if (m == 0 || fpb_keyrange_cmp_wide(&r[m - 1], &r[i],
-											(void *) so->cmp) != 0)
-			r[m++] = r[i];
-	*nranges = m;
-	return r;
-}
-
 /* The values in both sorted lists a and b (several array keys). */
 static FpbKeyRange *
 fpb_ranges_intersect_wide(FpbScanOpaque so, FpbKeyRange *a, int na,
@@ -351,7 +317,9 @@ fpb_keyrange_cmp(const void *a, const void *b)
  * The key ranges an equality array key matches: one per element that some
  * column value equals, sorted, overlapping ones merged (equal elements, and
  * elements such as -0 and +0 whose ranges overlap, become one range).  The
- * result is strictly increasing and disjoint.
+ * result is strictly increasing and disjoint.  In a wide index each range
+ * is one element's value, sorted by the index order and merged where the
+ * comparison calls elements equal.
  */
 static FpbKeyRange *
 fpb_array_ranges(IndexScanDesc scan, ScanKey sk, int *nranges)
@@ -370,15 +338,32 @@ fpb_array_ranges(IndexScanDesc scan, ScanKey sk, int *nranges)
 	r = MemoryContextAlloc(so->arrcxt, sizeof(FpbKeyRange) * Max(nelems, 1));
 	for (int i = 0; i < nelems; i++)
 	{
-		fpb_scan_encode(scan, sk->sk_subtype, elems[i], &r[n].lo, &r[n].hi);
+		r[n].f = NULL;
+		if (so->cmp)
+		{
+			fpb_scan_wide_key(scan, elems[i], &r[n].lo, &r[n].f);
+			r[n].hi = r[n].lo;
+		}
+		else
+			fpb_scan_encode(scan, sk->sk_subtype, elems[i], &r[n].lo,
+							&r[n].hi);
 		if (r[n].lo <= r[n].hi)
 			n++;
 	}
-	if (n > 1)
+	if (n > 1 && so->cmp)
+		qsort_arg(r, n, sizeof(FpbKeyRange), fpb_keyrange_cmp_wide,
+				  (void *) so->cmp);
+	else if (n > 1)
 		qsort(r, n, sizeof(FpbKeyRange), fpb_keyrange_cmp);
 	for (int i = 0; i < n; i++)
 	{
-		if (m > 0 && r[i].lo <= r[m - 1].hi)
+		if (so->cmp)
+		{
+			if (m == 0 ||
+				fpb_keyrange_cmp_wide(&r[m - 1], &r[i], (void *) so->cmp) != 0)
+				r[m++] = r[i];
+		}
+		else if (m > 0 && r[i].lo <= r[m - 1].hi)
 			r[m - 1].hi = Max(r[m - 1].hi, r[i].hi);
 		else
 			r[m++] = r[i];
@@ -553,48 +538,9 @@ fpb_scan_bounds(IndexScanDesc scan)
 			continue;
 		}
 
-		if ((sk->sk_flags & SK_SEARCHARRAY) && so->cmp)
-		{
-			MemoryContext old;
-
-			if (so->arrcxt == NULL)
-				so->arrcxt = AllocSetContextCreate(so->scancxt,
-												   "fpbtree array keys",
-												   ALLOCSET_SMALL_SIZES);
-			old = MemoryContextSwitchTo(so->arrcxt);
-			if (sk->sk_strategy == BTEqualStrategyNumber)
-			{
-				FpbKeyRange *r;
-				int			nr;
-
-				r = fpb_array_ranges_wide(scan, sk, &nr);
-				if (neq < 0)
-				{
-					eq = r;
-					neq = nr;
-				}
-				else
-					eq = fpb_ranges_intersect_wide(so, eq, neq, r, nr, &neq);
-			}
-			else if (!fpb_scan_wide_array(scan, sk))
-				so->noscan = so->empty = true;
-			MemoryContextSwitchTo(old);
-			fpb_upper_notnull(so);
-			continue;
-		}
-		if (so->cmp)
-		{
-			uint64		k;
-			const char *f;
-
-			fpb_scan_wide_key(scan, sk->sk_argument, &k, &f);
-			fpb_scan_wide_bound(so, sk->sk_strategy, k, f);
-			fpb_upper_notnull(so);
-			continue;
-		}
-
 		if (sk->sk_flags & SK_SEARCHARRAY)
 		{
+			bool		wide = (so->cmp != NULL);
 			MemoryContext old;
 
 			if (so->arrcxt == NULL)
@@ -614,13 +560,26 @@ fpb_scan_bounds(IndexScanDesc scan)
 					eq = r;
 					neq = nr;
 				}
+				else if (wide)
+					eq = fpb_ranges_intersect_wide(so, eq, neq, r, nr, &neq);
 				else
 					eq = fpb_ranges_intersect(so, eq, neq, r, nr, &neq);
 			}
-			else if (!fpb_array_inequality(scan, sk))
+			else if (!(wide ? fpb_scan_wide_array(scan, sk) :
+					   fpb_array_inequality(scan, sk)))
 				so->noscan = so->empty = true;
 			MemoryContextSwitchTo(old);
-			fpb_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL);
+			fpb_upper_notnull(so);
+			continue;
+		}
+		if (so->cmp)
+		{
+			uint64		k;
+			const char *f;
+
+			fpb_scan_wide_key(scan, sk->sk_argument, &k, &f);
+			fpb_scan_wide_bound(so, sk->sk_strategy, k, f);
+			fpb_upper_notnull(so);
 			continue;
 		}
 
