@@ -82,28 +82,40 @@ fpb_page_capacity(int w, int x, bool internal_page, double fill)
 }
 
 /*
- * Rebuild the page's in-page tree from n sorted entries.  Page-level fields
- * (level, links, high key, flags) are kept.  With fill > 0 each leaf node
- * gets about fill * capacity entries; with fill = 0 the entries are spread
- * over as many leaf nodes as the page holds, which leaves the most free slots
- * in every node.  Returns false, leaving the page untouched, if the entries
- * do not fit.
+ * Wide page: where its slotted area would begin (pd_upper) with the high
+ * key's value and the values of entries, compacted.
  */
+static int
+fpb_slots_upper(Page page, const FpbEntry *entries, int n)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
+
+	if (!FpbPageIsRightmost(opq) && (opq->hikey & FPB_WIDE_OFFMASK) != 0)
+	{
+		FpbEntry	hk;
+
+		fpb_page_get_hikey(page, &hk, InvalidBlockNumber);
+		upper -= fpb_slot_need(page, hk.f, upper);
+	}
+	for (int i = 0; i < n; i++)
+		upper -= fpb_slot_need(page, entries[i].f, upper);
+	return upper;
+}
+
 /*
  * Wide page: rewrite the slotted area with the high key's value and the
- * values of entries, compacted, and return the keys the nodes are to hold
- * (prefix and new slot offset; palloc'd).  The values are copied out first,
- * since they may lie in this page's area.  Returns NULL, leaving the page
- * untouched, if the area would leave fewer than minlines node lines.
+ * values of entries, compacted, down to upper (fpb_slots_upper), and return
+ * the keys the nodes are to hold (prefix and new slot offset; palloc'd).
+ * The values are copied out first, since they may lie in this page's area.
  */
 static uint64 *
-fpb_layout_slots(Page page, const FpbEntry *entries, int n, int minlines)
+fpb_layout_slots(Page page, const FpbEntry *entries, int n, int upper)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	PageHeader	ph = (PageHeader) page;
 	FpbEntry	hk;
 	bool		hashk;
-	int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
 	Size		total = 0;
 	char	   *stage,
 			   *sp;
@@ -115,16 +127,15 @@ fpb_layout_slots(Page page, const FpbEntry *entries, int n, int minlines)
 	if (hashk)
 	{
 		fpb_page_get_hikey(page, &hk, InvalidBlockNumber);
-		upper -= fpb_slot_need(page, hk.f, upper);
 		total += INTALIGN(fpb_slot_len(page, hk.f));
 	}
+	keys = palloc(sizeof(uint64) * Max(n, 1));
+	lens = palloc(sizeof(Size) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
-		upper -= fpb_slot_need(page, entries[i].f, upper);
-		total += INTALIGN(fpb_slot_len(page, entries[i].f));
+		lens[i] = fpb_slot_len(page, entries[i].f);
+		total += INTALIGN(lens[i]);
 	}
-	if (upper < FPB_DATA_START + minlines * FPB_LINE)
-		return NULL;
 
 	/* copy the values out, then write them afresh from the top */
 	stage = sp = palloc(total + 1);
@@ -136,11 +147,8 @@ fpb_layout_slots(Page page, const FpbEntry *entries, int n, int minlines)
 		hk.f = sp;
 		sp += INTALIGN(len);
 	}
-	keys = palloc(sizeof(uint64) * Max(n, 1));
-	lens = palloc(sizeof(Size) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
-		lens[i] = fpb_slot_len(page, entries[i].f);
 		if (lens[i] > 0)
 			memcpy(sp, entries[i].f, lens[i]);
 		sp += INTALIGN(lens[i]);
@@ -160,6 +168,14 @@ fpb_layout_slots(Page page, const FpbEntry *entries, int n, int minlines)
 	return keys;
 }
 
+/*
+ * Rebuild the page's in-page tree from n sorted entries.  Page-level fields
+ * (level, links, high key, flags) are kept.  With fill > 0 each leaf node
+ * gets about fill * capacity entries; with fill = 0 the entries are spread
+ * over as many leaf nodes as the page holds, which leaves the most free slots
+ * in every node.  Returns false, leaving the page untouched, if the entries
+ * do not fit.
+ */
 bool
 fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 {
@@ -180,21 +196,12 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 	uint16	   *lines;
 	int		   *firstent;
 	uint64	   *wkeys = NULL;
+	int			upper = 0;
 
 	/* a wide page's nodes get the lines its values leave */
 	if (wide)
 	{
-		int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
-
-		if (!FpbPageIsRightmost(opq) && (opq->hikey & FPB_WIDE_OFFMASK))
-		{
-			FpbEntry	hk;
-
-			fpb_page_get_hikey(page, &hk, InvalidBlockNumber);
-			upper -= fpb_slot_need(page, hk.f, upper);
-		}
-		for (int i = 0; i < n; i++)
-			upper -= fpb_slot_need(page, entries[i].f, upper);
+		upper = fpb_slots_upper(page, entries, n);
 		nlines = (upper - FPB_DATA_START) / FPB_LINE;
 		if (nlines < 0)
 			return false;
@@ -206,7 +213,7 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 	if (n == 0)
 	{
 		if (wide)
-			pfree(fpb_layout_slots(page, entries, 0, 0));
+			pfree(fpb_layout_slots(page, entries, 0, upper));
 		opq->root = opq->firstleaf = opq->lastleaf = FPB_NONE;
 		opq->ipheight = 0;
 		opq->nentries = 0;
@@ -233,9 +240,8 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 		return false;
 	if (wide)
 	{
-		/* cannot fail now: the lines were counted above */
-		wkeys = fpb_layout_slots(page, entries, n, m * x + ninner * w);
-		Assert(wkeys != NULL);
+		/* the lines were counted above: the values fit */
+		wkeys = fpb_layout_slots(page, entries, n, upper);
 	}
 
 	/* node counts per level, 0 = leaf nodes */
