@@ -11,6 +11,11 @@
 # key domain (50 values) at random for a few seconds; an insert that finds
 # its key taken fails with unique_violation and is skipped.  Afterwards no
 # key is there twice and fpbtree_check (with heapallindexed) passes.
+#
+# Part 3.  The same over a unique text index under a case-insensitive ICU
+# collation (wide keys): 'KEY7' and 'key7' are one key, so an insert of one
+# waits for an open transaction that inserted the other, and the random
+# clients never leave two spellings of one key.
 
 use strict;
 use warnings;
@@ -117,5 +122,61 @@ is($node->safe_psql('postgres', "SELECT fpbtree_check('d_k', true)"),
 	'', 'the index is sound');
 is($node->safe_psql('postgres', "SELECT fpbtree_check('u_k', true)"),
 	'', 'the first index is sound');
+
+# Part 3: wide keys under a non-deterministic collation
+$node->safe_psql('postgres',
+	q{CREATE DATABASE u8 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0});
+$node->safe_psql(
+	'u8', q{
+CREATE EXTENSION fpbtree;
+CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE c (k text COLLATE ci, v int4);
+CREATE UNIQUE INDEX c_k ON c USING fpbtree (k);
+CREATE INDEX c_v ON c (v);
+INSERT INTO c SELECT 'base' || g, g FROM generate_series(1, 3000) g;
+CREATE FUNCTION c_try(stmt text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE stmt;
+EXCEPTION WHEN unique_violation THEN
+	NULL;
+END $$;
+});
+
+$s1 = $node->background_psql('u8', on_error_stop => 0);
+$s2 = $node->background_psql('u8', on_error_stop => 0);
+$pid2 = $s2->query_safe('SELECT pg_backend_pid()');
+like(race(q{INSERT INTO c VALUES ('MixedCase', 1)}, q{INSERT INTO c VALUES ('mixedcase', 2)}, 'COMMIT'),
+	qr/duplicate key value violates unique constraint "c_k"/,
+	'a spelling of a committed key is a duplicate');
+is(race(q{INSERT INTO c VALUES ('Gone', 1)}, q{INSERT INTO c VALUES ('GONE', 2)}, 'ROLLBACK'),
+	'', 'a spelling of a rolled-back key is free');
+$s1->quit;
+$s2->quit;
+
+$node->pgbench(
+	'--no-vacuum --client=4 --time=4',
+	0,
+	[qr{processed: [1-9]}],
+	[qr{^$}],
+	'concurrent inserts, deletes and updates of 40 case-insensitive keys',
+	{
+		'009_unique_ci' => q{
+\set a random(1, 40)
+\set b random(1, 40)
+\set c random(1, 3)
+\set u random(0, 1)
+SELECT c_try(CASE :c WHEN 1 THEN format('INSERT INTO c VALUES (%L, %s)', CASE :u WHEN 1 THEN 'KEY' ELSE 'key' END || :a, :b)
+                     WHEN 2 THEN format('DELETE FROM c WHERE k = %L', 'Key' || :a)
+                     ELSE format('UPDATE c SET k = %L, v = v + 1 WHERE k = %L', CASE :u WHEN 1 THEN 'kEy' ELSE 'KeY' END || :a, 'key' || :b) END);
+}
+	},
+	'u8');
+is( $node->safe_psql('u8',
+		'SELECT count(*) - count(DISTINCT lower(k)) FROM c'),
+	'0', 'no key is there in two spellings');
+is($node->safe_psql('u8', 'SELECT count(*) > 3000 FROM c'),
+	't', 'rows of the random keys remain');
+is($node->safe_psql('u8', "SELECT fpbtree_check('c_k', true)"),
+	'', 'the text index is sound');
 
 done_testing();
