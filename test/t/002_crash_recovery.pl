@@ -4,7 +4,7 @@
 # also records its rows in a side table.  The server is stopped with
 # 'immediate' (no shutdown checkpoint) in the middle of it, restarted, and
 # then fpbtree_check passes and every committed row is found through the
-# index.  A low-cardinality index's posting pages go through the second
+# index (an int8, a float8 and a text index).  A low-cardinality index's posting pages go through the second
 # crash, and an unlogged table's text index (wide keys) starts again from
 # its init fork after it, and takes rows again.
 
@@ -30,14 +30,15 @@ autovacuum = off
 $node->safe_psql(
 	'postgres', q{
 CREATE EXTENSION fpbtree;
-CREATE TABLE t (id int8, k int8, f float8);
+CREATE TABLE t (id int8, k int8, f float8, s text COLLATE "C");
 CREATE TABLE done (id int8, k int8);
 CREATE SEQUENCE ids;
-INSERT INTO t SELECT g, (g * 7919) % 1000, g / 7.0 FROM generate_series(1, 1000) g;
+INSERT INTO t SELECT g, (g * 7919) % 1000, g / 7.0, md5(((g * 7919) % 1000)::text) FROM generate_series(1, 1000) g;
 INSERT INTO done SELECT id, k FROM t;
 SELECT setval('ids', 1000);
 CREATE INDEX t_k ON t USING fpbtree (k);
 CREATE INDEX t_f ON t USING fpbtree (f) WITH (leaf_lines = 1, nonleaf_lines = 1);
+CREATE INDEX t_s ON t USING fpbtree (s);
 CHECKPOINT;
 });
 
@@ -49,7 +50,7 @@ PostgreSQL::Test::Utils::append_to_file(
 BEGIN;
 WITH n AS (SELECT nextval('ids') AS id, :base + (random() * 200000)::int8 AS k
 		   FROM generate_series(1, 40))
-, i AS (INSERT INTO t SELECT id, k, k / 3.0 FROM n RETURNING id, k)
+, i AS (INSERT INTO t SELECT id, k, k / 3.0, md5(k::text) FROM n RETURNING id, k)
 INSERT INTO done SELECT id, k FROM i;
 COMMIT;
 });
@@ -85,7 +86,7 @@ my $after = $committed->();
 cmp_ok($after, '>=', $before, 'no committed transaction was lost');
 
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
-	q{SELECT fpbtree_check('t_k', true), fpbtree_check('t_f', true)});
+	q{SELECT fpbtree_check('t_k', true), fpbtree_check('t_f', true), fpbtree_check('t_s', true)});
 is($ret, 0, 'fpbtree_check passes after crash recovery');
 is($stderr, '', 'fpbtree_check reports nothing') or diag($stderr);
 
@@ -112,6 +113,12 @@ is( $node->safe_psql(
 		  . "(SELECT 1 FROM t WHERE t.f = (d.k / 3.0)::float8 AND t.id = d.id) AND d.id > 1000"),
 	'0',
 	'every committed row is found through t_f');
+is( $node->safe_psql(
+		'postgres',
+		"$idx SELECT count(*) FROM done d WHERE NOT EXISTS "
+		  . "(SELECT 1 FROM t WHERE t.s = md5(d.k::text) AND t.id = d.id)"),
+	'0',
+	'every committed row is found through the text index t_s');
 # and nothing more: the table and the side table agree
 is($node->safe_psql('postgres', 'SELECT count(*) FROM t'),
 	$after, 'the table holds exactly the committed rows');
@@ -121,7 +128,8 @@ my $seq = 'SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enabl
 for my $q (
 	q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM t ORDER BY k) s},
 	q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM t ORDER BY k DESC) s},
-	q{SELECT count(*), sum(id) FROM t WHERE f > 0})
+	q{SELECT count(*), sum(id) FROM t WHERE f > 0},
+	q{SELECT count(*), md5(string_agg(s, ',')) FROM (SELECT s FROM t WHERE s > '8' ORDER BY s) x})
 {
 	is($node->safe_psql('postgres', "$idx $q"),
 		$node->safe_psql('postgres', "$seq $q"),
@@ -136,7 +144,7 @@ DELETE FROM t WHERE id % 3 = 0;
 VACUUM t;
 });
 ($ret, $stdout, $stderr) = $node->psql('postgres',
-	q{SELECT fpbtree_check('t_k', true), fpbtree_check('t_f', true)});
+	q{SELECT fpbtree_check('t_k', true), fpbtree_check('t_f', true), fpbtree_check('t_s', true)});
 is($ret, 0, 'fpbtree_check passes after more work') or diag($stderr);
 is( $node->safe_psql('postgres', "$idx SELECT count(*) FROM t WHERE k = 5"),
 	$node->safe_psql('postgres', "$seq SELECT count(*) FROM t WHERE k = 5"),
@@ -175,7 +183,7 @@ is( $node->safe_psql('postgres',
 		q{SELECT pages_per_level[1] < entries / 540 FROM fpbtree_stats('lc_k')}),
 	't', 'lc_k keeps its runs on posting pages');
 ($ret, $stdout, $stderr) = $node->psql('postgres',
-	q{SELECT fpbtree_check('t_k', true), fpbtree_check('t_f', true)});
+	q{SELECT fpbtree_check('t_k', true), fpbtree_check('t_f', true), fpbtree_check('t_s', true)});
 is($ret, 0, 'fpbtree_check passes after the second crash') or diag($stderr);
 is( $node->safe_psql('postgres', "$idx SELECT count(*) FROM t WHERE k < -10000000"),
 	'20000', 'all rows of the last transaction found through the index');
