@@ -367,3 +367,64 @@ CLUSTER pb_rewrite USING pb_rewrite_v;
 RESET client_min_messages;
 DROP INDEX pb_rewrite_v;
 SELECT pb_rebuilt_same('pb_rewrite_k');
+
+-- Wide keys (text under "C", ICU and a non-deterministic collation, uuid):
+-- the participants sort their shares into one shared tuplesort, the
+-- leader merges the runs and loads the pages alone.  NULLs, duplicates,
+-- long values, HOT chains: the index equals the serial build's.
+CREATE COLLATION pb_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE pb_text (k text COLLATE "C", v int) WITH (fillfactor = 70);
+INSERT INTO pb_text
+	SELECT CASE WHEN g % 23 = 0 THEN NULL
+				WHEN g % 7 = 0 THEN repeat(md5((g % 50)::text), 1 + g % 20)
+				ELSE md5((g % 9000)::text) END, g
+	FROM generate_series(1, 30000) g;
+UPDATE pb_text SET v = -v WHERE v % 5 = 0;
+DELETE FROM pb_text WHERE v % 11 = 0;
+CREATE TABLE pb_icu (k text COLLATE "en-x-icu") WITH (parallel_workers = 3);
+INSERT INTO pb_icu SELECT k FROM pb_text;
+CREATE TABLE pb_textci (k text COLLATE pb_ci) WITH (parallel_workers = 3);
+INSERT INTO pb_textci
+	SELECT CASE g % 3 WHEN 0 THEN upper(md5((g % 3000)::text)) ELSE md5((g % 3000)::text) END
+	FROM generate_series(1, 20000) g;
+CREATE TABLE pb_uuid (k uuid) WITH (parallel_workers = 3);
+INSERT INTO pb_uuid
+	SELECT CASE WHEN g % 31 = 0 THEN NULL ELSE md5((g % 12000)::text)::uuid END
+	FROM generate_series(1, 30000) g;
+-- (serial builds first, so that no catalog cache grows under debug1)
+SELECT pb_serial_build(t) FROM unnest(ARRAY['pb_text', 'pb_icu', 'pb_textci', 'pb_uuid']) t;
+SET client_min_messages = debug1;
+SELECT pb_parallel_same('pb_text', 3);
+SELECT pb_parallel_same('pb_icu', 3);
+SELECT pb_parallel_same('pb_textci', 3);
+SELECT pb_parallel_same('pb_uuid', 3);
+RESET client_min_messages;
+
+-- CREATE INDEX CONCURRENTLY of a wide index with workers
+SELECT pb_serial_build('pb_text');
+SET max_parallel_maintenance_workers = 2;
+SET client_min_messages = debug1;
+CREATE INDEX CONCURRENTLY pb_text_k ON pb_text USING fpbtree (k);
+RESET client_min_messages;
+SELECT pb_same('pb_text_k');
+DROP INDEX pb_text_k;
+
+-- a wide UNIQUE index built with workers finds duplicates, under the
+-- collation's equality
+CREATE TABLE pb_wuniq (k text COLLATE pb_ci) WITH (parallel_workers = 3);
+INSERT INTO pb_wuniq SELECT md5(g::text) FROM generate_series(1, 20000) g;
+SET max_parallel_maintenance_workers = 3;
+SET client_min_messages = debug1;
+CREATE UNIQUE INDEX pb_wuniq_k ON pb_wuniq USING fpbtree (k);
+RESET client_min_messages;
+SELECT fpbtree_check('pb_wuniq_k', true);
+DROP INDEX pb_wuniq_k;
+INSERT INTO pb_wuniq VALUES (upper(md5('777')));
+SET client_min_messages = debug1;
+CREATE UNIQUE INDEX pb_wuniq_k ON pb_wuniq USING fpbtree (k);
+RESET client_min_messages;
+
+-- an error in a worker of a wide build reaches the leader, and no
+-- temporary file is left
+CREATE INDEX pb_text_div ON pb_text USING fpbtree (((1000 / (v - 777))::text));
+SELECT count(*) AS temp_files FROM pg_ls_dir('base/pgsql_tmp', true, false);

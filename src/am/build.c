@@ -646,16 +646,17 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	 * empty table needs none: index_build() asks for none when it rebuilds
 	 * the indexes of a table just truncated, and cannot tell us so.
 	 */
-	if (IsNormalProcessingMode() && RelationGetNumberOfBlocks(heap) > 0 &&
-		bs.cmp == NULL)
+	if (IsNormalProcessingMode() && RelationGetNumberOfBlocks(heap) > 0)
 		nworkers = plan_create_index_workers(RelationGetRelid(heap),
 											 RelationGetRelid(index));
 	if (nworkers > 0)
-		fp = fpb_parallel_begin(heap, index, indexInfo, nworkers);
+		fp = fpb_parallel_begin(heap, index, indexInfo, nworkers,
+								bs.cmp != NULL);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, FPB_PHASE_SCAN);
 	if (bs.cmp)
-		loaded = fpb_build_wide(&bs, heap, indexInfo, &reltuples, &indtuples);
+		loaded = fpb_build_wide(&bs, heap, indexInfo, fp, &reltuples,
+								&indtuples);
 	else if (fp)
 		reltuples = fpb_parallel_scan(fp, heap, index, indexInfo, &indtuples);
 	else
@@ -685,7 +686,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		if (!bs.cmp)
 			pgstat_progress_update_multi_param(3, idx, val);
 	}
-	if (fp)
+	if (fp && !bs.cmp)
 		loaded = fpb_parallel_load(fp, &bs);
 	else if (!bs.cmp)
 		loaded = fpb_build_load(&bs, runs, nruns);

@@ -130,19 +130,40 @@ extern void fpb_spool_end(FpbSpool *sp);
 extern Size fpb_build_slot_bound(const FpbCmp *cmp, const char *f);
 extern bool fpb_build_fits(const FpbBuildState *bs, const FpbLevel *lv,
 						   int n, Size bytes);
-extern int64 fpb_build_wide(FpbBuildState *bs, Relation heap,
-							IndexInfo *indexInfo, double *reltuples,
-							double *indtuples);
 
 /* build_parallel.c */
 typedef struct FpbParallel FpbParallel;
 
+extern int64 fpb_build_wide(FpbBuildState *bs, Relation heap,
+							IndexInfo *indexInfo, FpbParallel *fp,
+							double *reltuples, double *indtuples);
+extern double fpb_wide_participate(Relation heap, Relation index,
+								   IndexInfo *indexInfo, TableScanDesc scan,
+								   Sharedsort *sharedsort, int workmem,
+								   bool progress, double *indtuples);
+
 extern FpbParallel *fpb_parallel_begin(Relation heap, Relation index,
-									   IndexInfo *indexInfo, int nworkers);
+									   IndexInfo *indexInfo, int nworkers,
+									   bool wide);
 extern double fpb_parallel_scan(FpbParallel *fp, Relation heap,
 								Relation index, IndexInfo *indexInfo,
 								double *indtuples);
 extern int64 fpb_parallel_load(FpbParallel *fp, FpbBuildState *bs);
 extern void fpb_parallel_end(FpbParallel *fp);
+extern SortCoordinate fpb_parallel_coordinate(FpbParallel *fp);
+
+/* build_cut.c */
+/* Random access to a sorted run file, one block cached. */
+typedef struct FpbRunReader
+{
+	BufFile    *file;
+	int			run;
+	int64		n;
+	long		blk;
+	FpbKey		buf[BLCKSZ / sizeof(FpbKey)];
+} FpbRunReader;
+
+extern void fpb_cut(FpbRunReader *rr, int nrr, int64 total, int64 want,
+					int64 *pos);
 
 #endif							/* FPB_BUILD_H */

@@ -11,6 +11,8 @@
  *	  participants load the slices' leaves at once, each slice merged from
  *	  its part of every run; the leader links the slices' leaves together
  *	  and builds the levels above them (see README, "Parallel build").
+ *	  A wide index's participants sort into one shared tuplesort instead
+ *	  (build_wide.c), which the leader merges and loads alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -43,6 +45,7 @@
 #define FPB_KEY_WAL_USAGE	UINT64CONST(0xFB00000000000005)
 #define FPB_KEY_BUFFER_USAGE UINT64CONST(0xFB00000000000006)
 #define FPB_KEY_SLICES		UINT64CONST(0xFB00000000000007)
+#define FPB_KEY_SHAREDSORT	UINT64CONST(0xFB00000000000008)
 
 /* slices per participant: a few, so that a slow participant holds no one up */
 #define FPB_SLICES_PER_PARTICIPANT	2
@@ -56,6 +59,9 @@ typedef struct FpbShared
 	Oid			heaprelid;
 	Oid			indexrelid;
 	bool		isconcurrent;
+	bool		wide;			/* participants sort into the shared sort
+								 * (build_wide.c), which the leader merges
+								 * and loads */
 	bool		needwal;		/* as the leader sees it: a worker cannot
 								 * tell the index was made in this
 								 * transaction (wal_level = minimal) */
@@ -112,6 +118,8 @@ struct FpbParallel
 	FpbShared  *shared;
 	ParallelTableScanDesc pscan;
 	SharedFileSet *fileset;
+	Sharedsort *sharedsort;		/* wide indexes */
+	SortCoordinateData coord;
 	FpbSlices	slices;
 	Snapshot	snapshot;
 	WalUsage   *walusage;
@@ -134,8 +142,9 @@ fpb_run_name(char *name, int worker)
  */
 static void
 fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
-				SharedFileSet *fileset, Relation heap, Relation index,
-				FpbSpool *sp, int run, bool progress)
+				SharedFileSet *fileset, Sharedsort *sharedsort,
+				Relation heap, Relation index, FpbSpool *sp, int run,
+				bool progress)
 {
 	IndexInfo  *indexInfo;
 	TableScanDesc scan;
@@ -153,6 +162,25 @@ fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
 	indexInfo = BuildIndexInfo(index);
 	indexInfo->ii_Concurrent = shared->isconcurrent;
 	scan = table_beginscan_parallel(heap, pscan);
+	if (shared->wide)
+	{
+		double		indtuples = 0;
+
+		reltuples = fpb_wide_participate(heap, index, indexInfo, scan,
+										 sharedsort, shared->workmem,
+										 progress, &indtuples);
+		pfree(scratch);
+		SpinLockAcquire(&shared->mutex);
+		shared->ndone++;
+		shared->reltuples += reltuples;
+		shared->indtuples += indtuples;
+		if (indexInfo->ii_BrokenHotChain)
+			shared->brokenhotchain = true;
+		shared->nentries[run] = (int64) indtuples;
+		SpinLockRelease(&shared->mutex);
+		ConditionVariableBroadcast(&shared->cv);
+		return;
+	}
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, progress,
 									   fpb_spool_callback, sp, scan);
 	if (progress)
@@ -219,7 +247,7 @@ fpb_slices_size(int nworkers)
  */
 FpbParallel *
 fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
-				   int nworkers)
+				   int nworkers, bool wide)
 {
 	FpbParallel *fp = palloc0(sizeof(FpbParallel));
 	ParallelContext *pcxt;
@@ -257,6 +285,12 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 						   mul_size(sizeof(BufferUsage), pcxt->nworkers));
 	shm_toc_estimate_chunk(&pcxt->estimator, fpb_slices_size(nworkers));
 	shm_toc_estimate_keys(&pcxt->estimator, 6);
+	if (wide)
+	{
+		shm_toc_estimate_chunk(&pcxt->estimator,
+							   tuplesort_estimate_shared(nworkers + 1));
+		shm_toc_estimate_keys(&pcxt->estimator, 1);
+	}
 	if (debug_query_string)
 	{
 		querylen = strlen(debug_query_string);
@@ -279,6 +313,7 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 	shared->heaprelid = RelationGetRelid(heap);
 	shared->indexrelid = RelationGetRelid(index);
 	shared->isconcurrent = indexInfo->ii_Concurrent;
+	shared->wide = wide;
 	shared->needwal = RelationNeedsWAL(index);
 	shared->nworkers = nworkers;
 	shared->workmem = maintenance_work_mem /
@@ -322,6 +357,15 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 	fp->fileset = shm_toc_allocate(pcxt->toc, sizeof(SharedFileSet));
 	SharedFileSetInit(fp->fileset, pcxt->seg);
 	shm_toc_insert(pcxt->toc, FPB_KEY_FILESET, fp->fileset);
+
+	if (wide)
+	{
+		/* participants: the workers and perhaps the leader */
+		fp->sharedsort = shm_toc_allocate(pcxt->toc,
+										  tuplesort_estimate_shared(nworkers + 1));
+		tuplesort_initialize_shared(fp->sharedsort, nworkers + 1, pcxt->seg);
+		shm_toc_insert(pcxt->toc, FPB_KEY_SHAREDSORT, fp->sharedsort);
+	}
 
 	fp->walusage = shm_toc_allocate(pcxt->toc,
 									mul_size(sizeof(WalUsage), pcxt->nworkers));
@@ -374,13 +418,16 @@ fpb_parallel_scan(FpbParallel *fp, Relation heap, Relation index,
 	FpbShared  *shared = fp->shared;
 	int			nparticipants = fpb_nparticipants(fp);
 
-	if (fp->leaderparticipates)
+	if (fp->leaderparticipates && shared->wide)
+		fpb_participate(shared, fp->pscan, fp->fileset, fp->sharedsort,
+						heap, index, NULL, shared->nworkers, true);
+	else if (fp->leaderparticipates)
 	{
 		FpbSpool	sp;
 
 		fpb_spool_init(&sp, index, shared->workmem);
-		fpb_participate(shared, fp->pscan, fp->fileset, heap, index, &sp,
-						shared->nworkers, true);
+		fpb_participate(shared, fp->pscan, fp->fileset, NULL, heap, index,
+						&sp, shared->nworkers, true);
 		fpb_spool_end(&sp);
 	}
 
@@ -409,171 +456,6 @@ fpb_parallel_scan(FpbParallel *fp, Relation heap, Relation index,
 		indexInfo->ii_BrokenHotChain = true;
 	*indtuples = shared->indtuples;
 	return shared->reltuples;
-}
-
-/* Random access to a sorted run file, one block cached. */
-typedef struct FpbRunReader
-{
-	BufFile    *file;
-	int			run;
-	int64		n;
-	long		blk;
-	FpbKey		buf[BLCKSZ / sizeof(FpbKey)];
-} FpbRunReader;
-
-#define FPB_KEYS_PER_BLOCK	((int64) (BLCKSZ / sizeof(FpbKey)))
-
-static FpbKey
-fpb_rr_get(FpbRunReader *rr, int64 i)
-{
-	long		blk = (long) (i / FPB_KEYS_PER_BLOCK);
-
-	Assert(i >= 0 && i < rr->n);
-	if (blk != rr->blk)
-	{
-		int64		want = Min(FPB_KEYS_PER_BLOCK,
-							   rr->n - (int64) blk * FPB_KEYS_PER_BLOCK);
-
-		if (BufFileSeekBlock(rr->file, blk) != 0 ||
-			BufFileRead(rr->file, rr->buf, sizeof(FpbKey) * want) !=
-			sizeof(FpbKey) * want)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("fpbtree: could not read sorted run %d of the build",
-							rr->run)));
-		rr->blk = blk;
-	}
-	return rr->buf[i % FPB_KEYS_PER_BLOCK];
-}
-
-static inline bool
-fpb_fpbkey_less(FpbKey a, FpbKey b)
-{
-	return fpb_key_cmp(a.k, a.t, b.k, b.t) < 0;
-}
-
-/* entries of the run below x, known to be between lo and hi */
-static int64
-fpb_rr_lower(FpbRunReader *rr, FpbKey x, int64 lo, int64 hi)
-{
-	while (lo < hi)
-	{
-		int64		mid = lo + (hi - lo) / 2;
-
-		if (fpb_fpbkey_less(fpb_rr_get(rr, mid), x))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* the cut's brackets hold at most this many entries before it steps */
-#define FPB_CUT_STEPS		4096
-
-/*
- * Where each run must be cut so that exactly `want` entries of all runs
- * lie before the cut.  Every run r keeps a bracket [lo[r], hi[r]) that
- * holds its cut: lo counts, in every run, the entries below a pivot key
- * with at most `want` entries of all runs below it, hi those below one
- * with more.  The first pivot is the entry at the proportional position of
- * the largest run: the runs are random shares of the heap, so it is
- * usually close.  But a run need not be a uniform sample (a key-clustered
- * heap whose first blocks the leader scanned alone, before the workers
- * started), so the next pivots are the middle of the widest bracket, each
- * halving it.  Once the brackets hold few entries, the cut moves from lo
- * one entry at a time (the next smallest of all runs) until the count is
- * right.
- */
-static void
-fpb_cut(FpbRunReader *rr, int nrr, int64 total, int64 want, int64 *pos)
-{
-	int64	   *lo = palloc(sizeof(int64) * nrr);
-	int64	   *hi = palloc(sizeof(int64) * nrr);
-	int64		rank;
-	bool		first = true;
-
-	if (want >= total)
-	{
-		for (int r = 0; r < nrr; r++)
-			pos[r] = rr[r].n;
-		return;
-	}
-	for (int r = 0; r < nrr; r++)
-	{
-		lo[r] = 0;
-		hi[r] = rr[r].n;
-	}
-	for (;;)
-	{
-		int			wide = 0;
-		int64		width = 0;
-		int64		at;
-		FpbKey		x;
-
-		for (int r = 0; r < nrr; r++)
-		{
-			width += hi[r] - lo[r];
-			if (hi[r] - lo[r] > hi[wide] - lo[wide])
-				wide = r;
-		}
-		if (width <= Max(FPB_CUT_STEPS, nrr))
-			break;
-		/* at first the widest bracket is the largest run */
-		if (first)
-			at = Min(rr[wide].n - 1,
-					 (int64) ((double) want / total * rr[wide].n));
-		else
-			at = lo[wide] + (hi[wide] - lo[wide]) / 2;
-		first = false;
-		x = fpb_rr_get(&rr[wide], at);
-		rank = 0;
-		for (int r = 0; r < nrr; r++)
-		{
-			pos[r] = fpb_rr_lower(&rr[r], x, lo[r], hi[r]);
-			rank += pos[r];
-		}
-		if (rank == want)
-		{
-			pfree(lo);
-			pfree(hi);
-			return;
-		}
-		memcpy(rank < want ? lo : hi, pos, sizeof(int64) * nrr);
-		CHECK_FOR_INTERRUPTS();
-	}
-
-	rank = 0;
-	for (int r = 0; r < nrr; r++)
-	{
-		pos[r] = lo[r];
-		rank += pos[r];
-	}
-	while (rank < want)
-	{
-		int			best = -1;
-		FpbKey		bk = {0, 0};
-
-		for (int r = 0; r < nrr; r++)
-		{
-			FpbKey		c;
-
-			if (pos[r] >= hi[r])
-				continue;
-			c = fpb_rr_get(&rr[r], pos[r]);
-			if (best < 0 || fpb_fpbkey_less(c, bk))
-			{
-				best = r;
-				bk = c;
-			}
-		}
-		if (best < 0)
-			elog(ERROR, "fpbtree: build runs hold fewer entries than counted");
-		pos[best]++;
-		rank++;
-	}
-	pfree(lo);
-	pfree(hi);
 }
 
 /*
@@ -962,6 +844,20 @@ fpb_parallel_load(FpbParallel *fp, FpbBuildState *bs)
 	return shared->loaded;
 }
 
+/*
+ * The leader's coordinate of a wide index's sort, once every participant
+ * has sorted its share (fpb_parallel_scan).
+ */
+SortCoordinate
+fpb_parallel_coordinate(FpbParallel *fp)
+{
+	Assert(fp->shared->wide);
+	fp->coord.isWorker = false;
+	fp->coord.nParticipants = fpb_nparticipants(fp);
+	fp->coord.sharedsort = fp->sharedsort;
+	return &fp->coord;
+}
+
 /* Shut down the workers; the run files go with the DSM segment. */
 void
 fpb_parallel_end(FpbParallel *fp)
@@ -1013,13 +909,26 @@ fpb_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	SharedFileSetAttach(fileset, seg);
 
 	InstrStartParallelQuery();
-	fpb_spool_init(&sp, index, shared->workmem);
-	fpb_participate(shared, pscan, fileset, heap, index, &sp,
-					ParallelWorkerNumber, false);
-	fpb_spool_end(&sp);
-	fpb_slices_view(&slices, shm_toc_lookup(toc, FPB_KEY_SLICES, false),
-					shared->nworkers);
-	fpb_load_slices(shared, &slices, fileset, index);
+	if (shared->wide)
+	{
+		Sharedsort *sharedsort = shm_toc_lookup(toc, FPB_KEY_SHAREDSORT,
+												false);
+
+		/* a wide index's participants only sort: the leader loads */
+		tuplesort_attach_shared(sharedsort, seg);
+		fpb_participate(shared, pscan, fileset, sharedsort, heap, index,
+						NULL, ParallelWorkerNumber, false);
+	}
+	else
+	{
+		fpb_spool_init(&sp, index, shared->workmem);
+		fpb_participate(shared, pscan, fileset, NULL, heap, index, &sp,
+						ParallelWorkerNumber, false);
+		fpb_spool_end(&sp);
+		fpb_slices_view(&slices, shm_toc_lookup(toc, FPB_KEY_SLICES, false),
+						shared->nworkers);
+		fpb_load_slices(shared, &slices, fileset, index);
+	}
 	bufferusage = shm_toc_lookup(toc, FPB_KEY_BUFFER_USAGE, false);
 	walusage = shm_toc_lookup(toc, FPB_KEY_WAL_USAGE, false);
 	InstrEndParallelQuery(&bufferusage[ParallelWorkerNumber],

@@ -9,7 +9,9 @@
  * The sort's order is the index's: the type's btree "<" agrees with its
  * comparison function (support function 4), and the prefix agrees with
  * both, so (value, tiebreaker) order is (prefix, value, tiebreaker) order.
- * NULLs sort last, by tiebreaker, as their entries do.
+ * NULLs sort last, by tiebreaker, as their entries do.  A parallel build's
+ * participants sort their shares with the same sort and a worker
+ * coordinate, and the leader's sort merges them before the (serial) load.
  *
  *-------------------------------------------------------------------------
  */
@@ -70,28 +72,22 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 }
 
 /*
- * Scan, sort and load a wide index.  Returns the entries loaded; sets
- * *reltuples and *indtuples as the table scan counted them.
+ * The sort of a wide index's entries: (value, tiebreaker) by the type's "<"
+ * under the column's collation, then the tiebreaker.  coord is NULL for a
+ * serial build; a parallel build's participants and its leader pass theirs
+ * (the sort of every participant must be begun the same way).
  */
-int64
-fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
-			   double *reltuples, double *indtuples)
+static Tuplesortstate *
+fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
+					SortCoordinate coord, TupleDesc *descp)
 {
-	Relation	index = bs->index;
-	const FpbCmp *cmp = bs->cmp;
 	Oid			typid = index->rd_opcintype[0];
 	TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_LT_OPR);
-	FmgrInfo   *encproc = index_getprocinfo(index, 1, FPB_ENCODE_PROC);
 	TupleDesc	desc;
-	FpbWideSpool sp;
 	AttrNumber	attnums[2] = {1, 2};
 	Oid			sortops[2];
 	Oid			colls[2];
 	bool		nullsfirst[2] = {false, false};
-	MemoryContext valcxt[2];
-	int			cur = 0;
-	int64		loaded = 0;
-	FpbEntry	prev = fpb_mkkey(0, 0);
 
 	if (!OidIsValid(tc->lt_opr))
 		ereport(ERROR,
@@ -106,36 +102,115 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 	sortops[1] = Int8LessOperator;
 	colls[0] = cmp->collation;
 	colls[1] = InvalidOid;
-	sp.sort = tuplesort_begin_heap(desc, 2, attnums, sortops, colls,
-								   nullsfirst, maintenance_work_mem, NULL,
-								   TUPLESORT_NONE);
-	sp.slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	*descp = desc;
+	return tuplesort_begin_heap(desc, 2, attnums, sortops, colls, nullsfirst,
+								workmem, coord, TUPLESORT_NONE);
+}
+
+/*
+ * Feed the entries of the heap tuples that scan returns (all of the table
+ * when scan is NULL) to a sort.  Returns the heap tuples seen; adds the
+ * entries to *indtuples.
+ */
+static double
+fpb_wide_scan(Relation heap, Relation index, IndexInfo *indexInfo,
+			  Tuplesortstate *sort, TupleDesc desc, TableScanDesc scan,
+			  bool progress, double *indtuples)
+{
+	FpbWideSpool sp;
+	double		reltuples;
+
+	/* the scan puts virtual tuples */
+	sp.sort = sort;
+	sp.slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 	sp.indtuples = 0;
+	reltuples = table_index_build_scan(heap, index, indexInfo, scan != NULL,
+									   progress, fpb_wide_callback, &sp,
+									   scan);
+	ExecDropSingleTupleTableSlot(sp.slot);
+	*indtuples += sp.indtuples;
+	return reltuples;
+}
 
-	/* the scan puts virtual tuples; the sort hands back minimal ones */
+/*
+ * A parallel build participant's share of a wide index: the entries of the
+ * blocks the parallel scan hands it, sorted into the shared sort's runs
+ * for the leader to merge.
+ */
+double
+fpb_wide_participate(Relation heap, Relation index, IndexInfo *indexInfo,
+					 TableScanDesc scan, Sharedsort *sharedsort, int workmem,
+					 bool progress, double *indtuples)
+{
+	SortCoordinateData coord;
+	FpbCmp		cmp;
+	Tuplesortstate *sort;
+	TupleDesc	desc;
+	double		reltuples;
+
+	/* the metapage is not written yet: the sort needs no node widths */
+	if (!fpb_cmp_init(index, &cmp, 0, 0))
+		elog(ERROR, "fpbtree: wide build of a narrow index");
+	coord.isWorker = true;
+	coord.nParticipants = -1;
+	coord.sharedsort = sharedsort;
+	sort = fpb_wide_sort_begin(index, &cmp, workmem, &coord, &desc);
+	reltuples = fpb_wide_scan(heap, index, indexInfo, sort, desc, scan,
+							  progress, indtuples);
+	tuplesort_performsort(sort);
+	tuplesort_end(sort);
+	return reltuples;
+}
+
+/*
+ * Scan, sort and load a wide index; with fp, the participants of a parallel
+ * build scan and sort (fpb_wide_participate) and this process merges their
+ * runs.  Returns the entries loaded; sets *reltuples and *indtuples as the
+ * table scan counted them.
+ */
+int64
+fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
+			   FpbParallel *fp, double *reltuples, double *indtuples)
+{
+	Relation	index = bs->index;
+	const FpbCmp *cmp = bs->cmp;
+	FmgrInfo   *encproc = index_getprocinfo(index, 1, FPB_ENCODE_PROC);
+	TupleDesc	desc;
+	Tuplesortstate *sort;
+	TupleTableSlot *slot;
+	MemoryContext valcxt[2];
+	int			cur = 0;
+	int64		loaded = 0;
+	FpbEntry	prev = fpb_mkkey(0, 0);
+
+	*indtuples = 0;
+	if (fp)
 	{
-		TupleTableSlot *vslot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
-		TupleTableSlot *mslot = sp.slot;
-
-		sp.slot = vslot;
-		*reltuples = table_index_build_scan(heap, index, indexInfo, false,
-											true, fpb_wide_callback, &sp,
-											NULL);
-		ExecDropSingleTupleTableSlot(vslot);
-		sp.slot = mslot;
+		/* the leader's sort merges the participants' runs */
+		*reltuples = fpb_parallel_scan(fp, heap, index, indexInfo, indtuples);
+		sort = fpb_wide_sort_begin(index, cmp, maintenance_work_mem,
+								   fpb_parallel_coordinate(fp), &desc);
 	}
-	*indtuples = sp.indtuples;
+	else
+	{
+		sort = fpb_wide_sort_begin(index, cmp, maintenance_work_mem, NULL,
+								   &desc);
+		*reltuples = fpb_wide_scan(heap, index, indexInfo, sort, desc, NULL,
+								   true, indtuples);
+	}
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, 2);
-	tuplesort_performsort(sp.sort);
+	tuplesort_performsort(sort);
 	{
 		const int	idx[] = {PROGRESS_CREATEIDX_SUBPHASE,
 			PROGRESS_CREATEIDX_TUPLES_TOTAL,
 		PROGRESS_CREATEIDX_TUPLES_DONE};
-		const int64 val[] = {3, (int64) sp.indtuples, 0};
+		const int64 val[] = {3, (int64) *indtuples, 0};
 
 		pgstat_progress_update_multi_param(3, idx, val);
 	}
+	/* the sort hands back minimal tuples */
+	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 
 	/*
 	 * Values live until their page is written: those of the page being
@@ -149,12 +224,12 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 									  ALLOCSET_DEFAULT_SIZES);
 	valcxt[1] = AllocSetContextCreate(CurrentMemoryContext, "fpbtree values",
 									  ALLOCSET_DEFAULT_SIZES);
-	while (tuplesort_gettupleslot(sp.sort, true, false, sp.slot, NULL))
+	while (tuplesort_gettupleslot(sort, true, false, slot, NULL))
 	{
 		bool		isnull,
 					tnull;
-		Datum		v = slot_getattr(sp.slot, 1, &isnull);
-		uint64		t = (uint64) DatumGetInt64(slot_getattr(sp.slot, 2,
+		Datum		v = slot_getattr(slot, 1, &isnull);
+		uint64		t = (uint64) DatumGetInt64(slot_getattr(slot, 2,
 															&tnull));
 		FpbEntry	e;
 		MemoryContext old;
@@ -201,7 +276,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
-	tuplesort_end(sp.sort);
-	ExecDropSingleTupleTableSlot(sp.slot);
+	tuplesort_end(sort);
+	ExecDropSingleTupleTableSlot(slot);
 	return loaded;
 }
