@@ -1,6 +1,8 @@
 # CREATE INDEX CONCURRENTLY and REINDEX CONCURRENTLY with parallel workers
 # while other sessions insert, update (HOT and not) and delete: every
-# index built is complete and sound, and equals a sequential scan.
+# index built is complete and sound, and equals a sequential scan.  The
+# same for a wide (text) index, whose participants sort into PostgreSQL's
+# parallel tuplesort.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -62,8 +64,14 @@ for my $i (1 .. 3)
 	is($ret, 0, "REINDEX INDEX CONCURRENTLY t_c$i under concurrent writes");
 	$builds++ if $stderr =~ /fpbtree: parallel build, workers launched: [1-9]/;
 	$node->safe_psql('postgres', "SELECT fpbtree_check('t_c$i')");
+	($ret, $stdout, $stderr) = $node->psql('postgres',
+		"SET client_min_messages = debug1;\nCREATE INDEX CONCURRENTLY t_w$i ON t USING fpbtree ((md5(k::text) || pad));"
+	);
+	is($ret, 0, "CREATE INDEX CONCURRENTLY t_w$i (text) under concurrent writes");
+	$builds++ if $stderr =~ /fpbtree: parallel build, workers launched: [1-9]/;
+	$node->safe_psql('postgres', "SELECT fpbtree_check('t_w$i')");
 }
-is($builds, 6, 'every concurrent build launched workers');
+is($builds, 9, 'every concurrent build launched workers');
 $pgbench->finish;
 like($out, qr{number of failed transactions: 0 }, 'pgbench ran without failures');
 like($out, qr{processed: [1-9]\d*}, 'pgbench committed transactions');
@@ -86,13 +94,29 @@ for my $i (1 .. 3)
 		"BEGIN; $others $idxscan $q; ROLLBACK;");
 	is($got, $want, "t_c$i returns what a sequential scan returns");
 }
+my $wq = q{SELECT count(*), md5(string_agg(id::text, ',' ORDER BY md5(k::text) || pad COLLATE "C", id))
+	FROM t WHERE md5(k::text) || pad > '8'};
+$want = $node->safe_psql('postgres', "$seqscan $wq");
+for my $i (1 .. 3)
+{
+	my ($ret, $stdout, $stderr) =
+	  $node->psql('postgres', "SELECT fpbtree_check('t_w$i', true)");
+	is($ret . $stderr, '0', "fpbtree_check(t_w$i, heapallindexed) passes");
+	my $others = join('', map { "DROP INDEX t_w$_;" } grep { $_ != $i } 1 .. 3);
+	my $got = $node->safe_psql('postgres',
+		"BEGIN; $others $idxscan $wq; ROLLBACK;");
+	is($got, $want, "t_w$i returns what a sequential scan returns");
+}
 
 # a build cancelled at any point (statement_timeout) leaves no run file
 my $cancelled = 0;
+my $wide = 0;
 for my $ms (5, 20, 50, 100, 200, 400)
 {
+	# a narrow and a wide index in turn
+	my $col = ($wide = !$wide) ? '(md5(k::text) || pad)' : 'k';
 	my ($ret, $stdout, $stderr) = $node->psql('postgres',
-		"SET statement_timeout = '${ms}ms';\nCREATE INDEX t_cancel ON t USING fpbtree (k);");
+		"SET statement_timeout = '${ms}ms';\nCREATE INDEX t_cancel ON t USING fpbtree ($col);");
 	$cancelled++ if $stderr =~ /canceling statement due to statement timeout/;
 	$node->safe_psql('postgres', 'DROP INDEX IF EXISTS t_cancel');
 	is( $node->safe_psql('postgres',
