@@ -124,7 +124,7 @@ fpb_build_newpage(FpbBuildState *bs, uint16 level)
 				  bs->w, bs->x);
 	if (bs->cmp)
 		FpbPageGetOpaque(BufferGetPage(buf))->fulllen =
-			bs->cmp->typlen > 0 ? bs->cmp->typlen : 0;
+			fpb_cmp_fulllen(bs->cmp);
 	MarkBufferDirty(buf);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	return buf;
@@ -618,11 +618,12 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	FpbRun	   *runs = NULL;
 	int			nruns = 0;
 
-	if (index->rd_indoption[0] != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("fpbtree does not support DESC or NULLS FIRST index columns"),
-				 errhint("An ascending fpbtree index is scanned backward for ORDER BY ... DESC.")));
+	for (int i = 0; i < IndexRelationGetNumberOfKeyAttributes(index); i++)
+		if (index->rd_indoption[i] != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("fpbtree does not support DESC or NULLS FIRST index columns"),
+					 errhint("An ascending fpbtree index is scanned backward for ORDER BY ... DESC.")));
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
@@ -632,7 +633,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.onlyleaf = InvalidBlockNumber;
 	bs.upperstart = InvalidBlockNumber;
 	fpb_build_widths(index, &bs.w, &bs.x, &bs.fillfactor);
-	if (fpb_cmp_init(index, &bs.cmpdata, bs.w, bs.x))
+	if (fpb_cmp_init(index, &bs.cmpdata, bs.w, bs.x, CurrentMemoryContext))
 		bs.cmp = &bs.cmpdata;
 
 	/* block 0 is the metapage */
@@ -757,10 +758,10 @@ fpbbuildempty(Relation index)
 		FpbCmp		cmp;
 
 		/* a wide index's pages say so from the first (README "Wide keys") */
-		if (fpb_cmp_init(index, &cmp, w, x))
+		if (fpb_cmp_init(index, &cmp, w, x, CurrentMemoryContext))
 		{
 			FpbPageGetOpaque(page)->flags |= FPB_F_WIDE;
-			FpbPageGetOpaque(page)->fulllen = cmp.typlen > 0 ? cmp.typlen : 0;
+			FpbPageGetOpaque(page)->fulllen = fpb_cmp_fulllen(&cmp);
 		}
 	}
 	PageSetChecksumInplace(page, 1);

@@ -32,7 +32,15 @@ typedef struct FpbWideSpool
 	Tuplesortstate *sort;
 	TupleTableSlot *slot;
 	double		indtuples;
+	const FpbCmp *cmp;
+	int			natts;			/* multi: the index's columns */
+	int			keypos[INDEX_MAX_KEYS]; /* multi: slot column of a narrow
+										 * key column's key, or 0 */
 } FpbWideSpool;
+
+/* multi: the tiebreaker comes first in the sorted tuples, then the values */
+#define FPB_MSLOT_T		0
+#define FPB_MSLOT_VAL	1
 
 /* Upper bound of the bytes a value takes in a slot, alignment included. */
 Size
@@ -40,6 +48,8 @@ fpb_build_slot_bound(const FpbCmp *cmp, const char *f)
 {
 	if (f == NULL)
 		return 0;
+	if (cmp->multi)
+		return fpb_full_size(cmp, f) + MAXIMUM_ALIGNOF - 1;
 	return fpb_full_size(cmp, f) +
 		((cmp->typlen < 0 && VARATT_IS_4B(f)) ? 3 : 0);
 }
@@ -60,6 +70,34 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 	TupleTableSlot *slot = sp->slot;
 
 	ExecClearTuple(slot);
+	if (sp->cmp->multi)
+	{
+		/* the values, and the key of each narrow key column to sort by */
+		slot->tts_values[FPB_MSLOT_T] =
+			Int64GetDatum((int64) fpb_make_t(tid, false));
+		slot->tts_isnull[FPB_MSLOT_T] = false;
+		for (int i = 0; i < sp->natts; i++)
+		{
+			int			kp = i < sp->cmp->nkeys ? sp->keypos[i] : 0;
+
+			slot->tts_values[FPB_MSLOT_VAL + i] = values[i];
+			slot->tts_isnull[FPB_MSLOT_VAL + i] = isnull[i];
+			if (kp == 0)
+				continue;
+			slot->tts_isnull[kp] = isnull[i];
+			/* signed order of the key with its top bit flipped = its order */
+			slot->tts_values[kp] = isnull[i] ? (Datum) 0 :
+				Int64GetDatum((int64) (fpb_col_key(&sp->cmp->cols[i],
+												   fpb_encode(sp->cmp->cols[i].encproc,
+															  sp->cmp->cols[i].collation,
+															  values[i])) ^
+									   FPB_T_NULLBIT));
+		}
+		ExecStoreVirtualTuple(slot);
+		tuplesort_puttupleslot(sp->sort, slot);
+		sp->indtuples++;
+		return;
+	}
 	slot->tts_values[0] = values[0];
 	slot->tts_isnull[0] = isnull[0];
 	slot->tts_values[1] = Int64GetDatum((int64) fpb_make_t(tid, false));
@@ -67,6 +105,77 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 	ExecStoreVirtualTuple(slot);
 	tuplesort_puttupleslot(sp->sort, slot);
 	sp->indtuples++;
+}
+
+/*
+ * The sort of a multi-column index: the tuples hold the tiebreaker, every
+ * column's value and, for each narrow key column, its key.  They are
+ * sorted by each key column (a wide one by its value with the type's "<"
+ * under the column's collation, a narrow one by its key), then by the
+ * tiebreaker, NULLs last: the index's order (multicol.c).
+ */
+static TupleDesc
+fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp)
+{
+	const FpbCmp *cmp = sp->cmp;
+	TupleDesc	itd = RelationGetDescr(index);
+	int			natts = itd->natts;
+	int			nsort = cmp->nkeys + 1;
+	int			ncols = FPB_MSLOT_VAL + natts;
+	AttrNumber	attnums[INDEX_MAX_KEYS + 1];
+	Oid			sortops[INDEX_MAX_KEYS + 1];
+	Oid			colls[INDEX_MAX_KEYS + 1];
+	bool		nullsfirst[INDEX_MAX_KEYS + 1];
+	TupleDesc	desc;
+
+	sp->natts = natts;
+	for (int j = 0; j < cmp->nkeys; j++)
+		sp->keypos[j] = cmp->cols[j].encproc ? ncols++ : 0;
+	desc = CreateTemplateTupleDesc(ncols);
+	TupleDescInitEntry(desc, FPB_MSLOT_T + 1, "t", INT8OID, -1, 0);
+	for (int i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(itd, i);
+
+		TupleDescInitEntry(desc, FPB_MSLOT_VAL + 1 + i, NULL, att->atttypid,
+						   att->atttypmod, 0);
+		if (i < cmp->nkeys)
+			TupleDescInitEntryCollation(desc, FPB_MSLOT_VAL + 1 + i,
+										index->rd_indcollation[i]);
+	}
+	for (int j = 0; j < cmp->nkeys; j++)
+	{
+		nullsfirst[j] = false;
+		if (sp->keypos[j])
+		{
+			TupleDescInitEntry(desc, sp->keypos[j] + 1, NULL, INT8OID, -1, 0);
+			attnums[j] = sp->keypos[j] + 1;
+			sortops[j] = Int8LessOperator;
+			colls[j] = InvalidOid;
+		}
+		else
+		{
+			Oid			typid = index->rd_opcintype[j];
+			TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_LT_OPR);
+
+			if (!OidIsValid(tc->lt_opr))
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_FUNCTION),
+						 errmsg("could not identify an ordering operator for type %s",
+								format_type_be(typid))));
+			attnums[j] = FPB_MSLOT_VAL + 1 + j;
+			sortops[j] = tc->lt_opr;
+			colls[j] = index->rd_indcollation[j];
+		}
+	}
+	attnums[cmp->nkeys] = FPB_MSLOT_T + 1;
+	sortops[cmp->nkeys] = Int8LessOperator;
+	colls[cmp->nkeys] = InvalidOid;
+	nullsfirst[cmp->nkeys] = false;
+	sp->sort = tuplesort_begin_heap(desc, nsort, attnums, sortops, colls,
+									nullsfirst, maintenance_work_mem, NULL,
+									TUPLESORT_NONE);
+	return desc;
 }
 
 /*
@@ -93,22 +202,28 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 	int64		loaded = 0;
 	FpbEntry	prev = fpb_mkkey(0, 0);
 
-	if (!OidIsValid(tc->lt_opr))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_FUNCTION),
-				 errmsg("could not identify an ordering operator for type %s",
-						format_type_be(typid))));
-	desc = CreateTemplateTupleDesc(2);
-	TupleDescInitEntry(desc, 1, "v", typid, -1, 0);
-	TupleDescInitEntryCollation(desc, 1, cmp->collation);
-	TupleDescInitEntry(desc, 2, "t", INT8OID, -1, 0);
-	sortops[0] = tc->lt_opr;
-	sortops[1] = Int8LessOperator;
-	colls[0] = cmp->collation;
-	colls[1] = InvalidOid;
-	sp.sort = tuplesort_begin_heap(desc, 2, attnums, sortops, colls,
-								   nullsfirst, maintenance_work_mem, NULL,
-								   TUPLESORT_NONE);
+	sp.cmp = cmp;
+	if (cmp->multi)
+		desc = fpb_build_multi_sortdesc(index, &sp);
+	else
+	{
+		if (!OidIsValid(tc->lt_opr))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("could not identify an ordering operator for type %s",
+							format_type_be(typid))));
+		desc = CreateTemplateTupleDesc(2);
+		TupleDescInitEntry(desc, 1, "v", typid, -1, 0);
+		TupleDescInitEntryCollation(desc, 1, cmp->collation);
+		TupleDescInitEntry(desc, 2, "t", INT8OID, -1, 0);
+		sortops[0] = tc->lt_opr;
+		sortops[1] = Int8LessOperator;
+		colls[0] = cmp->collation;
+		colls[1] = InvalidOid;
+		sp.sort = tuplesort_begin_heap(desc, 2, attnums, sortops, colls,
+									   nullsfirst, maintenance_work_mem, NULL,
+									   TUPLESORT_NONE);
+	}
 	sp.slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	sp.indtuples = 0;
 
@@ -151,17 +266,34 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 									  ALLOCSET_DEFAULT_SIZES);
 	while (tuplesort_gettupleslot(sp.sort, true, false, sp.slot, NULL))
 	{
-		bool		isnull,
+		bool		isnull = false,
 					tnull;
-		Datum		v = slot_getattr(sp.slot, 1, &isnull);
-		uint64		t = (uint64) DatumGetInt64(slot_getattr(sp.slot, 2,
-															&tnull));
+		Datum		v = cmp->multi ? (Datum) 0 :
+			slot_getattr(sp.slot, 1, &isnull);
+		uint64		t = cmp->multi ? 0 :
+			(uint64) DatumGetInt64(slot_getattr(sp.slot, 2, &tnull));
 		FpbEntry	e;
 		MemoryContext old;
 		BlockNumber leaf;
 
 		e = fpb_mkkey(FPB_KEY_MAX, t | FPB_T_NULLBIT);
-		if (!isnull)
+		if (cmp->multi)
+		{
+			Datum		values[INDEX_MAX_KEYS];
+			bool		nulls[INDEX_MAX_KEYS];
+			ItemPointerData htid;
+
+			t = (uint64) DatumGetInt64(slot_getattr(sp.slot,
+													FPB_MSLOT_T + 1, &tnull));
+			for (int i = 0; i < sp.natts; i++)
+				values[i] = slot_getattr(sp.slot, FPB_MSLOT_VAL + 1 + i,
+										 &nulls[i]);
+			fpb_t_to_heaptid(t, &htid);
+			old = MemoryContextSwitchTo(valcxt[cur]);
+			e = fpb_multi_entry(cmp, index, values, nulls, &htid);
+			MemoryContextSwitchTo(old);
+		}
+		else if (!isnull)
 		{
 			old = MemoryContextSwitchTo(valcxt[cur]);
 			e.k = fpb_encode(encproc, cmp->collation, v);

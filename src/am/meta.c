@@ -146,7 +146,8 @@ fpb_index_cmp(Relation index)
 
 	if (!c->cmpknown)
 	{
-		c->wide = fpb_cmp_init(index, &c->cmp, c->meta.w, c->meta.x);
+		c->wide = fpb_cmp_init(index, &c->cmp, c->meta.w, c->meta.x,
+							   index->rd_indexcxt);
 		c->cmpknown = true;
 	}
 	return c->wide ? &c->cmp : NULL;
