@@ -46,10 +46,12 @@ CREATE INDEX mc_ab ON mc USING fpbtree (a, b) INCLUDE (g);
 CREATE INDEX mc_cdb ON mc USING fpbtree (c, d, b);
 CREATE INDEX mc_efa ON mc USING fpbtree (e, f, a);
 CREATE INDEX mc_dcab ON mc USING fpbtree (d, c, a, b);
+CREATE INDEX mc_ci ON mc USING fpbtree (c) INCLUDE (a, e);
 CREATE INDEX mc_bt_ab ON mc_bt (a, b) INCLUDE (g);
 CREATE INDEX mc_bt_cdb ON mc_bt (c, d, b);
 CREATE INDEX mc_bt_efa ON mc_bt (e, f, a);
 CREATE INDEX mc_bt_dcab ON mc_bt (d, c, a, b);
+CREATE INDEX mc_bt_ci ON mc_bt (c) INCLUDE (a, e);
 
 -- A query ($t: the table) under index and bitmap scans of mc, against its
 -- rows from mc_bt (btree): 'ok' or what differs.  Only idx is left on mc
@@ -163,7 +165,11 @@ INSERT INTO mc_q VALUES
  ('SELECT e, f, a FROM $t WHERE e = 2.5::float4 AND f = ''2020-01-10 12:00''::timestamp ORDER BY e, f, a', 'mc_efa', true),
  ('SELECT e, f, a FROM $t WHERE e > 4 ORDER BY e, f, a', 'mc_efa', true),
  ('SELECT e, f, a FROM $t WHERE e IN (0, 1, ''-Infinity'') AND f = ''2020-01-05'' ORDER BY e, f, a', 'mc_efa', false),
- ('SELECT e, f, a FROM $t WHERE e < 0 OR e IS NULL ORDER BY e, f, a', 'mc_efa', true)
+ ('SELECT e, f, a FROM $t WHERE e < 0 OR e IS NULL ORDER BY e, f, a', 'mc_efa', true),
+ -- one key column and INCLUDE
+ ('SELECT c, a, e FROM $t WHERE c = ''k3''', 'mc_ci', false),
+ ('SELECT c, a, e FROM $t WHERE c >= ''k7'' OR c IS NULL', 'mc_ci', false),
+ ('SELECT c FROM $t WHERE c IN (''k1'', '''') ORDER BY c DESC', 'mc_ci', true)
 ;
 
 CREATE FUNCTION mc_diffs() RETURNS TABLE (q text, diff text) LANGUAGE sql AS $$
@@ -187,6 +193,16 @@ SELECT * FROM mc_diffs();
 SELECT * FROM mc_check();
 DELETE FROM mc WHERE id % 3 = 0 OR (id > 2000 AND id < 9000);
 DELETE FROM mc_bt WHERE id % 3 = 0 OR (id > 2000 AND id < 9000);
+-- the scans mark the deleted rows' entries dead; inserts remove them
+SELECT * FROM mc_diffs();
+SELECT sum(fpbtree_dead_entries(c.oid)) > 0 AS marked FROM pg_class c
+JOIN pg_am a ON a.oid = c.relam AND a.amname = 'fpbtree'
+WHERE c.relname LIKE 'mc\_%';
+INSERT INTO mc SELECT (mc_row(g)).* FROM generate_series(16001, 20000) g
+ORDER BY hashint4(g);
+INSERT INTO mc_bt SELECT * FROM mc WHERE id > 16000;
+SELECT * FROM mc_diffs();
+SELECT * FROM mc_check();
 VACUUM mc;
 VACUUM mc_bt;
 SELECT * FROM mc_diffs();
