@@ -99,7 +99,7 @@ for my $q (
 	q{SELECT count(*), sum(id) FROM w WHERE s < '8'},
 	q{SELECT count(*) FROM w WHERE s IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE k = 42 AND s IS NULL},
-	q{SELECT count(*), sum(f) FROM w WHERE k > 0 AND s > '8'})
+	q{SELECT count(*), sum(id) FROM w WHERE k > 0 AND s > '8'})
 {
 	is($standby->safe_psql('postgres', "$idx $q"),
 		$primary->safe_psql('postgres', $q),
