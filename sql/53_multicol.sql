@@ -47,11 +47,13 @@ CREATE INDEX mc_cdb ON mc USING fpbtree (c, d, b);
 CREATE INDEX mc_efa ON mc USING fpbtree (e, f, a);
 CREATE INDEX mc_dcab ON mc USING fpbtree (d, c, a, b);
 CREATE INDEX mc_ci ON mc USING fpbtree (c) INCLUDE (a, e);
+CREATE INDEX mc_adb ON mc USING fpbtree (a, d DESC, b NULLS FIRST);
 CREATE INDEX mc_bt_ab ON mc_bt (a, b) INCLUDE (g);
 CREATE INDEX mc_bt_cdb ON mc_bt (c, d, b);
 CREATE INDEX mc_bt_efa ON mc_bt (e, f, a);
 CREATE INDEX mc_bt_dcab ON mc_bt (d, c, a, b);
 CREATE INDEX mc_bt_ci ON mc_bt (c) INCLUDE (a, e);
+CREATE INDEX mc_bt_adb ON mc_bt (a, d DESC, b NULLS FIRST);
 
 -- A query ($t: the table) under index and bitmap scans of mc, against its
 -- rows from mc_bt (btree): 'ok' or what differs.  Only idx is left on mc
@@ -169,7 +171,19 @@ INSERT INTO mc_q VALUES
  -- one key column and INCLUDE
  ('SELECT c, a, e FROM $t WHERE c = ''k3''', 'mc_ci', false),
  ('SELECT c, a, e FROM $t WHERE c >= ''k7'' OR c IS NULL', 'mc_ci', false),
- ('SELECT c FROM $t WHERE c IN (''k1'', '''') ORDER BY c DESC', 'mc_ci', true)
+ ('SELECT c FROM $t WHERE c IN (''k1'', '''') ORDER BY c DESC', 'mc_ci', true),
+ -- DESC and NULLS FIRST after the first column
+ ('SELECT a, d, b FROM $t WHERE a = 3 ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true),
+ ('SELECT a, d, b FROM $t WHERE a = 3 ORDER BY a DESC, d, b DESC NULLS LAST', 'mc_adb', true),
+ ('SELECT a, d, b FROM $t WHERE a = 3 AND d > ''b'' ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true),
+ ('SELECT a, d, b FROM $t WHERE a = 3 AND d <= ''banana1'' ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true),
+ ('SELECT a, d, b FROM $t WHERE a = 3 AND d >= ''apple'' AND d < ''b'' ORDER BY a DESC, d, b DESC NULLS LAST', 'mc_adb', true),
+ ('SELECT a, d, b FROM $t WHERE a = 3 AND d = ''apple1'' AND b < 5 ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true),
+ ('SELECT a, d, b FROM $t WHERE a = 3 AND d = ''zebra0'' AND b >= 5 ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true),
+ ('SELECT a, d, b FROM $t WHERE a = 3 AND d IS NULL ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true),
+ ('SELECT a, d, b FROM $t WHERE a IN (2, 3) AND d < ''b'' ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true),
+ ('SELECT a, d, b FROM $t WHERE a IN (2, 3) AND d = ''Ärger1'' ORDER BY a DESC, d, b DESC NULLS LAST', 'mc_adb', true),
+ ('SELECT a, d, b FROM $t WHERE a > 15 AND b IS NULL ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true)
 ;
 
 CREATE FUNCTION mc_diffs() RETURNS TABLE (q text, diff text) LANGUAGE sql AS $$
@@ -218,6 +232,10 @@ SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT a, b, g FROM mc WHERE a = 3 AND b > 5 ORDER BY a, b;
 EXPLAIN (COSTS OFF) SELECT * FROM mc WHERE c = 'k3' AND b < 3;
+EXPLAIN (COSTS OFF) SELECT a, d, b FROM mc WHERE a = 3 AND d > 'b'
+ORDER BY a, d DESC, b NULLS FIRST;
+EXPLAIN (COSTS OFF) SELECT a, d, b FROM mc WHERE a = 3
+ORDER BY a DESC, d, b DESC NULLS LAST;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 
@@ -286,8 +304,8 @@ INSERT INTO mc_long VALUES (1, repeat('x', 1600));
 INSERT INTO mc_long VALUES (1, repeat('x', 1800));
 SELECT count(*) FROM mc_long;
 
--- DESC and NULLS FIRST are still refused, on any column
-CREATE INDEX ON mc USING fpbtree (a, b DESC);
+-- DESC and NULLS FIRST are still refused on the first column
+CREATE INDEX ON mc USING fpbtree (a DESC, b);
 CREATE INDEX ON mc USING fpbtree (a NULLS FIRST, b);
 
 -- unique indexes on several columns: a row with a NULL key column is

@@ -145,26 +145,27 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp)
 	}
 	for (int j = 0; j < cmp->nkeys; j++)
 	{
-		nullsfirst[j] = false;
+		bool		rev = cmp->cols[j].desc;
+		Oid			typid = sp->keypos[j] ? INT8OID : index->rd_opcintype[j];
+		TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_LT_OPR |
+											   TYPECACHE_GT_OPR);
+
+		sortops[j] = rev ? tc->gt_opr : tc->lt_opr;
+		if (!OidIsValid(sortops[j]))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("could not identify an ordering operator for type %s",
+							format_type_be(typid))));
+		nullsfirst[j] = cmp->cols[j].nullsfirst;
 		if (sp->keypos[j])
 		{
 			TupleDescInitEntry(desc, sp->keypos[j] + 1, NULL, INT8OID, -1, 0);
 			attnums[j] = sp->keypos[j] + 1;
-			sortops[j] = Int8LessOperator;
 			colls[j] = InvalidOid;
 		}
 		else
 		{
-			Oid			typid = index->rd_opcintype[j];
-			TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_LT_OPR);
-
-			if (!OidIsValid(tc->lt_opr))
-				ereport(ERROR,
-						(errcode(ERRCODE_UNDEFINED_FUNCTION),
-						 errmsg("could not identify an ordering operator for type %s",
-								format_type_be(typid))));
 			attnums[j] = FPB_MSLOT_VAL + 1 + j;
-			sortops[j] = tc->lt_opr;
 			colls[j] = index->rd_indcollation[j];
 		}
 	}

@@ -89,6 +89,9 @@ typedef struct FpbCmp
 								 * procedure (compared by key), else NULL */
 	bool		canonzero;		/* in cols[]: a float column, whose -0 is
 								 * compared as +0 (fpb_col_key) */
+	bool		desc;			/* in cols[]: DESC (a column after the
+								 * first) */
+	bool		nullsfirst;		/* in cols[]: NULLS FIRST (idem) */
 	TupleDesc	tupdesc;		/* the index's: stored tuples */
 	TupleDesc	bounddesc;		/* scan bounds: narrow columns as keys */
 } FpbCmp;

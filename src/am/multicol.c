@@ -25,6 +25,7 @@
 
 #include "access/detoast.h"
 #include "access/heaptoast.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "fpbtree.h"
 #include "utils/lsyscache.h"
@@ -53,6 +54,7 @@ fpb_multi_init(Relation index, FpbCmp *cmp, MemoryContext cxt)
 	{
 		FpbCmp	   *col = &cmp->cols[j];
 		Form_pg_attribute att = TupleDescAttr(cmp->tupdesc, j);
+		int16		opt = index->rd_indoption[j];
 
 		if (fpb_col_init(index, j, col, cxt))
 		{
@@ -75,6 +77,9 @@ fpb_multi_init(Relation index, FpbCmp *cmp, MemoryContext cxt)
 							  index->rd_opcintype[j] == FLOAT4OID);
 			TupleDescInitEntry(cmp->bounddesc, j + 1, NULL, INT8OID, -1, 0);
 		}
+		/* only the comparison knows them (fpbbuild refuses the first's) */
+		col->desc = (opt & INDOPTION_DESC) != 0;
+		col->nullsfirst = (opt & INDOPTION_NULLS_FIRST) != 0;
 	}
 }
 
@@ -144,10 +149,10 @@ fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b)
 
 		if (na || nb)
 		{
-			/* NULLS LAST, and NULLs equal to each other */
+			/* NULLs equal to each other, last unless NULLS FIRST */
 			if (na && nb)
 				continue;
-			return na ? 1 : -1;
+			return (na != col->nullsfirst) ? 1 : -1;
 		}
 		if (col->encproc)
 		{
@@ -156,13 +161,14 @@ fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b)
 			uint64		kb = sb ? (uint64) DatumGetInt64(vb) :
 				fpb_col_key(col, fpb_encode(col->encproc, col->collation, vb));
 
-			if (ka != kb)
-				return ka < kb ? -1 : 1;
-			continue;
+			if (ka == kb)
+				continue;
+			c = ka < kb ? -1 : 1;
 		}
-		c = fpb_full_cmp(col, DatumGetPointer(va), DatumGetPointer(vb));
+		else
+			c = fpb_full_cmp(col, DatumGetPointer(va), DatumGetPointer(vb));
 		if (c != 0)
-			return c;
+			return col->desc ? -c : c;
 	}
 	if (ma < mb)
 		return sa;

@@ -64,6 +64,7 @@ fpb_m_upper(FpbScanOpaque so, uint64 k, uint64 t, const char *f)
 	}
 }
 
+/* Compare two bounds of a column in the index order (DESC reverses). */
 static int
 fpb_colbound_cmp(const FpbCmp *col, const FpbColBound *a,
 				 const FpbColBound *b)
@@ -75,7 +76,7 @@ fpb_colbound_cmp(const FpbCmp *col, const FpbColBound *a,
 	else
 		c = fpb_full_cmp(col, DatumGetPointer(a->v), DatumGetPointer(b->v));
 	if (c != 0)
-		return c;
+		return col->desc ? -c : c;
 	return (a->sign > b->sign) - (a->sign < b->sign);
 }
 
@@ -93,6 +94,22 @@ fpb_colbound_set(const FpbCmp *col, FpbColBound *b, bool lower, uint64 k,
 	if (!b->has || (lower ? fpb_colbound_cmp(col, &nb, b) > 0 :
 					fpb_colbound_cmp(col, &nb, b) < 0))
 		*b = nb;
+}
+
+/*
+ * A bound in the type's order, "from v on" (lower) or "up to v": in a DESC
+ * column it bounds the other side of the index order.
+ */
+static void
+fpb_colbound_add(const FpbCmp *col, FpbColBound *lower, FpbColBound *upper,
+				 bool islower, uint64 k, Datum v, int sign)
+{
+	if (col->desc)
+	{
+		islower = !islower;
+		sign = -sign;
+	}
+	fpb_colbound_set(col, islower ? lower : upper, islower, k, v, sign);
 }
 
 /* Do the keys of a column admit exactly one value (in the index order)? */
@@ -162,20 +179,20 @@ fpb_scan_colkey(IndexScanDesc scan, int j, ScanKey sk, FpbColBound *lower,
 	switch (sk->sk_strategy)
 	{
 		case BTLessStrategyNumber:
-			fpb_colbound_set(col, &upper[j], false, elo, v, -1);
+			fpb_colbound_add(col, &lower[j], &upper[j], false, elo, v, -1);
 			break;
 		case BTLessEqualStrategyNumber:
-			fpb_colbound_set(col, &upper[j], false, ehi, v, 1);
+			fpb_colbound_add(col, &lower[j], &upper[j], false, ehi, v, 1);
 			break;
 		case BTEqualStrategyNumber:
-			fpb_colbound_set(col, &lower[j], true, elo, v, -1);
-			fpb_colbound_set(col, &upper[j], false, ehi, v, 1);
+			fpb_colbound_add(col, &lower[j], &upper[j], true, elo, v, -1);
+			fpb_colbound_add(col, &lower[j], &upper[j], false, ehi, v, 1);
 			break;
 		case BTGreaterEqualStrategyNumber:
-			fpb_colbound_set(col, &lower[j], true, elo, v, -1);
+			fpb_colbound_add(col, &lower[j], &upper[j], true, elo, v, -1);
 			break;
 		case BTGreaterStrategyNumber:
-			fpb_colbound_set(col, &lower[j], true, ehi, v, 1);
+			fpb_colbound_add(col, &lower[j], &upper[j], true, ehi, v, 1);
 			break;
 		default:
 			elog(ERROR, "fpbtree: unsupported strategy number %d",
@@ -211,15 +228,15 @@ fpb_scan_end(IndexScanDesc scan, const FpbColBound *c0, bool exact0,
 			sign = side[ncols].sign;
 			ncols++;
 		}
-		else if (upper && other[ncols].has)
+		else if (other[ncols].has && upper != cmp->cols[ncols].nullsfirst)
 		{
 			/*
-			 * A comparison excludes the column's NULLs, which sort last:
-			 * the end lies just below them (a NULL in a bound is NULL).
+			 * A comparison excludes the column's NULLs: the end on their
+			 * side lies just short of them (a NULL in a bound is NULL).
 			 */
 			nulls[ncols] = true;
 			vals[ncols] = (Datum) 0;
-			sign = -1;
+			sign = upper ? -1 : 1;
 			ncols++;
 		}
 	}
