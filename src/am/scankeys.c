@@ -36,7 +36,6 @@ typedef struct FpbKeyRange
 	const char *f;				/* wide indexes: the value (lo = hi) */
 } FpbKeyRange;
 
-
 static inline void
 fpb_lower_f(FpbScanOpaque so, uint64 k, uint64 t, const char *f)
 {
@@ -228,7 +227,8 @@ fpb_ranges_intersect_wide(FpbScanOpaque so, FpbKeyRange *a, int na,
  * does).  A cross-type value is bounded by its family's support function 3
  * for (column type, typid) when there is one (the date/time families), or
  * else encoded by typid's own encode function (a family whose types share
- * one key domain).  The function is looked up once per scan and type.
+ * one key domain).  The function is looked up once per scan, column and
+ * type.  col is 0-based.
  */
 void
 fpb_scan_encode_col(IndexScanDesc scan, int col, Oid typid, Datum value,

@@ -403,7 +403,6 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 						char	   *keydesc;
 						FpbEntry	dup = ents[i];
 						FpbFullBuf	dupbuf;
-
 						Datum		mvals[INDEX_MAX_KEYS];
 						bool		mnulls[INDEX_MAX_KEYS];
 
