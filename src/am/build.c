@@ -633,7 +633,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.onlyleaf = InvalidBlockNumber;
 	bs.upperstart = InvalidBlockNumber;
 	fpb_build_widths(index, &bs.w, &bs.x, &bs.fillfactor);
-	if (fpb_cmp_init(index, &bs.cmpdata, bs.w, bs.x, CurrentMemoryContext))
+	if (fpb_cmp_init(index, &bs.cmpdata, bs.w, bs.x, NULL))
 		bs.cmp = &bs.cmpdata;
 
 	/* block 0 is the metapage */
@@ -758,7 +758,7 @@ fpbbuildempty(Relation index)
 		FpbCmp		cmp;
 
 		/* a wide index's pages say so from the first (README "Wide keys") */
-		if (fpb_cmp_init(index, &cmp, w, x, CurrentMemoryContext))
+		if (fpb_cmp_init(index, &cmp, w, x, NULL))
 		{
 			FpbPageGetOpaque(page)->flags |= FPB_F_WIDE;
 			FpbPageGetOpaque(page)->fulllen = fpb_cmp_fulllen(&cmp);

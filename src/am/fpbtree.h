@@ -454,10 +454,10 @@ extern int	fpb_wide_maxkey(int w, int x);
 extern const char *fpb_full_form(const FpbCmp *cmp, Datum value);
 extern const char *fpb_full_image(const FpbCmp *cmp, Datum value,
 								  Relation index);
+extern Size fpb_cmp_space(Relation index);
 extern bool fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x,
-						 MemoryContext cxt);
-extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp,
-						 MemoryContext cxt);
+						 void *space);
+extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp);
 extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
 extern int	fpb_slot_need(Page page, const char *f, int upper);
 extern Size fpb_slot_len(Page page, const char *f);
@@ -477,7 +477,8 @@ fpb_cmp_fulllen(const FpbCmp *cmp)
 }
 
 /* ---- multicol.c: multi-column and INCLUDE indexes ---- */
-extern void fpb_multi_init(Relation index, FpbCmp *cmp, MemoryContext cxt);
+extern Size fpb_multi_space(Relation index);
+extern void fpb_multi_init(Relation index, FpbCmp *cmp, char *space);
 extern int	fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b);
 extern const char *fpb_form_tuple(const FpbCmp *cmp, Relation index,
 								  Datum *values, bool *isnull);

@@ -31,32 +31,42 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-/*
- * Set up the comparison of a multi-column or INCLUDE index: each key
- * column's own, and the descriptor of scan bounds.
- */
-void
-fpb_multi_init(Relation index, FpbCmp *cmp, MemoryContext cxt)
+/* Bytes fpb_multi_init needs: the columns' comparisons, bounddesc. */
+Size
+fpb_multi_space(Relation index)
 {
 	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
-	MemoryContext old;
+
+	return MAXALIGN(sizeof(FpbCmp) * nkeys) +
+		offsetof(struct TupleDescData, attrs) +
+		nkeys * sizeof(FormData_pg_attribute);
+}
+
+/*
+ * Set up the comparison of a multi-column or INCLUDE index: each key
+ * column's own, and the descriptor of scan bounds, in space
+ * (fpb_multi_space bytes).
+ */
+void
+fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
+{
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	TupleDesc	bd = CreateTemplateTupleDesc(nkeys);
 
 	cmp->multi = true;
 	cmp->nkeys = nkeys;
 	cmp->collation = index->rd_indcollation[0];
 	cmp->typlen = -1;
 	cmp->tupdesc = RelationGetDescr(index);
-	old = MemoryContextSwitchTo(cxt);
-	cmp->cols = palloc0(sizeof(FpbCmp) * nkeys);
-	cmp->bounddesc = CreateTemplateTupleDesc(nkeys);
-	MemoryContextSwitchTo(old);
+	cmp->cols = (FpbCmp *) space;
+	memset(cmp->cols, 0, sizeof(FpbCmp) * nkeys);
 	for (int j = 0; j < nkeys; j++)
 	{
 		FpbCmp	   *col = &cmp->cols[j];
 		Form_pg_attribute att = TupleDescAttr(cmp->tupdesc, j);
 		int16		opt = index->rd_indoption[j];
 
-		if (fpb_col_init(index, j, col, cxt))
+		if (fpb_col_init(index, j, col))
 		{
 			/* the comparison reads a wide value in place */
 			if (att->attbyval)
@@ -64,10 +74,9 @@ fpb_multi_init(Relation index, FpbCmp *cmp, MemoryContext cxt)
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("fpbtree cannot compare column %d of index \"%s\" in a multi-column index",
 								j + 1, RelationGetRelationName(index))));
-			TupleDescInitEntry(cmp->bounddesc, j + 1, NULL, att->atttypid,
+			TupleDescInitEntry(bd, j + 1, NULL, att->atttypid,
 							   att->atttypmod, 0);
-			TupleDescInitEntryCollation(cmp->bounddesc, j + 1,
-										col->collation);
+			TupleDescInitEntryCollation(bd, j + 1, col->collation);
 		}
 		else
 		{
@@ -75,12 +84,15 @@ fpb_multi_init(Relation index, FpbCmp *cmp, MemoryContext cxt)
 			col->collation = index->rd_indcollation[j];
 			col->canonzero = (index->rd_opcintype[j] == FLOAT8OID ||
 							  index->rd_opcintype[j] == FLOAT4OID);
-			TupleDescInitEntry(cmp->bounddesc, j + 1, NULL, INT8OID, -1, 0);
+			TupleDescInitEntry(bd, j + 1, NULL, INT8OID, -1, 0);
 		}
 		/* only the comparison knows them (fpbbuild refuses the first's) */
 		col->desc = (opt & INDOPTION_DESC) != 0;
 		col->nullsfirst = (opt & INDOPTION_NULLS_FIRST) != 0;
 	}
+	cmp->bounddesc = (TupleDesc) (space + MAXALIGN(sizeof(FpbCmp) * nkeys));
+	TupleDescCopy(cmp->bounddesc, bd);
+	FreeTupleDesc(bd);
 }
 
 /*

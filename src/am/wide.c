@@ -173,13 +173,13 @@ fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
  * false for a narrow column (its operator class has no support function 4).
  */
 bool
-fpb_col_init(Relation index, int col, FpbCmp *cmp, MemoryContext cxt)
+fpb_col_init(Relation index, int col, FpbCmp *cmp)
 {
 	Oid			procid = index_getprocid(index, col + 1, FPB_CMP_PROC);
 
 	if (!OidIsValid(procid))
 		return false;
-	fmgr_info_cxt(procid, &cmp->proc, cxt);
+	fmgr_info_cxt(procid, &cmp->proc, index->rd_indexcxt);
 	cmp->collation = index->rd_indcollation[col];
 	cmp->typlen = get_typlen(index->rd_opcintype[col]);
 	cmp->bytewise = (procid == F_UUID_CMP);
@@ -188,22 +188,34 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp, MemoryContext cxt)
 	return true;
 }
 
+/* Bytes fpb_cmp_init needs besides the FpbCmp (its space argument). */
+Size
+fpb_cmp_space(Relation index)
+{
+	if (IndexRelationGetNumberOfAttributes(index) > 1)
+		return fpb_multi_space(index);
+	return 0;
+}
+
 /*
  * Set up the comparison of a wide index, or return false for a narrow one.
  * A multi-column or INCLUDE index is always wide; what its columns need
- * lives in cxt.
+ * goes into space, fpb_cmp_space bytes (NULL: palloc'd), so that it lives
+ * and dies with the FpbCmp.
  */
 bool
-fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, MemoryContext cxt)
+fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 {
 	memset(cmp, 0, sizeof(FpbCmp));
 	cmp->maxkey = fpb_wide_maxkey(w, x);
 	if (IndexRelationGetNumberOfAttributes(index) > 1)
 	{
-		fpb_multi_init(index, cmp, cxt);
+		if (space == NULL)
+			space = palloc(fpb_multi_space(index));
+		fpb_multi_init(index, cmp, space);
 		return true;
 	}
-	return fpb_col_init(index, 0, cmp, cxt);
+	return fpb_col_init(index, 0, cmp);
 }
 
 /* The full value of a stored key of a wide page, or NULL when it has none. */
