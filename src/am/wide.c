@@ -232,7 +232,25 @@ fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("fpbtree page %u is corrupted: %s", blkno,
 						"full key offset outside the slotted area")));
-	return (const char *) page + off;
+	{
+		const char *f = (const char *) page + off;
+		int			fl = FpbPageGetOpaque(page)->fulllen;
+		Size		room = BLCKSZ - FPB_SPECIAL_SIZE - off;
+
+		/*
+		 * The value must end in the area too: a copy of it (index-only
+		 * scans, keeping a high key) would otherwise run past the page.
+		 * Its length field is read only where it lies in the area.
+		 */
+		if ((fl == FPB_FULLLEN_TUPLE && room < sizeof(IndexTupleData)) ||
+			(fl == 0 && !VARATT_IS_1B(f) && room < VARHDRSZ) ||
+			fpb_page_full_size(page, f) > room)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("fpbtree page %u is corrupted: %s", blkno,
+							"full key runs past the slotted area")));
+		return f;
+	}
 }
 
 /*
