@@ -85,13 +85,17 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 			if (kp == 0)
 				continue;
 			slot->tts_isnull[kp] = isnull[i];
-			/* signed order of the key with its top bit flipped = its order */
-			slot->tts_values[kp] = isnull[i] ? (Datum) 0 :
-				Int64GetDatum((int64) (fpb_col_key(&sp->cmp->cols[i],
-												   fpb_encode(sp->cmp->cols[i].encproc,
-															  sp->cmp->cols[i].collation,
-															  values[i])) ^
-									   FPB_T_NULLBIT));
+			slot->tts_values[kp] = (Datum) 0;
+			if (!isnull[i])
+			{
+				const FpbCmp *col = &sp->cmp->cols[i];
+				uint64		k = fpb_encode(col->encproc, col->collation,
+										   values[i]);
+
+				/* signed order of the key with its top bit flipped: its order */
+				k = fpb_col_key(col, k) ^ FPB_T_NULLBIT;
+				slot->tts_values[kp] = Int64GetDatum((int64) k);
+			}
 		}
 		ExecStoreVirtualTuple(slot);
 		tuplesort_puttupleslot(sp->sort, slot);

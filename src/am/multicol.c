@@ -213,8 +213,11 @@ fpb_build_tuple(TupleDesc desc, Datum *values, bool *isnull)
 		if (isnull[i])
 			hasnull = true;
 		else if (TupleDescAttr(desc, i)->attlen == -1)
-			v[i] = PointerGetDatum(pg_detoast_datum_packed((struct varlena *)
-														   DatumGetPointer(values[i])));
+		{
+			struct varlena *p = (struct varlena *) DatumGetPointer(values[i]);
+
+			v[i] = PointerGetDatum(pg_detoast_datum_packed(p));
+		}
 	}
 	hoff = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0);
 	dsize = heap_compute_data_size(desc, v, isnull);
