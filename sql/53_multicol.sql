@@ -48,12 +48,18 @@ CREATE INDEX mc_efa ON mc USING fpbtree (e, f, a);
 CREATE INDEX mc_dcab ON mc USING fpbtree (d, c, a, b);
 CREATE INDEX mc_ci ON mc USING fpbtree (c) INCLUDE (a, e);
 CREATE INDEX mc_adb ON mc USING fpbtree (a, d DESC, b NULLS FIRST);
+CREATE INDEX mc_ba ON mc USING fpbtree (b DESC, a);
+CREATE INDEX mc_ec ON mc USING fpbtree (e NULLS FIRST, c DESC NULLS LAST);
+CREATE INDEX mc_f ON mc USING fpbtree (f DESC);
 CREATE INDEX mc_bt_ab ON mc_bt (a, b) INCLUDE (g);
 CREATE INDEX mc_bt_cdb ON mc_bt (c, d, b);
 CREATE INDEX mc_bt_efa ON mc_bt (e, f, a);
 CREATE INDEX mc_bt_dcab ON mc_bt (d, c, a, b);
 CREATE INDEX mc_bt_ci ON mc_bt (c) INCLUDE (a, e);
 CREATE INDEX mc_bt_adb ON mc_bt (a, d DESC, b NULLS FIRST);
+CREATE INDEX mc_bt_ba ON mc_bt (b DESC, a);
+CREATE INDEX mc_bt_ec ON mc_bt (e NULLS FIRST, c DESC NULLS LAST);
+CREATE INDEX mc_bt_f ON mc_bt (f DESC);
 
 -- A query ($t: the table) under index and bitmap scans of mc, against its
 -- rows from mc_bt (btree): 'ok' or what differs.  Only idx is left on mc
@@ -183,7 +189,26 @@ INSERT INTO mc_q VALUES
  ('SELECT a, d, b FROM $t WHERE a = 3 AND d IS NULL ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true),
  ('SELECT a, d, b FROM $t WHERE a IN (2, 3) AND d < ''b'' ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true),
  ('SELECT a, d, b FROM $t WHERE a IN (2, 3) AND d = ''Ärger1'' ORDER BY a DESC, d, b DESC NULLS LAST', 'mc_adb', true),
- ('SELECT a, d, b FROM $t WHERE a > 15 AND b IS NULL ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true)
+ ('SELECT a, d, b FROM $t WHERE a > 15 AND b IS NULL ORDER BY a, d DESC, b NULLS FIRST', 'mc_adb', true),
+ -- ... and on the first column (DESC puts NULLs first), also alone
+ ('SELECT b, a FROM $t ORDER BY b DESC, a', 'mc_ba', true),
+ ('SELECT b, a FROM $t WHERE b < 5 ORDER BY b DESC, a', 'mc_ba', true),
+ ('SELECT b, a FROM $t WHERE b >= 9 ORDER BY b, a DESC', 'mc_ba', true),
+ ('SELECT b, a FROM $t WHERE b IS NULL ORDER BY b DESC, a', 'mc_ba', true),
+ ('SELECT b, a FROM $t WHERE b IS NOT NULL AND a = 7 ORDER BY b DESC, a', 'mc_ba', true),
+ ('SELECT b, a FROM $t WHERE b = 3 AND a > 5 ORDER BY b DESC, a', 'mc_ba', true),
+ ('SELECT b, a FROM $t WHERE b IN (-9223372036854775808, 3, 9223372036854775807) AND a < 10 ORDER BY b DESC, a', 'mc_ba', true),
+ ('SELECT b, a FROM $t WHERE b IN (3, 4) ORDER BY b, a DESC', 'mc_ba', true),
+ ('SELECT e + 0, c FROM $t WHERE e > 1 ORDER BY e NULLS FIRST, c DESC NULLS LAST', 'mc_ec', true),
+ ('SELECT e, c FROM $t WHERE e IS NULL ORDER BY e NULLS FIRST, c DESC NULLS LAST', 'mc_ec', true),
+ ('SELECT e + 0, c FROM $t WHERE e IS NOT NULL AND c >= ''k6'' ORDER BY e DESC NULLS LAST, c NULLS FIRST', 'mc_ec', true),
+ ('SELECT e + 0, c FROM $t WHERE e = 0 AND c < ''k5'' ORDER BY e NULLS FIRST, c DESC NULLS LAST', 'mc_ec', true),
+ ('SELECT e + 0, c FROM $t WHERE e IN (0, ''NaN'', ''-Infinity'') ORDER BY e NULLS FIRST, c DESC NULLS LAST', 'mc_ec', true),
+ ('SELECT f FROM $t WHERE f > ''2020-01-10'' ORDER BY f DESC', 'mc_f', true),
+ ('SELECT f FROM $t ORDER BY f DESC LIMIT 40', 'mc_f', true),
+ ('SELECT f FROM $t ORDER BY f LIMIT 40', 'mc_f', true),
+ ('SELECT count(*) FROM $t WHERE f IS NULL', 'mc_f', false),
+ ('SELECT f FROM $t WHERE f IN (''2020-01-03'', ''infinity'', ''2020-01-03'') ORDER BY f', 'mc_f', true)
 ;
 
 CREATE FUNCTION mc_diffs() RETURNS TABLE (q text, diff text) LANGUAGE sql AS $$
@@ -236,6 +261,8 @@ EXPLAIN (COSTS OFF) SELECT a, d, b FROM mc WHERE a = 3 AND d > 'b'
 ORDER BY a, d DESC, b NULLS FIRST;
 EXPLAIN (COSTS OFF) SELECT a, d, b FROM mc WHERE a = 3
 ORDER BY a DESC, d, b DESC NULLS LAST;
+EXPLAIN (COSTS OFF) SELECT b, a FROM mc WHERE b < 5 ORDER BY b DESC, a;
+EXPLAIN (COSTS OFF) SELECT f FROM mc ORDER BY f DESC LIMIT 5;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 
@@ -304,9 +331,13 @@ INSERT INTO mc_long VALUES (1, repeat('x', 1600));
 INSERT INTO mc_long VALUES (1, repeat('x', 1800));
 SELECT count(*) FROM mc_long;
 
--- DESC and NULLS FIRST are still refused on the first column
-CREATE INDEX ON mc USING fpbtree (a DESC, b);
-CREATE INDEX ON mc USING fpbtree (a NULLS FIRST, b);
+-- a unique index of one DESC column
+CREATE TABLE mc_ud (k int4);
+CREATE UNIQUE INDEX mc_ud_k ON mc_ud USING fpbtree (k DESC);
+INSERT INTO mc_ud SELECT g FROM generate_series(1, 3000) g;
+INSERT INTO mc_ud VALUES (NULL), (NULL);
+INSERT INTO mc_ud VALUES (77);
+SELECT count(*), fpbtree_check('mc_ud_k', true) FROM mc_ud;
 
 -- unique indexes on several columns: a row with a NULL key column is
 -- distinct unless NULLS NOT DISTINCT; INCLUDE columns are no part of the

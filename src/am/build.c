@@ -618,12 +618,6 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	FpbRun	   *runs = NULL;
 	int			nruns = 0;
 
-	/* later columns of a multi-column index take them (multicol.c) */
-	if (index->rd_indoption[0] != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("fpbtree does not support DESC or NULLS FIRST on the first index column"),
-				 errhint("An ascending fpbtree index is scanned backward for ORDER BY ... DESC.")));
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));

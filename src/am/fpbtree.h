@@ -89,9 +89,8 @@ typedef struct FpbCmp
 								 * procedure (compared by key), else NULL */
 	bool		canonzero;		/* in cols[]: a float column, whose -0 is
 								 * compared as +0 (fpb_col_key) */
-	bool		desc;			/* in cols[]: DESC (a column after the
-								 * first) */
-	bool		nullsfirst;		/* in cols[]: NULLS FIRST (idem) */
+	bool		desc;			/* in cols[]: DESC */
+	bool		nullsfirst;		/* in cols[]: NULLS FIRST */
 	TupleDesc	tupdesc;		/* the index's: stored tuples */
 	TupleDesc	bounddesc;		/* scan bounds: narrow columns as keys */
 } FpbCmp;
@@ -489,7 +488,8 @@ extern IndexTuple fpb_build_tuple(TupleDesc desc, Datum *values,
 extern const char *fpb_make_bound(const FpbCmp *cmp, int m, Datum *vals,
 								  bool *isnull, int sign);
 extern uint64 fpb_col_key(const FpbCmp *col, uint64 k);
-extern uint64 fpb_multi_prefix(const FpbCmp *cmp, uint64 k);
+extern uint64 fpb_multi_prefix(const FpbCmp *cmp, uint64 k, bool isnull);
+extern bool fpb_index_is_multi(Relation index);
 extern bool fpb_tuple_keys_null(const FpbCmp *cmp, const char *f);
 extern void fpb_check_multi_key(Relation index, const FpbCmp *cmp,
 								const char *f, uint64 k, uint64 t,

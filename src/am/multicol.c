@@ -86,7 +86,7 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 							  index->rd_opcintype[j] == FLOAT4OID);
 			TupleDescInitEntry(bd, j + 1, NULL, INT8OID, -1, 0);
 		}
-		/* only the comparison knows them (fpbbuild refuses the first's) */
+		/* the comparison knows them; the first column's, the prefix too */
 		col->desc = (opt & INDOPTION_DESC) != 0;
 		col->nullsfirst = (opt & INDOPTION_NULLS_FIRST) != 0;
 	}
@@ -112,11 +112,39 @@ fpb_col_key(const FpbCmp *col, uint64 k)
 	return k;
 }
 
-/* The prefix of an entry whose first column has key k (fpb_heap_key). */
+/*
+ * The prefix of an entry whose first column has key k (fpb_heap_key), or
+ * is NULL.  It follows the column's order: a DESC column's prefix is that
+ * of the complemented key.  NULLs are last by their NULL bit, with the
+ * largest prefix; NULLS FIRST gives them prefix 0 instead and every value
+ * a prefix above 0, which merges the lowest prefix into the next but keeps
+ * the order (a prefix need only never decrease along the index order).
+ */
 uint64
-fpb_multi_prefix(const FpbCmp *cmp, uint64 k)
+fpb_multi_prefix(const FpbCmp *cmp, uint64 k, bool isnull)
 {
-	return FPB_WIDE_PREFIX(fpb_col_key(&cmp->cols[0], k));
+	const FpbCmp *col = &cmp->cols[0];
+	uint64		p;
+
+	if (isnull)
+		return col->nullsfirst ? 0 : FPB_WIDE_PREFIX(FPB_KEY_MAX);
+	k = fpb_col_key(col, k);
+	p = FPB_WIDE_PREFIX(col->desc ? ~k : k);
+	if (col->nullsfirst && p == 0)
+		p = UINT64CONST(1) << FPB_WIDE_OFFBITS;
+	return p;
+}
+
+/*
+ * Is the index multi-column in the sense of this file?  Also a one-column
+ * index with DESC or NULLS FIRST: only the comparison by columns knows
+ * them.
+ */
+bool
+fpb_index_is_multi(Relation index)
+{
+	return IndexRelationGetNumberOfAttributes(index) > 1 ||
+		index->rd_indoption[0] != 0;
 }
 
 /* Key columns of a tuple, and the sign of the rest (0: a stored tuple). */
@@ -270,7 +298,7 @@ fpb_multi_entry(const FpbCmp *cmp, Relation index, Datum *values,
 	FpbKey		key = fpb_heap_key(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
 								   index->rd_indcollation[0], values[0],
 								   isnull[0], htid);
-	FpbEntry	e = fpb_mkkey(fpb_multi_prefix(cmp, key.k), key.t);
+	FpbEntry	e = fpb_mkkey(fpb_multi_prefix(cmp, key.k, isnull[0]), key.t);
 
 	e.f = fpb_form_tuple(cmp, index, values, isnull);
 	return e;
@@ -321,11 +349,11 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 	p = isnull ? FPB_KEY_MAX :
 		fpb_encode(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
 				   cmp->collation, v);
-	if (fpb_multi_prefix(cmp, p) != FPB_WIDE_PREFIX(k))
+	if (fpb_multi_prefix(cmp, p, isnull) != FPB_WIDE_PREFIX(k))
 		fpb_index_corrupt(index, blkno,
 						  "%s %s has a prefix that differs from its first column's, %s.",
 						  what, fpb_keydesc(k, t),
-						  fpb_keydesc(fpb_multi_prefix(cmp, p), t));
+						  fpb_keydesc(fpb_multi_prefix(cmp, p, isnull), t));
 }
 
 /*

@@ -65,6 +65,28 @@ fpb_m_upper(FpbScanOpaque so, uint64 k, uint64 t, const char *f)
 }
 
 /* Compare two bounds of a column in the index order (DESC reverses). */
+/*
+ * Only the first column's NULLs (want) or only its values: their entries
+ * are (NULL prefix, NULL bit, tuple), last, or first with NULLS FIRST
+ * (fpb_multi_prefix: prefix 0, every value's above).
+ */
+static void
+fpb_scan_nulls0(FpbScanOpaque so, bool want)
+{
+	if (!so->cmp->cols[0].nullsfirst)
+	{
+		if (want)
+			fpb_m_lower(so, FPB_KEY_MAX, FPB_T_NULLBIT, NULL);
+		else
+			fpb_m_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL,
+						FPB_FULL_PLUSINF);
+	}
+	else if (want)
+		fpb_m_upper(so, 0, PG_UINT64_MAX, FPB_FULL_PLUSINF);
+	else
+		fpb_m_lower(so, 0, PG_UINT64_MAX, FPB_FULL_PLUSINF);
+}
+
 static int
 fpb_colbound_cmp(const FpbCmp *col, const FpbColBound *a,
 				 const FpbColBound *b)
@@ -248,11 +270,13 @@ fpb_scan_end(IndexScanDesc scan, const FpbColBound *c0, bool exact0,
 	if (ncols == 0)
 		return false;
 	if (cmp->cols[0].encproc)
-		*k = FPB_WIDE_PREFIX(c0->k);
+		*k = fpb_multi_prefix(cmp, c0->k, false);
 	else
-		*k = FPB_WIDE_PREFIX(fpb_encode(index_getprocinfo(scan->indexRelation,
-														  1, FPB_ENCODE_PROC),
-										cmp->collation, c0->v));
+		*k = fpb_multi_prefix(cmp,
+							  fpb_encode(index_getprocinfo(scan->indexRelation,
+														   1, FPB_ENCODE_PROC),
+										 cmp->collation, c0->v),
+							  false);
 	*f = fpb_make_bound(cmp, ncols, vals, nulls, sign);
 	return true;
 }
@@ -313,8 +337,8 @@ fpb_scan_array0(IndexScanDesc scan, ScanKey sk, FpbColBound *lower,
 
 		fpb_scan_colkeys(scan, 0, sk, elems[i], &elo, &ehi, &v);
 		lo[i].has = hi[i].has = false;
-		fpb_colbound_set(col, &lo[i], true, elo, v, -1);
-		fpb_colbound_set(col, &hi[i], false, ehi, v, 1);
+		fpb_colbound_add(col, &lo[i], &hi[i], true, elo, v, -1);
+		fpb_colbound_add(col, &lo[i], &hi[i], false, ehi, v, 1);
 		if (!fpb_colbound_exact(col, &lo[i], &hi[i]))
 			exact = false;
 	}
@@ -323,7 +347,7 @@ fpb_scan_array0(IndexScanDesc scan, ScanKey sk, FpbColBound *lower,
 	for (int i = 0; i < nelems; i++)
 	{
 		/* a value no column value equals (elo > ehi) is empty anyway */
-		if (col->encproc && lo[i].k > hi[i].k)
+		if (fpb_colbound_cmp(col, &lo[i], &hi[i]) > 0)
 			continue;
 		(void) fpb_scan_end(scan, &lo[i], exact, lower, upper, m, false,
 							&iv[n].lok, &iv[n].lof);
@@ -404,17 +428,13 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 				so->noscan = true;
 			if (!(sk->sk_flags & (SK_SEARCHNULL | SK_SEARCHNOTNULL)))
 				so->empty = true;	/* comparison with NULL */
-			else if (j == 0 && (sk->sk_flags & SK_SEARCHNULL))
-				fpb_m_lower(so, FPB_KEY_MAX, FPB_T_NULLBIT, NULL);
 			else if (j == 0)
-				fpb_m_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL,
-							FPB_FULL_PLUSINF);
+				fpb_scan_nulls0(so, (sk->sk_flags & SK_SEARCHNULL) != 0);
 			continue;
 		}
 		/* a comparison on the first column excludes its NULLs */
 		if (j == 0)
-			fpb_m_upper(so, FPB_KEY_MAX, FPB_T_MAX_NONNULL,
-						FPB_FULL_PLUSINF);
+			fpb_scan_nulls0(so, false);
 		if (sk->sk_flags & SK_SEARCHARRAY)
 		{
 			if (j == 0 && sk->sk_strategy == BTEqualStrategyNumber &&

@@ -192,7 +192,7 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp)
 Size
 fpb_cmp_space(Relation index)
 {
-	if (IndexRelationGetNumberOfAttributes(index) > 1)
+	if (fpb_index_is_multi(index))
 		return fpb_multi_space(index);
 	return 0;
 }
@@ -208,7 +208,7 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 {
 	memset(cmp, 0, sizeof(FpbCmp));
 	cmp->maxkey = fpb_wide_maxkey(w, x);
-	if (IndexRelationGetNumberOfAttributes(index) > 1)
+	if (fpb_index_is_multi(index))
 	{
 		if (space == NULL)
 			space = palloc(fpb_multi_space(index));
