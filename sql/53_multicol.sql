@@ -301,11 +301,14 @@ SELECT fpb_explain('SELECT count(*), sum(b) FROM mc WHERE a IN (2, 9, 17) AND b 
 SELECT count(*), sum(b), sum(hashtext(g)) FROM mc WHERE a > 3;
 SELECT count(*), sum(b) FROM mc WHERE a IN (2, 9, 17) AND b > 4;
 SELECT count(*), sum(hashtext(d)) FROM mc WHERE c > 'k4' AND b < 7;
+SELECT fpb_explain('SELECT count(*), sum(f - date ''2020-01-01'') FROM mc WHERE f > ''2020-01-05''') ~ 'Parallel Index Only Scan using mc_f' AS parallel;
+SELECT count(*), sum(f - date '2020-01-01') FROM mc WHERE f > '2020-01-05' AND f < 'infinity';
 RESET ALL;
 SELECT fpb_mode('index');
 SELECT count(*), sum(b), sum(hashtext(g)) FROM mc_bt WHERE a > 3;
 SELECT count(*), sum(b) FROM mc_bt WHERE a IN (2, 9, 17) AND b > 4;
 SELECT count(*), sum(hashtext(d)) FROM mc_bt WHERE c > 'k4' AND b < 7;
+SELECT count(*), sum(f - date '2020-01-01') FROM mc_bt WHERE f > '2020-01-05' AND f < 'infinity';
 
 -- up to INDEX_MAX_KEYS columns; a row larger than a wide index accepts
 CREATE TABLE mc_wide AS SELECT g AS c1, g % 3 AS c2, g % 5 AS c3, g % 7 AS c4,
