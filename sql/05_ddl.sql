@@ -142,8 +142,6 @@ DROP TABLE ddl_types;
 
 -- what fpbtree does not do: errors from the core
 CREATE TABLE ddl_cap (a int4, b int4);
-CREATE INDEX ON ddl_cap USING fpbtree (a, b);
-CREATE INDEX ON ddl_cap USING fpbtree (a) INCLUDE (b);
 CREATE INDEX ddl_cap_a ON ddl_cap USING fpbtree (a);
 ALTER TABLE ddl_cap ADD CONSTRAINT ddl_cap_u UNIQUE USING INDEX ddl_cap_a;
 DROP TABLE ddl_cap;

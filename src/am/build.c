@@ -124,7 +124,7 @@ fpb_build_newpage(FpbBuildState *bs, uint16 level)
 				  bs->w, bs->x);
 	if (bs->cmp)
 		FpbPageGetOpaque(BufferGetPage(buf))->fulllen =
-			bs->cmp->typlen > 0 ? bs->cmp->typlen : 0;
+			fpb_cmp_fulllen(bs->cmp);
 	MarkBufferDirty(buf);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	return buf;
@@ -618,11 +618,6 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	FpbRun	   *runs = NULL;
 	int			nruns = 0;
 
-	if (index->rd_indoption[0] != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("fpbtree does not support DESC or NULLS FIRST index columns"),
-				 errhint("An ascending fpbtree index is scanned backward for ORDER BY ... DESC.")));
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
@@ -632,7 +627,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.onlyleaf = InvalidBlockNumber;
 	bs.upperstart = InvalidBlockNumber;
 	fpb_build_widths(index, &bs.w, &bs.x, &bs.fillfactor);
-	if (fpb_cmp_init(index, &bs.cmpdata, bs.w, bs.x))
+	if (fpb_cmp_init(index, &bs.cmpdata, bs.w, bs.x, NULL))
 		bs.cmp = &bs.cmpdata;
 
 	/* block 0 is the metapage */
@@ -646,7 +641,8 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	 * empty table needs none: index_build() asks for none when it rebuilds
 	 * the indexes of a table just truncated, and cannot tell us so.
 	 */
-	if (IsNormalProcessingMode() && RelationGetNumberOfBlocks(heap) > 0)
+	if (IsNormalProcessingMode() && RelationGetNumberOfBlocks(heap) > 0 &&
+		!(bs.cmp && bs.cmp->multi))
 		nworkers = plan_create_index_workers(RelationGetRelid(heap),
 											 RelationGetRelid(index));
 	if (nworkers > 0)
@@ -758,10 +754,10 @@ fpbbuildempty(Relation index)
 		FpbCmp		cmp;
 
 		/* a wide index's pages say so from the first (README "Wide keys") */
-		if (fpb_cmp_init(index, &cmp, w, x))
+		if (fpb_cmp_init(index, &cmp, w, x, NULL))
 		{
 			FpbPageGetOpaque(page)->flags |= FPB_F_WIDE;
-			FpbPageGetOpaque(page)->fulllen = cmp.typlen > 0 ? cmp.typlen : 0;
+			FpbPageGetOpaque(page)->fulllen = fpb_cmp_fulllen(&cmp);
 		}
 	}
 	PageSetChecksumInplace(page, 1);

@@ -17,6 +17,7 @@
  */
 #include "postgres.h"
 
+#include "access/stratnum.h"
 #include "access/tableam.h"
 #include "build.h"
 #include "catalog/pg_operator_d.h"
@@ -25,6 +26,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/typcache.h"
@@ -34,7 +36,15 @@ typedef struct FpbWideSpool
 	Tuplesortstate *sort;
 	TupleTableSlot *slot;
 	double		indtuples;
+	const FpbCmp *cmp;
+	int			natts;			/* multi: the index's columns */
+	int			keypos[INDEX_MAX_KEYS]; /* multi: slot column of a narrow
+										 * key column's key, or 0 */
 } FpbWideSpool;
+
+/* multi: the tiebreaker comes first in the sorted tuples, then the values */
+#define FPB_MSLOT_T		0
+#define FPB_MSLOT_VAL	1
 
 /* Upper bound of the bytes a value takes in a slot, alignment included. */
 Size
@@ -42,6 +52,8 @@ fpb_build_slot_bound(const FpbCmp *cmp, const char *f)
 {
 	if (f == NULL)
 		return 0;
+	if (cmp->multi)
+		return fpb_full_size(cmp, f) + MAXIMUM_ALIGNOF - 1;
 	return fpb_full_size(cmp, f) +
 		((cmp->typlen < 0 && VARATT_IS_4B(f)) ? 3 : 0);
 }
@@ -62,6 +74,38 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 	TupleTableSlot *slot = sp->slot;
 
 	ExecClearTuple(slot);
+	if (sp->cmp->multi)
+	{
+		/* the values, and the key of each narrow key column to sort by */
+		slot->tts_values[FPB_MSLOT_T] =
+			Int64GetDatum((int64) fpb_make_t(tid, false));
+		slot->tts_isnull[FPB_MSLOT_T] = false;
+		for (int i = 0; i < sp->natts; i++)
+		{
+			int			kp = i < sp->cmp->nkeys ? sp->keypos[i] : 0;
+
+			slot->tts_values[FPB_MSLOT_VAL + i] = values[i];
+			slot->tts_isnull[FPB_MSLOT_VAL + i] = isnull[i];
+			if (kp == 0)
+				continue;
+			slot->tts_isnull[kp] = isnull[i];
+			slot->tts_values[kp] = (Datum) 0;
+			if (!isnull[i])
+			{
+				const FpbCmp *col = &sp->cmp->cols[i];
+				uint64		k = fpb_encode(col->encproc, col->collation,
+										   values[i]);
+
+				/* signed order of the key with its top bit flipped: its order */
+				k = fpb_col_key(col, k) ^ FPB_T_NULLBIT;
+				slot->tts_values[kp] = Int64GetDatum((int64) k);
+			}
+		}
+		ExecStoreVirtualTuple(slot);
+		tuplesort_puttupleslot(sp->sort, slot);
+		sp->indtuples++;
+		return;
+	}
 	slot->tts_values[0] = values[0];
 	slot->tts_isnull[0] = isnull[0];
 	slot->tts_values[1] = Int64GetDatum((int64) fpb_make_t(tid, false));
@@ -72,24 +116,117 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 }
 
 /*
- * The sort of a wide index's entries: (value, tiebreaker) by the type's "<"
- * under the column's collation, then the tiebreaker.  coord is NULL for a
- * serial build; a parallel build's participants and its leader pass theirs
- * (the sort of every participant must be begun the same way).
+ * The sort of a multi-column index: the tuples hold the tiebreaker, every
+ * column's value and, for each narrow key column, its key.  They are
+ * sorted by each key column (a wide one by its value with the type's "<"
+ * under the column's collation, a narrow one by its key), then by the
+ * tiebreaker, NULLs last: the index's order (multicol.c).
  */
-static Tuplesortstate *
-fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
-					SortCoordinate coord, TupleDesc *descp)
+static TupleDesc
+fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
+						 SortCoordinate coord)
 {
-	Oid			typid = index->rd_opcintype[0];
-	TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_LT_OPR);
+	const FpbCmp *cmp = sp->cmp;
+	TupleDesc	itd = RelationGetDescr(index);
+	int			natts = itd->natts;
+	int			nsort = cmp->nkeys + 1;
+	int			ncols = FPB_MSLOT_VAL + natts;
+	AttrNumber	attnums[INDEX_MAX_KEYS + 1];
+	Oid			sortops[INDEX_MAX_KEYS + 1];
+	Oid			colls[INDEX_MAX_KEYS + 1];
+	bool		nullsfirst[INDEX_MAX_KEYS + 1];
+	TupleDesc	desc;
+
+	sp->natts = natts;
+	for (int j = 0; j < cmp->nkeys; j++)
+		sp->keypos[j] = cmp->cols[j].encproc ? ncols++ : 0;
+	desc = CreateTemplateTupleDesc(ncols);
+	TupleDescInitEntry(desc, FPB_MSLOT_T + 1, "t", INT8OID, -1, 0);
+	for (int i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(itd, i);
+
+		TupleDescInitEntry(desc, FPB_MSLOT_VAL + 1 + i, NULL, att->atttypid,
+						   att->atttypmod, 0);
+		if (i < cmp->nkeys)
+			TupleDescInitEntryCollation(desc, FPB_MSLOT_VAL + 1 + i,
+										index->rd_indcollation[i]);
+	}
+	for (int j = 0; j < cmp->nkeys; j++)
+	{
+		bool		rev = cmp->cols[j].desc;
+		Oid			typid = sp->keypos[j] ? INT8OID : index->rd_opcintype[j];
+		TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_LT_OPR |
+											   TYPECACHE_GT_OPR);
+
+		sortops[j] = rev ? tc->gt_opr : tc->lt_opr;
+		/* a wide column sorts by its family's own order (pattern classes) */
+		if (sp->keypos[j] == 0)
+			sortops[j] = get_opfamily_member(index->rd_opfamily[j],
+											 index->rd_opcintype[j],
+											 index->rd_opcintype[j],
+											 rev ? BTGreaterStrategyNumber :
+											 BTLessStrategyNumber);
+		if (!OidIsValid(sortops[j]))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("could not identify an ordering operator for type %s",
+							format_type_be(typid))));
+		nullsfirst[j] = cmp->cols[j].nullsfirst;
+		if (sp->keypos[j])
+		{
+			TupleDescInitEntry(desc, sp->keypos[j] + 1, NULL, INT8OID, -1, 0);
+			attnums[j] = sp->keypos[j] + 1;
+			colls[j] = InvalidOid;
+		}
+		else
+		{
+			attnums[j] = FPB_MSLOT_VAL + 1 + j;
+			colls[j] = index->rd_indcollation[j];
+		}
+	}
+	attnums[cmp->nkeys] = FPB_MSLOT_T + 1;
+	sortops[cmp->nkeys] = Int8LessOperator;
+	colls[cmp->nkeys] = InvalidOid;
+	nullsfirst[cmp->nkeys] = false;
+	sp->sort = tuplesort_begin_heap(desc, nsort, attnums, sortops, colls,
+									nullsfirst, workmem, coord,
+									TUPLESORT_NONE);
+	return desc;
+}
+
+/*
+ * Begin the sort of a wide index's entries into sp->sort; returns the
+ * descriptor of its tuples.  One column: (value, tiebreaker) by the
+ * family's "<" under the column's collation, then the tiebreaker.  coord
+ * is NULL for a serial build; a parallel build's participants and its
+ * leader pass theirs (every participant's sort must be begun the same way).
+ */
+static TupleDesc
+fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
+					SortCoordinate coord, FpbWideSpool *sp)
+{
+	Oid			typid = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
+
+	/*
+	 * The family's own "<": not the type's default one for the pattern
+	 * classes; (anyarray, anyarray) and the like for polymorphic classes.
+	 */
+	Oid			ltopr = get_opfamily_member(index->rd_opfamily[0],
+											index->rd_opcintype[0],
+											index->rd_opcintype[0],
+											BTLessStrategyNumber);
 	TupleDesc	desc;
 	AttrNumber	attnums[2] = {1, 2};
 	Oid			sortops[2];
 	Oid			colls[2];
 	bool		nullsfirst[2] = {false, false};
 
-	if (!OidIsValid(tc->lt_opr))
+	sp->cmp = cmp;
+	sp->indtuples = 0;
+	if (cmp->multi)
+		return fpb_build_multi_sortdesc(index, sp, workmem, coord);
+	if (!OidIsValid(ltopr))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
 				 errmsg("could not identify an ordering operator for type %s",
@@ -98,44 +235,44 @@ fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
 	TupleDescInitEntry(desc, 1, "v", typid, -1, 0);
 	TupleDescInitEntryCollation(desc, 1, cmp->collation);
 	TupleDescInitEntry(desc, 2, "t", INT8OID, -1, 0);
-	sortops[0] = tc->lt_opr;
+	sortops[0] = ltopr;
 	sortops[1] = Int8LessOperator;
 	colls[0] = cmp->collation;
 	colls[1] = InvalidOid;
-	*descp = desc;
-	return tuplesort_begin_heap(desc, 2, attnums, sortops, colls, nullsfirst,
-								workmem, coord, TUPLESORT_NONE);
+	sp->sort = tuplesort_begin_heap(desc, 2, attnums, sortops, colls,
+									nullsfirst, workmem, coord,
+									TUPLESORT_NONE);
+	return desc;
 }
 
 /*
  * Feed the entries of the heap tuples that scan returns (all of the table
- * when scan is NULL) to a sort.  Returns the heap tuples seen; adds the
+ * when scan is NULL) to sp's sort.  Returns the heap tuples seen; adds the
  * entries to *indtuples.
  */
 static double
 fpb_wide_scan(Relation heap, Relation index, IndexInfo *indexInfo,
-			  Tuplesortstate *sort, TupleDesc desc, TableScanDesc scan,
+			  FpbWideSpool *sp, TupleDesc desc, TableScanDesc scan,
 			  bool progress, double *indtuples)
 {
-	FpbWideSpool sp;
 	double		reltuples;
 
 	/* the scan puts virtual tuples */
-	sp.sort = sort;
-	sp.slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
-	sp.indtuples = 0;
+	sp->slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	sp->indtuples = 0;
 	reltuples = table_index_build_scan(heap, index, indexInfo, scan != NULL,
-									   progress, fpb_wide_callback, &sp,
+									   progress, fpb_wide_callback, sp,
 									   scan);
-	ExecDropSingleTupleTableSlot(sp.slot);
-	*indtuples += sp.indtuples;
+	ExecDropSingleTupleTableSlot(sp->slot);
+	sp->slot = NULL;
+	*indtuples += sp->indtuples;
 	return reltuples;
 }
 
 /*
- * A parallel build participant's share of a wide index: the entries of the
- * blocks the parallel scan hands it, sorted into the shared sort's runs
- * for the leader to merge.
+ * A parallel build participant's share of a one-column wide index: the
+ * entries of the blocks the parallel scan hands it, sorted into the shared
+ * sort's runs for the leader to merge.
  */
 double
 fpb_wide_participate(Relation heap, Relation index, IndexInfo *indexInfo,
@@ -144,21 +281,21 @@ fpb_wide_participate(Relation heap, Relation index, IndexInfo *indexInfo,
 {
 	SortCoordinateData coord;
 	FpbCmp		cmp;
-	Tuplesortstate *sort;
+	FpbWideSpool sp;
 	TupleDesc	desc;
 	double		reltuples;
 
 	/* the metapage is not written yet: the sort needs no node widths */
-	if (!fpb_cmp_init(index, &cmp, 0, 0))
-		elog(ERROR, "fpbtree: wide build of a narrow index");
+	if (!fpb_cmp_init(index, &cmp, 0, 0, NULL) || cmp.multi)
+		elog(ERROR, "fpbtree: parallel wide build of an unexpected index");
 	coord.isWorker = true;
 	coord.nParticipants = -1;
 	coord.sharedsort = sharedsort;
-	sort = fpb_wide_sort_begin(index, &cmp, workmem, &coord, &desc);
-	reltuples = fpb_wide_scan(heap, index, indexInfo, sort, desc, scan,
+	desc = fpb_wide_sort_begin(index, &cmp, workmem, &coord, &sp);
+	reltuples = fpb_wide_scan(heap, index, indexInfo, &sp, desc, scan,
 							  progress, indtuples);
-	tuplesort_performsort(sort);
-	tuplesort_end(sort);
+	tuplesort_performsort(sp.sort);
+	tuplesort_end(sp.sort);
 	return reltuples;
 }
 
@@ -176,8 +313,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 	const FpbCmp *cmp = bs->cmp;
 	FmgrInfo   *encproc = index_getprocinfo(index, 1, FPB_ENCODE_PROC);
 	TupleDesc	desc;
-	Tuplesortstate *sort;
-	TupleTableSlot *slot;
+	FpbWideSpool sp;
 	MemoryContext valcxt[2];
 	int			cur = 0;
 	int64		loaded = 0;
@@ -187,20 +323,21 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 	if (fp)
 	{
 		/* the leader's sort merges the participants' runs */
+		Assert(!cmp->multi);
 		*reltuples = fpb_parallel_scan(fp, heap, index, indexInfo, indtuples);
-		sort = fpb_wide_sort_begin(index, cmp, maintenance_work_mem,
-								   fpb_parallel_coordinate(fp), &desc);
+		desc = fpb_wide_sort_begin(index, cmp, maintenance_work_mem,
+								   fpb_parallel_coordinate(fp), &sp);
 	}
 	else
 	{
-		sort = fpb_wide_sort_begin(index, cmp, maintenance_work_mem, NULL,
-								   &desc);
-		*reltuples = fpb_wide_scan(heap, index, indexInfo, sort, desc, NULL,
+		desc = fpb_wide_sort_begin(index, cmp, maintenance_work_mem, NULL,
+								   &sp);
+		*reltuples = fpb_wide_scan(heap, index, indexInfo, &sp, desc, NULL,
 								   true, indtuples);
 	}
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, 2);
-	tuplesort_performsort(sort);
+	tuplesort_performsort(sp.sort);
 	{
 		const int	idx[] = {PROGRESS_CREATEIDX_SUBPHASE,
 			PROGRESS_CREATEIDX_TUPLES_TOTAL,
@@ -210,7 +347,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 		pgstat_progress_update_multi_param(3, idx, val);
 	}
 	/* the sort hands back minimal tuples */
-	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	sp.slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 
 	/*
 	 * Values live until their page is written: those of the page being
@@ -224,19 +361,36 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 									  ALLOCSET_DEFAULT_SIZES);
 	valcxt[1] = AllocSetContextCreate(CurrentMemoryContext, "fpbtree values",
 									  ALLOCSET_DEFAULT_SIZES);
-	while (tuplesort_gettupleslot(sort, true, false, slot, NULL))
+	while (tuplesort_gettupleslot(sp.sort, true, false, sp.slot, NULL))
 	{
-		bool		isnull,
+		bool		isnull = false,
 					tnull;
-		Datum		v = slot_getattr(slot, 1, &isnull);
-		uint64		t = (uint64) DatumGetInt64(slot_getattr(slot, 2,
-															&tnull));
+		Datum		v = cmp->multi ? (Datum) 0 :
+			slot_getattr(sp.slot, 1, &isnull);
+		uint64		t = cmp->multi ? 0 :
+			(uint64) DatumGetInt64(slot_getattr(sp.slot, 2, &tnull));
 		FpbEntry	e;
 		MemoryContext old;
 		BlockNumber leaf;
 
 		e = fpb_mkkey(FPB_KEY_MAX, t | FPB_T_NULLBIT);
-		if (!isnull)
+		if (cmp->multi)
+		{
+			Datum		values[INDEX_MAX_KEYS];
+			bool		nulls[INDEX_MAX_KEYS];
+			ItemPointerData htid;
+
+			t = (uint64) DatumGetInt64(slot_getattr(sp.slot,
+													FPB_MSLOT_T + 1, &tnull));
+			for (int i = 0; i < sp.natts; i++)
+				values[i] = slot_getattr(sp.slot, FPB_MSLOT_VAL + 1 + i,
+										 &nulls[i]);
+			fpb_t_to_heaptid(t, &htid);
+			old = MemoryContextSwitchTo(valcxt[cur]);
+			e = fpb_multi_entry(cmp, index, values, nulls, &htid);
+			MemoryContextSwitchTo(old);
+		}
+		else if (!isnull)
 		{
 			old = MemoryContextSwitchTo(valcxt[cur]);
 			e.k = fpb_encode(encproc, cmp->collation, v);
@@ -276,7 +430,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
-	tuplesort_end(sort);
-	ExecDropSingleTupleTableSlot(slot);
+	tuplesort_end(sp.sort);
+	ExecDropSingleTupleTableSlot(sp.slot);
 	return loaded;
 }

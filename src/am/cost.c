@@ -18,6 +18,8 @@
 #include "fpbtree.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/paths.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
@@ -51,6 +53,67 @@ fpb_column_correlation(PlannerInfo *root, IndexOptInfo *index)
 	return corr;
 }
 
+/*
+ * The index tuples a scan of a multi-column index reads: only the quals
+ * that bound its interval (scankeys_multi.c: equalities on the leading
+ * columns, then the next column's comparisons; IS NULL and IN on the first
+ * column) narrow it; the others are checked on each entry inside.  Sets
+ * *nsa to the scans an IN list on the first column makes.
+ */
+static double
+fpb_multicol_tuples(PlannerInfo *root, IndexPath *path, double *nsa)
+{
+	IndexOptInfo *index = path->indexinfo;
+	List	   *bound = NIL;
+	int			col = 0;
+	bool		eq = false;		/* col has an equality */
+	ListCell   *lc;
+
+	*nsa = 1;
+	foreach(lc, path->indexclauses)
+	{
+		IndexClause *ic = lfirst_node(IndexClause, lc);
+		ListCell   *lc2;
+
+		if (ic->indexcol != col)
+		{
+			/* the next column counts only after equalities on this one */
+			if (!eq || ic->indexcol != col + 1)
+				break;
+			col = ic->indexcol;
+			eq = false;
+		}
+		foreach(lc2, ic->indexquals)
+		{
+			RestrictInfo *ri = lfirst_node(RestrictInfo, lc2);
+			Expr	   *clause = ri->clause;
+
+			if (IsA(clause, OpExpr))
+			{
+				Oid			opno = ((OpExpr *) clause)->opno;
+
+				if (get_op_opfamily_strategy(opno, index->opfamily[col]) ==
+					BTEqualStrategyNumber)
+					eq = true;
+				bound = lappend(bound, ri);
+			}
+			else if (col == 0 && IsA(clause, ScalarArrayOpExpr))
+			{
+				ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
+
+				*nsa *= Max(estimate_array_length(lsecond(sa->args)), 1);
+				/* each element's interval takes the next columns' too */
+				eq = true;
+				bound = lappend(bound, ri);
+			}
+			else if (col == 0 && IsA(clause, NullTest))
+				bound = lappend(bound, ri);
+		}
+	}
+	return clauselist_selectivity(root, bound, index->rel->relid,
+								  JOIN_INNER, NULL) * index->rel->tuples;
+}
+
 void
 fpbcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 				Cost *indexStartupCost, Cost *indexTotalCost,
@@ -62,6 +125,13 @@ fpbcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	Cost		descent;
 
 	MemSet(&costs, 0, sizeof(costs));
+	if (index->nkeycolumns > 1)
+	{
+		double		nsa;
+		double		ntuples = fpb_multicol_tuples(root, path, &nsa);
+
+		costs.numIndexTuples = Max(rint(ntuples / nsa), 1.0);
+	}
 	genericcostestimate(root, path, loop_count, &costs);
 
 	/*

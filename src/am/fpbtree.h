@@ -76,11 +76,31 @@ typedef struct FpbCmp
 								 * (uuid): no function call */
 	bool		textc;			/* text under "C": memcmp, then length */
 	int			maxkey;			/* largest full value accepted (bytes) */
+
+	/*
+	 * Multi-column and INCLUDE indexes (README "Multi-column keys"): a full
+	 * value is an index tuple of all columns, compared key column by key
+	 * column; the fields above then describe the first column.
+	 */
+	bool		multi;
+	int			nkeys;			/* key columns */
+	struct FpbCmp *cols;		/* per key column: its comparison */
+	FmgrInfo   *encproc;		/* in cols[]: a narrow column's encode
+								 * procedure (compared by key), else NULL */
+	bool		canonzero;		/* in cols[]: a float column, whose -0 is
+								 * compared as +0 (fpb_col_key) */
+	bool		desc;			/* in cols[]: DESC */
+	bool		nullsfirst;		/* in cols[]: NULLS FIRST */
+	TupleDesc	tupdesc;		/* the index's: stored tuples */
+	TupleDesc	bounddesc;		/* scan bounds: narrow columns as keys */
 } FpbCmp;
 
 #define FPB_WIDE_OFFBITS	16
 #define FPB_WIDE_OFFMASK	((UINT64CONST(1) << FPB_WIDE_OFFBITS) - 1)
 #define FPB_WIDE_PREFIX(k)	((k) & ~FPB_WIDE_OFFMASK)
+
+/* fulllen of a multi-column page: a slot holds an index tuple */
+#define FPB_FULLLEN_TUPLE	0xFF
 
 /*
  * A value above every full value, for the upper bounds of scans (never
@@ -433,7 +453,10 @@ extern int	fpb_wide_maxkey(int w, int x);
 extern const char *fpb_full_form(const FpbCmp *cmp, Datum value);
 extern const char *fpb_full_image(const FpbCmp *cmp, Datum value,
 								  Relation index);
-extern bool fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x);
+extern Size fpb_cmp_space(Relation index);
+extern bool fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x,
+						 void *space);
+extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp);
 extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
 extern int	fpb_slot_need(Page page, const char *f, int upper);
 extern Size fpb_slot_len(Page page, const char *f);
@@ -442,6 +465,35 @@ extern void fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf);
 extern void fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e);
 extern bool fpb_entry_keys_differ(const FpbCmp *cmp, const FpbEntry *a,
 								  const FpbEntry *b);
+
+/* What a wide page records as the size of its values (fulllen). */
+static inline uint8
+fpb_cmp_fulllen(const FpbCmp *cmp)
+{
+	if (cmp->multi)
+		return FPB_FULLLEN_TUPLE;
+	return cmp->typlen > 0 ? cmp->typlen : 0;
+}
+
+/* ---- multicol.c: multi-column and INCLUDE indexes ---- */
+extern Size fpb_multi_space(Relation index);
+extern void fpb_multi_init(Relation index, FpbCmp *cmp, char *space);
+extern int	fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b);
+extern const char *fpb_form_tuple(const FpbCmp *cmp, Relation index,
+								  Datum *values, bool *isnull);
+extern FpbEntry fpb_multi_entry(const FpbCmp *cmp, Relation index,
+								Datum *values, bool *isnull, ItemPointer htid);
+extern IndexTuple fpb_build_tuple(TupleDesc desc, Datum *values,
+								  bool *isnull);
+extern const char *fpb_make_bound(const FpbCmp *cmp, int m, Datum *vals,
+								  bool *isnull, int sign);
+extern uint64 fpb_col_key(const FpbCmp *col, uint64 k);
+extern uint64 fpb_multi_prefix(const FpbCmp *cmp, uint64 k, bool isnull);
+extern bool fpb_index_is_multi(Relation index);
+extern bool fpb_tuple_keys_null(const FpbCmp *cmp, const char *f);
+extern void fpb_check_multi_key(Relation index, const FpbCmp *cmp,
+								const char *f, uint64 k, uint64 t,
+								BlockNumber blkno, const char *what);
 
 /* Compare two entries in the order of the index (cmp NULL: narrow). */
 static inline int

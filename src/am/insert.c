@@ -475,17 +475,26 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 								   values[0], isnull[0], ht_ctid);
 	const FpbCmp *cmp = fpb_index_cmp(index);
 	FpbEntry	e = fpb_mkkey(key.k, key.t);
+	bool		anynull = isnull[0];
 
-	if (cmp)
+	if (cmp && cmp->multi)
+	{
+		e = fpb_multi_entry(cmp, index, values, isnull, ht_ctid);
+		anynull = fpb_tuple_keys_null(cmp, e.f);
+	}
+	else if (cmp)
 	{
 		e.k = FPB_WIDE_PREFIX(key.k);
 		if (!isnull[0])
 			e.f = fpb_full_image(cmp, values[0], index);
 	}
 
-	/* a NULL is distinct from every key unless NULLS NOT DISTINCT */
+	/*
+	 * A row with a NULL key column is distinct from every row unless NULLS
+	 * NOT DISTINCT.
+	 */
 	if (checkUnique != UNIQUE_CHECK_NO &&
-		(!isnull[0] || index->rd_index->indnullsnotdistinct))
+		(!anynull || index->rd_index->indnullsnotdistinct))
 		return fpb_insert_unique(index, &e, heapRel, checkUnique, values,
 								 isnull, indexUnchanged);
 	if (checkUnique != UNIQUE_CHECK_EXISTING)

@@ -115,8 +115,10 @@ fpb_relcache(Relation index)
 {
 	if (index->rd_amcache == NULL)
 	{
+		/* one chunk: the relcache frees rd_amcache with one pfree */
 		FpbRelCache *c = MemoryContextAllocZero(index->rd_indexcxt,
-												sizeof(FpbRelCache));
+												MAXALIGN(sizeof(FpbRelCache)) +
+												fpb_cmp_space(index));
 
 		fpb_read_meta(index, &c->meta);
 		index->rd_amcache = c;
@@ -146,7 +148,8 @@ fpb_index_cmp(Relation index)
 
 	if (!c->cmpknown)
 	{
-		c->wide = fpb_cmp_init(index, &c->cmp, c->meta.w, c->meta.x);
+		c->wide = fpb_cmp_init(index, &c->cmp, c->meta.w, c->meta.x,
+							   (char *) c + MAXALIGN(sizeof(FpbRelCache)));
 		c->cmpknown = true;
 	}
 	return c->wide ? &c->cmp : NULL;

@@ -232,6 +232,9 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 			{
 				if (so->skipdead && fpb_tid_is_dead(&tids[i]))
 					continue;
+				if (so->nfilters > 0 &&
+					!fpb_scan_filter(so, fpb_slot_get(page, keys[i], blkno)))
+					continue;
 				so->items[n].k = keys[i];
 				so->items[n].t = fpb_tid_to_t(&tids[i]);
 				so->items[n].f = NULL;
@@ -252,6 +255,9 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 								 so->hik, so->hit, so->hif) > 0)
 					break;
 				if (so->skipdead && fpb_tid_is_dead(&tids[i]))
+					continue;
+				if (so->nfilters > 0 &&
+					!fpb_scan_filter(so, fpb_slot_get(page, keys[i], blkno)))
 					continue;
 				so->items[n].k = keys[i];
 				so->items[n].t = t;
@@ -827,6 +833,19 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 		Datum		value = (Datum) 0;
 		Form_pg_attribute att = TupleDescAttr(scan->xs_itupdesc, 0);
 
+		if (so->cmp && so->cmp->multi)
+		{
+			/* the tuple kept from the leaf holds every column */
+			Size		size = IndexTupleSize((IndexTuple) item->f);
+			MemoryContext old;
+
+			MemoryContextReset(fpb_scan_tupcxt(so));
+			old = MemoryContextSwitchTo(so->tupcxt);
+			scan->xs_itup = palloc(size);
+			memcpy(scan->xs_itup, item->f, size);
+			MemoryContextSwitchTo(old);
+			return true;
+		}
 		/* every returned entry passes here: look the procedure up once */
 		if (so->cmp)
 		{

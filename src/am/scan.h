@@ -48,12 +48,20 @@ typedef struct FpbScanOpaqueData
 	Oid			xtype;
 	FmgrInfo	xproc;
 	bool		xbound;			/* xproc is support function 3 */
+	int			xcol;			/* the column (0-based) it is for */
 	MemoryContext scancxt;		/* where the scan lives */
 	MemoryContext tupcxt;		/* index-only scan tuples, made when needed */
 	IndexTuple	valtup;			/* reusable index-only tuples (by-value */
 	IndexTuple	nulltup;		/* types: the datum is overwritten) */
 	FmgrInfo   *decproc;		/* index-only scans: decode, looked up once */
 	char	   *valdata;		/* where valtup's datum lives */
+
+	/*
+	 * Multi-column indexes: the keys the interval does not express, checked
+	 * on each entry's index tuple (scankeys_multi.c), in boundcxt.
+	 */
+	struct FpbFilter *filters;
+	int			nfilters;
 
 	/* parallel scans: the scan's interval; [lok, hik] is the run's */
 	uint64		slok,
@@ -93,6 +101,11 @@ typedef struct FpbScanOpaqueData
 typedef FpbScanOpaqueData *FpbScanOpaque;
 
 extern void fpb_scan_bounds(IndexScanDesc scan);
+extern void fpb_scan_encode_col(IndexScanDesc scan, int col, Oid typid,
+								Datum value, uint64 *lo, uint64 *hi);
+extern Datum *fpb_array_elems(ScanKey sk, int *nelems);
+extern void fpb_scan_bounds_multi(IndexScanDesc scan);
+extern bool fpb_scan_filter(FpbScanOpaque so, const char *f);
 
 /* The scan's bounds as keys. */
 static inline FpbEntry

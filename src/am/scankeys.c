@@ -36,8 +36,6 @@ typedef struct FpbKeyRange
 	const char *f;				/* wide indexes: the value (lo = hi) */
 } FpbKeyRange;
 
-static Datum *fpb_array_elems(ScanKey sk, int *nelems);
-
 static inline void
 fpb_lower_f(FpbScanOpaque so, uint64 k, uint64 t, const char *f)
 {
@@ -229,30 +227,31 @@ fpb_ranges_intersect_wide(FpbScanOpaque so, FpbKeyRange *a, int na,
  * does).  A cross-type value is bounded by its family's support function 3
  * for (column type, typid) when there is one (the date/time families), or
  * else encoded by typid's own encode function (a family whose types share
- * one key domain).  The function is looked up once per scan and type.
+ * one key domain).  The function is looked up once per scan, column and
+ * type.  col is 0-based.
  */
-static void
-fpb_scan_encode(IndexScanDesc scan, Oid typid, Datum value,
-				uint64 *lo, uint64 *hi)
+void
+fpb_scan_encode_col(IndexScanDesc scan, int col, Oid typid, Datum value,
+					uint64 *lo, uint64 *hi)
 {
 	Relation	index = scan->indexRelation;
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
-	Oid			coltype = index->rd_opcintype[0];
+	Oid			coltype = index->rd_opcintype[col];
 
 	if (typid == InvalidOid || typid == coltype)
 	{
-		fpb_encode_range(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
+		fpb_encode_range(index_getprocinfo(index, col + 1, FPB_ENCODE_PROC),
 						 coltype, value, lo, hi);
 		return;
 	}
-	if (so->xtype != typid)
+	if (so->xtype != typid || so->xcol != col)
 	{
-		Oid			proc = get_opfamily_proc(index->rd_opfamily[0], coltype,
+		Oid			proc = get_opfamily_proc(index->rd_opfamily[col], coltype,
 											 typid, FPB_XKEY_PROC);
 
 		so->xbound = OidIsValid(proc);
 		if (!so->xbound)
-			proc = get_opfamily_proc(index->rd_opfamily[0], typid, typid,
+			proc = get_opfamily_proc(index->rd_opfamily[col], typid, typid,
 									 FPB_ENCODE_PROC);
 		if (!OidIsValid(proc))
 			ereport(ERROR,
@@ -261,6 +260,7 @@ fpb_scan_encode(IndexScanDesc scan, Oid typid, Datum value,
 							RelationGetRelationName(index), format_type_be(typid))));
 		fmgr_info_cxt(proc, &so->xproc, index->rd_indexcxt);
 		so->xtype = typid;
+		so->xcol = col;
 	}
 	if (so->xbound)
 	{
@@ -273,11 +273,18 @@ fpb_scan_encode(IndexScanDesc scan, Oid typid, Datum value,
 		fpb_encode_range(&so->xproc, typid, value, lo, hi);
 }
 
+static inline void
+fpb_scan_encode(IndexScanDesc scan, Oid typid, Datum value,
+				uint64 *lo, uint64 *hi)
+{
+	fpb_scan_encode_col(scan, 0, typid, value, lo, hi);
+}
+
 /*
  * The non-NULL elements of an array scan key's argument (allocated in the
  * current context, the scan's arrcxt).
  */
-static Datum *
+Datum *
 fpb_array_elems(ScanKey sk, int *nelems)
 {
 	ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
@@ -496,6 +503,7 @@ fpb_scan_bounds(IndexScanDesc scan)
 	so->nivals = 0;
 	if (so->arrcxt)
 		MemoryContextReset(so->arrcxt);
+	so->nfilters = 0;
 	so->cmp = fpb_index_cmp(scan->indexRelation);
 	if (so->cmp && so->boundcxt == NULL)
 		so->boundcxt = AllocSetContextCreate(so->scancxt,
@@ -503,6 +511,11 @@ fpb_scan_bounds(IndexScanDesc scan)
 											 ALLOCSET_SMALL_SIZES);
 	else if (so->boundcxt)
 		MemoryContextReset(so->boundcxt);
+	if (so->cmp && so->cmp->multi)
+	{
+		fpb_scan_bounds_multi(scan);
+		return;
+	}
 
 	for (int i = 0; i < scan->numberOfKeys; i++)
 	{

@@ -375,7 +375,14 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 						ck;
 
 			/* keys that compare equal (the float zeros) share ck */
-			fpb_key_equal_range(typid, k, &klo, &ck);
+			if (cmp && cmp->multi)
+			{
+				klo = ck = 0;
+				/* a row with a NULL key column is distinct */
+				isnull = fpb_tuple_keys_null(cmp, ents[i].f);
+			}
+			else
+				fpb_key_equal_range(typid, k, &klo, &ck);
 
 			if (isnull && !nnd)
 			{
@@ -396,18 +403,25 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 						char	   *keydesc;
 						FpbEntry	dup = ents[i];
 						FpbFullBuf	dupbuf;
+						Datum		mvals[INDEX_MAX_KEYS];
+						bool		mnulls[INDEX_MAX_KEYS];
 
 						/* the value outlives the page lock */
 						fpb_entry_keep(cmp, &dup, &dupbuf);
 						UnlockReleaseBuffer(buf);
-						if (!isnull && cmp)
+						if (cmp && cmp->multi)
+							index_deform_tuple((IndexTuple) dup.f,
+											   RelationGetDescr(index),
+											   mvals, mnulls);
+						else if (!isnull && cmp)
 							value = PointerGetDatum(dup.f);
 						else if (!isnull)
 							value = fpb_decode(index_getprocinfo(index, 1,
 																 FPB_DECODE_PROC),
 											   k);
-						keydesc = BuildIndexValueDescription(index, &value,
-															 &isnull);
+						keydesc = (cmp && cmp->multi) ?
+							BuildIndexValueDescription(index, mvals, mnulls) :
+							BuildIndexValueDescription(index, &value, &isnull);
 						if (verifying)
 							ereport(ERROR,
 									(errcode(ERRCODE_INDEX_CORRUPTED),

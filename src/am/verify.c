@@ -621,7 +621,9 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 								i, fpb_keydesc(e->k, e->t));
 				if ((e->t & FPB_T_NULLBIT) &&
 					(cmp ? (FPB_WIDE_PREFIX(e->k) !=
-							FPB_WIDE_PREFIX(FPB_KEY_MAX) || e->f != NULL) :
+							(cmp->multi ? fpb_multi_prefix(cmp, 0, true) :
+							 FPB_WIDE_PREFIX(FPB_KEY_MAX)) ||
+							(e->f != NULL && !cmp->multi)) :
 					 e->k != FPB_KEY_MAX))
 					fpb_corrupt(st, blkno,
 								"Entry %d %s is flagged NULL but its key is not the NULL key.",

@@ -46,7 +46,9 @@ fpb_check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 				hi = st->nleafkeys;
 
 	/* wide indexes: prefix and TID, the TID naming one entry */
-	if (st->cmp)
+	if (st->cmp && st->cmp->multi)
+		key.k = fpb_multi_prefix(st->cmp, key.k, isnull[0]);
+	else if (st->cmp)
 		key.k = FPB_WIDE_PREFIX(key.k);
 
 	st->heaptuples++;

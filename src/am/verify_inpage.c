@@ -67,13 +67,26 @@ fpb_check_wide_key(FpbInpageWalk *ws, uint64 k, uint64 t, bool leaf,
 
 	if (f == NULL)
 	{
-		if (!(t & FPB_T_NULLBIT) && !(!leaf && k == 0 && t == 0))
+		/* a multi-column entry has a tuple even when its first column is NULL */
+		if ((!(t & FPB_T_NULLBIT) || ws->cmp->multi) &&
+			!(!leaf && k == 0 && t == 0))
 			fpb_index_corrupt(ws->index, ws->blkno,
 							  "Entry %d %s of in-page node at line %u has no full value.",
 							  i, fpb_keydesc(k, t), line);
 		return;
 	}
-	if (t & FPB_T_NULLBIT)
+	if (ws->cmp->multi)
+	{
+		char	   *what = psprintf("Entry %d of in-page node at line %u", i,
+									line);
+
+		if (f + sizeof(IndexTupleData) >
+			(char *) ws->page + BLCKSZ - FPB_SPECIAL_SIZE)
+			fpb_index_corrupt(ws->index, ws->blkno,
+							  "%s %s runs into the special space.",
+							  what, fpb_keydesc(k, t));
+	}
+	else if (t & FPB_T_NULLBIT)
 		fpb_index_corrupt(ws->index, ws->blkno,
 						  "NULL entry %d %s of in-page node at line %u has a full value.",
 						  i, fpb_keydesc(k, t), line);
@@ -82,6 +95,13 @@ fpb_check_wide_key(FpbInpageWalk *ws, uint64 k, uint64 t, bool leaf,
 		fpb_index_corrupt(ws->index, ws->blkno,
 						  "Full value of entry %d %s of in-page node at line %u runs into the special space.",
 						  i, fpb_keydesc(k, t), line);
+	if (ws->cmp->multi)
+	{
+		fpb_check_multi_key(ws->index, ws->cmp, f, k, t, ws->blkno,
+							psprintf("Entry %d of in-page node at line %u",
+									 i, line));
+		return;
+	}
 	p = fpb_encode(ws->encproc, ws->cmp->collation, PointerGetDatum(f));
 	if (FPB_WIDE_PREFIX(p) != FPB_WIDE_PREFIX(k))
 		fpb_index_corrupt(ws->index, ws->blkno,

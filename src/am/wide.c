@@ -31,6 +31,8 @@ fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b)
 {
 	int32		c;
 
+	if (cmp->multi)
+		return fpb_tuple_cmp(cmp, a, b);
 	if (cmp->bytewise)
 		return memcmp(a, b, cmp->typlen);
 	if (cmp->textc)
@@ -88,6 +90,8 @@ fpb_wide_cmp(const FpbCmp *cmp, uint64 ak, uint64 at, const char *af,
 Size
 fpb_full_size(const FpbCmp *cmp, const char *f)
 {
+	if (cmp->multi)
+		return IndexTupleSize((IndexTuple) f);
 	return cmp->typlen > 0 ? (Size) cmp->typlen : VARSIZE_ANY(f);
 }
 
@@ -97,6 +101,8 @@ fpb_page_full_size(Page page, const char *f)
 {
 	int			len = FpbPageGetOpaque(page)->fulllen;
 
+	if (len == FPB_FULLLEN_TUPLE)
+		return IndexTupleSize((IndexTuple) f);
 	return len > 0 ? (Size) len : VARSIZE_ANY(f);
 }
 
@@ -163,24 +169,53 @@ fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
 }
 
 /*
- * Set up the comparison of a wide index, or return false for a narrow one
- * (its operator class has no support function 4).
+ * Set up the comparison of column col (0-based) of a wide index, or return
+ * false for a narrow column (its operator class has no support function 4).
  */
 bool
-fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x)
+fpb_col_init(Relation index, int col, FpbCmp *cmp)
 {
-	Oid			procid = index_getprocid(index, 1, FPB_CMP_PROC);
+	Oid			procid = index_getprocid(index, col + 1, FPB_CMP_PROC);
 
 	if (!OidIsValid(procid))
 		return false;
 	fmgr_info_cxt(procid, &cmp->proc, index->rd_indexcxt);
-	cmp->collation = index->rd_indcollation[0];
-	cmp->typlen = get_typlen(index->rd_opcintype[0]);
+	cmp->collation = index->rd_indcollation[col];
+	cmp->typlen = get_typlen(index->rd_opcintype[col]);
 	cmp->bytewise = (procid == F_UUID_CMP);
 	cmp->textc = (procid == F_BTTEXTCMP && OidIsValid(cmp->collation) &&
 				  lc_collate_is_c(cmp->collation));
-	cmp->maxkey = fpb_wide_maxkey(w, x);
 	return true;
+}
+
+/* Bytes fpb_cmp_init needs besides the FpbCmp (its space argument). */
+Size
+fpb_cmp_space(Relation index)
+{
+	if (fpb_index_is_multi(index))
+		return fpb_multi_space(index);
+	return 0;
+}
+
+/*
+ * Set up the comparison of a wide index, or return false for a narrow one.
+ * A multi-column or INCLUDE index is always wide; what its columns need
+ * goes into space, fpb_cmp_space bytes (NULL: palloc'd), so that it lives
+ * and dies with the FpbCmp.
+ */
+bool
+fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
+{
+	memset(cmp, 0, sizeof(FpbCmp));
+	cmp->maxkey = fpb_wide_maxkey(w, x);
+	if (fpb_index_is_multi(index))
+	{
+		if (space == NULL)
+			space = palloc(fpb_multi_space(index));
+		fpb_multi_init(index, cmp, space);
+		return true;
+	}
+	return fpb_col_init(index, 0, cmp);
 }
 
 /* The full value of a stored key of a wide page, or NULL when it has none. */
@@ -197,7 +232,25 @@ fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("fpbtree page %u is corrupted: %s", blkno,
 						"full key offset outside the slotted area")));
-	return (const char *) page + off;
+	{
+		const char *f = (const char *) page + off;
+		int			fl = FpbPageGetOpaque(page)->fulllen;
+		Size		room = BLCKSZ - FPB_SPECIAL_SIZE - off;
+
+		/*
+		 * The value must end in the area too: a copy of it (index-only
+		 * scans, keeping a high key) would otherwise run past the page.
+		 * Its length field is read only where it lies in the area.
+		 */
+		if ((fl == FPB_FULLLEN_TUPLE && room < sizeof(IndexTupleData)) ||
+			(fl == 0 && !VARATT_IS_1B(f) && room < VARHDRSZ) ||
+			fpb_page_full_size(page, f) > room)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("fpbtree page %u is corrupted: %s", blkno,
+							"full key runs past the slotted area")));
+		return f;
+	}
 }
 
 /*
@@ -209,7 +262,9 @@ fpb_slot_start(Page page, const char *f, int upper)
 {
 	int			start = upper - (int) fpb_page_full_size(page, f);
 
-	if (FpbPageGetOpaque(page)->fulllen == 0 && VARATT_IS_4B(f))
+	if (FpbPageGetOpaque(page)->fulllen == FPB_FULLLEN_TUPLE)
+		start &= ~(MAXIMUM_ALIGNOF - 1);	/* an index tuple's alignment */
+	else if (FpbPageGetOpaque(page)->fulllen == 0 && VARATT_IS_4B(f))
 		start &= ~3;
 	return start;
 }

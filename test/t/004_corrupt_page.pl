@@ -21,7 +21,8 @@
 #    pd_lower leaves its nodes in the hole, a downlink leads to the
 #    metapage, a level-1 page is empty and its own sibling, the node widths
 #    are zero, the version is wrong, a posting page counts more TIDs than
-#    it holds or has two out of order.  Every statement through the index, and
+#    it holds or has two out of order, a high key's value (wide and
+#    multi-column indexes) is longer than the page.  Every statement through the index, and
 #    fpbtree_check, must fail at once with ERRCODE_INDEX_CORRUPTED (XX002)
 #    naming the block.  Without validation, most of these hang (some
 #    uninterruptibly), wait for their own buffer lock, return too few rows
@@ -79,17 +80,21 @@ my @dcases = (
 	[ d_deadmark => 10 ],
 	[ d_split => 100 ],
 	[ d_postcount => 100, '5' ],
-	[ d_postorder => 100, '5' ],);
+	[ d_postorder => 100, '5' ],
+	[ d_varsize => 10, undef, '(k::text) COLLATE "C"' ],
+	[ d_tuplesize => 10, undef, 'k, id' ],);
 for my $c (@dcases)
 {
-	my ($t, $ff, $kexpr) = @$c;
+	my ($t, $ff, $kexpr, $cols) = @$c;
 	# d_post*: one key, so the leaves are posting pages (src/am/posting.c)
 	$kexpr //= '(g * 7919) % 100003';
+	# d_varsize: a wide index (text); d_tuplesize: a multi-column one
+	$cols //= 'k';
 	$node->safe_psql(
 		'postgres', qq{
 CREATE TABLE $t (id int4, k int8);
 INSERT INTO $t SELECT g, $kexpr FROM generate_series(1, 10000) g;
-CREATE INDEX ${t}_k ON $t USING fpbtree (k) WITH (fillfactor = $ff);
+CREATE INDEX ${t}_k ON $t USING fpbtree ($cols) WITH (fillfactor = $ff);
 VACUUM $t;
 });
 }
@@ -460,6 +465,23 @@ my (%dblk, %dnote);
 	}
 	$dblk{d_postorder} = [ $leaves[1] ];
 	$dnote{d_postorder} = "posting page $leaves[1] first two TIDs swapped";
+
+	# a leaf's high key, a value in the slotted area, says it is longer
+	# than the page: a scan copies the high key it leaves (wide index,
+	# the varlena header), an index-only scan each entry's tuple
+	# (multi-column index, the index tuple's size)
+	for my $t (qw(d_varsize d_tuplesize))
+	{
+		$f = $path{$t};
+		@leaves = level_chain($f, 0);
+		my $page = read_block($f, $leaves[5]);
+		my $off = opaque($page)->{hikey} & 0xFFFF;
+		if ($t eq 'd_varsize') { put(\$page, $off, 'V', 100000 << 2); }
+		else { put(\$page, $off + 6, 'v', 0x1FF8); }
+		write_block($f, $leaves[5], $page);
+		$dblk{$t} = [ $leaves[5] ];
+		$dnote{$t} = "leaf $leaves[5] high key's value longer than the page";
+	}
 }
 note("D: $_: $dnote{$_}") for sort keys %dnote;
 
@@ -545,7 +567,8 @@ my %dstmts = (
 	fwd => 'SELECT count(*), sum(k) FROM %s WHERE k >= 0',
 	bwd => 'SELECT count(*), sum(k) FROM (SELECT k FROM %s WHERE k >= 0 ORDER BY k DESC) s',
 	stats => "SELECT height FROM fpbtree_stats('%s_k')",
-	check => "SELECT fpbtree_check('%s_k')",);
+	check => "SELECT fpbtree_check('%s_k')",
+	fwdt => "SELECT count(*) FROM %s WHERE k::text COLLATE \"C\" >= ''",);
 my @dplan = (
 	[ d_root0 => qw(ins fwd check) ],
 	[ d_rootleaf => qw(fwd ins check) ],
@@ -563,7 +586,9 @@ my @dplan = (
 	[ d_deadmark => qw(check) ],
 	[ d_split => qw(ins check) ],
 	[ d_postcount => qw(fwd bwd check) ],
-	[ d_postorder => qw(check) ],);
+	[ d_postorder => qw(check) ],
+	[ d_varsize => qw(fwdt check) ],
+	[ d_tuplesize => qw(fwd check) ],);
 for my $p (@dplan)
 {
 	my ($t, @stmts) = @$p;

@@ -35,6 +35,7 @@ CREATE TABLE w (id int4, k int8, f float8, s text COLLATE "C");
 CREATE INDEX w_k ON w USING fpbtree (k);
 CREATE INDEX w_f ON w USING fpbtree (f) WITH (nonleaf_lines = 2, leaf_lines = 3);
 CREATE INDEX w_s ON w USING fpbtree (s);
+CREATE INDEX w_ksf ON w USING fpbtree (k, s) INCLUDE (f);
 });
 
 $primary->backup('base');
@@ -64,9 +65,10 @@ SET enable_bitmapscan = off;
 SELECT count(*), sum(id) FROM w WHERE k >= -2147483648;
 SELECT count(*), sum(id) FROM w WHERE f >= -1000000000;
 SELECT count(*), sum(id) FROM w WHERE s >= '';
+SELECT count(*), sum(id) FROM w WHERE k >= -2147483648 AND s >= '';
 });
 is($primary->safe_psql('postgres',
-		"SELECT fpbtree_dead_entries('w_k') + fpbtree_dead_entries('w_f') + fpbtree_dead_entries('w_s')"),
+		"SELECT fpbtree_dead_entries('w_k') + fpbtree_dead_entries('w_f') + fpbtree_dead_entries('w_s') + fpbtree_dead_entries('w_ksf')"),
 	'0', 'no entries marked dead under wal_consistency_checking');
 $primary->safe_psql(
 	'postgres', q{
@@ -95,13 +97,15 @@ for my $q (
 	q{SELECT count(*), sum(id) FROM w WHERE f < 0},
 	q{SELECT count(*) FROM w WHERE f IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE s < '8'},
-	q{SELECT count(*) FROM w WHERE s IS NULL})
+	q{SELECT count(*) FROM w WHERE s IS NULL},
+	q{SELECT count(*), sum(id) FROM w WHERE k = 42 AND s IS NULL},
+	q{SELECT count(*), sum(id) FROM w WHERE k > 0 AND s > '8'})
 {
 	is($standby->safe_psql('postgres', "$idx $q"),
 		$primary->safe_psql('postgres', $q),
 		"standby index scan equals the primary: $q");
 }
-for my $i (qw(w_k w_f w_s))
+for my $i (qw(w_k w_f w_s w_ksf))
 {
 	my ($ret, $stdout, $stderr) =
 	  $standby->psql('postgres', "SELECT fpbtree_check('$i', true)");

@@ -12,7 +12,9 @@
 # its key taken fails with unique_violation and is skipped.  Afterwards no
 # key is there twice and fpbtree_check (with heapallindexed) passes.
 #
-# Part 3.  The same over a unique text index under a case-insensitive ICU
+# Part 3.  Part 2 on a unique index of two columns with an INCLUDE column.
+#
+# Part 4.  The same over a unique text index under a case-insensitive ICU
 # collation (wide keys): 'KEY7' and 'key7' are one key, so an insert of one
 # waits for an open transaction that inserted the other, and the random
 # clients never leave two spellings of one key.
@@ -123,7 +125,40 @@ is($node->safe_psql('postgres', "SELECT fpbtree_check('d_k', true)"),
 is($node->safe_psql('postgres', "SELECT fpbtree_check('u_k', true)"),
 	'', 'the first index is sound');
 
-# Part 3: wide keys under a non-deterministic collation
+# Part 3: the same over the 100 keys of a two-column unique index with an
+# INCLUDE column (which is no part of the key)
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE m (a int4, b text COLLATE "C", v int4);
+CREATE UNIQUE INDEX m_ab ON m USING fpbtree (a, b) INCLUDE (v);
+CREATE INDEX m_v ON m (v);
+});
+$node->pgbench(
+	'--no-vacuum --client=4 --time=4',
+	0,
+	[qr{processed: [1-9]}],
+	[qr{^$}],
+	'concurrent inserts, deletes and updates of 100 two-column keys',
+	{
+		'010_unique_multi' => q{
+\set a random(1, 10)
+\set b random(1, 10)
+\set c random(1, 10)
+\set x random(1, 3)
+SELECT d_try(CASE :x WHEN 1 THEN 'INSERT INTO m VALUES (' || :a || ', ''k' || :b || ''', ' || :c || ')'
+                     WHEN 2 THEN 'DELETE FROM m WHERE a = ' || :a || ' AND b = ''k' || :b || ''''
+                     ELSE 'UPDATE m SET b = ''k' || :b || ''', v = v + 1 WHERE a = ' || :a || ' AND b = ''k' || :c || '''' END);
+}
+	});
+is( $node->safe_psql('postgres',
+		'SELECT count(*) - count(DISTINCT (a, b)) FROM m'),
+	'0', 'no two-column key is there twice');
+ok($node->safe_psql('postgres', 'SELECT count(*) FROM m') > 0,
+	'rows remain in the two-column table');
+is($node->safe_psql('postgres', "SELECT fpbtree_check('m_ab', true)"),
+	'', 'the two-column index is sound');
+
+# Part 4: wide keys under a non-deterministic collation
 $node->safe_psql('postgres',
 	q{CREATE DATABASE u8 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0});
 $node->safe_psql(

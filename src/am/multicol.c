@@ -1,0 +1,382 @@
+/*-------------------------------------------------------------------------
+ *
+ * multicol.c
+ *	  Multi-column and INCLUDE indexes (README "Multi-column keys"): the
+ *	  index tuple a slot holds, the comparison of key columns one by one,
+ *	  and the partial keys that bound scans.
+ *
+ * Such an index is wide: a node key is the first key column's prefix with
+ * the slot offset, and the slot holds an index tuple of every column (key
+ * and INCLUDE) in the index's tuple descriptor.  Entries compare by prefix,
+ * then by the first column's NULL bit, then key column by key column, then
+ * by heap TID.  A narrow column (no support function 4) compares by its
+ * 64-bit key, a wide one by its comparison function under its collation;
+ * NULLs sort last, as in an ascending btree column.
+ *
+ * A scan bound is a partial key: an index tuple of the first m key columns
+ * in bounddesc, where a narrow column holds its key as an int8 (so a key
+ * that no value of the column has, such as a cross-type bound, can be
+ * one).  Its t_tid, which a stored tuple leaves zero, gives m (offset
+ * number) and whether the missing columns are minus or plus infinity.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/heaptoast.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
+#include "fpbtree.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+/* Bytes fpb_multi_init needs: the columns' comparisons, bounddesc. */
+Size
+fpb_multi_space(Relation index)
+{
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+
+	return MAXALIGN(sizeof(FpbCmp) * nkeys) +
+		offsetof(struct TupleDescData, attrs) +
+		nkeys * sizeof(FormData_pg_attribute);
+}
+
+/*
+ * Set up the comparison of a multi-column or INCLUDE index: each key
+ * column's own, and the descriptor of scan bounds, in space
+ * (fpb_multi_space bytes).
+ */
+void
+fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
+{
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	TupleDesc	bd = CreateTemplateTupleDesc(nkeys);
+
+	cmp->multi = true;
+	cmp->nkeys = nkeys;
+	cmp->collation = index->rd_indcollation[0];
+	cmp->typlen = -1;
+	cmp->tupdesc = RelationGetDescr(index);
+	cmp->cols = (FpbCmp *) space;
+	memset(cmp->cols, 0, sizeof(FpbCmp) * nkeys);
+	for (int j = 0; j < nkeys; j++)
+	{
+		FpbCmp	   *col = &cmp->cols[j];
+		Form_pg_attribute att = TupleDescAttr(cmp->tupdesc, j);
+		int16		opt = index->rd_indoption[j];
+
+		if (fpb_col_init(index, j, col))
+		{
+			/* the comparison reads a wide value in place */
+			if (att->attbyval)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("fpbtree cannot compare column %d of index \"%s\" in a multi-column index",
+								j + 1, RelationGetRelationName(index))));
+			TupleDescInitEntry(bd, j + 1, NULL, att->atttypid,
+							   att->atttypmod, 0);
+			TupleDescInitEntryCollation(bd, j + 1, col->collation);
+		}
+		else
+		{
+			col->encproc = index_getprocinfo(index, j + 1, FPB_ENCODE_PROC);
+			col->collation = index->rd_indcollation[j];
+			col->canonzero = (index->rd_opcintype[j] == FLOAT8OID ||
+							  index->rd_opcintype[j] == FLOAT4OID);
+			TupleDescInitEntry(bd, j + 1, NULL, INT8OID, -1, 0);
+		}
+		/* the comparison knows them; the first column's, the prefix too */
+		col->desc = (opt & INDOPTION_DESC) != 0;
+		col->nullsfirst = (opt & INDOPTION_NULLS_FIRST) != 0;
+	}
+	cmp->bounddesc = (TupleDesc) (space + MAXALIGN(sizeof(FpbCmp) * nkeys));
+	TupleDescCopy(cmp->bounddesc, bd);
+	FreeTupleDesc(bd);
+}
+
+/*
+ * The key a narrow column compares by.  The two float zeros are equal but
+ * have distinct keys; here they must be one (a -0 row must not sort before
+ * a +0 row whose next column is smaller), as in a btree.
+ */
+uint64
+fpb_col_key(const FpbCmp *col, uint64 k)
+{
+	if (col->canonzero)
+	{
+		uint64		lo;
+
+		fpb_key_equal_range(FLOAT8OID, k, &lo, &k);
+	}
+	return k;
+}
+
+/*
+ * The prefix of an entry whose first column has key k (fpb_heap_key), or
+ * is NULL.  It follows the column's order: a DESC column's prefix is that
+ * of the complemented key.  NULLs are last by their NULL bit, with the
+ * largest prefix; NULLS FIRST gives them prefix 0 instead and every value
+ * a prefix above 0, which merges the lowest prefix into the next but keeps
+ * the order (a prefix need only never decrease along the index order).
+ */
+uint64
+fpb_multi_prefix(const FpbCmp *cmp, uint64 k, bool isnull)
+{
+	const FpbCmp *col = &cmp->cols[0];
+	uint64		p;
+
+	if (isnull)
+		return col->nullsfirst ? 0 : FPB_WIDE_PREFIX(FPB_KEY_MAX);
+	k = fpb_col_key(col, k);
+	p = FPB_WIDE_PREFIX(col->desc ? ~k : k);
+	if (col->nullsfirst && p == 0)
+		p = UINT64CONST(1) << FPB_WIDE_OFFBITS;
+	return p;
+}
+
+/*
+ * Is the index multi-column in the sense of this file?  Also a one-column
+ * index with DESC or NULLS FIRST: only the comparison by columns knows
+ * them.
+ */
+bool
+fpb_index_is_multi(Relation index)
+{
+	return IndexRelationGetNumberOfAttributes(index) > 1 ||
+		index->rd_indoption[0] != 0;
+}
+
+/* Key columns of a tuple, and the sign of the rest (0: a stored tuple). */
+static inline int
+fpb_tuple_cols(const FpbCmp *cmp, IndexTuple t, int *sign)
+{
+	int			m = t->t_tid.ip_posid;
+
+	if (m == 0)
+	{
+		*sign = 0;
+		return cmp->nkeys;
+	}
+	*sign = t->t_tid.ip_blkid.bi_lo ? 1 : -1;
+	return Min(m, cmp->nkeys);
+}
+
+/*
+ * Three-way comparison of two index tuples (stored or bounds) by their key
+ * columns.  A bound's missing columns are minus or plus infinity.
+ */
+int
+fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b)
+{
+	IndexTuple	ta = (IndexTuple) a;
+	IndexTuple	tb = (IndexTuple) b;
+	int			sa,
+				sb;
+	int			ma = fpb_tuple_cols(cmp, ta, &sa);
+	int			mb = fpb_tuple_cols(cmp, tb, &sb);
+	TupleDesc	da = sa ? cmp->bounddesc : cmp->tupdesc;
+	TupleDesc	db = sb ? cmp->bounddesc : cmp->tupdesc;
+
+	for (int j = 0; j < Min(ma, mb); j++)
+	{
+		const FpbCmp *col = &cmp->cols[j];
+		bool		na,
+					nb;
+		Datum		va = index_getattr(ta, j + 1, da, &na);
+		Datum		vb = index_getattr(tb, j + 1, db, &nb);
+		int			c;
+
+		if (na || nb)
+		{
+			/* NULLs equal to each other, last unless NULLS FIRST */
+			if (na && nb)
+				continue;
+			return (na != col->nullsfirst) ? 1 : -1;
+		}
+		if (col->encproc)
+		{
+			uint64		ka = sa ? (uint64) DatumGetInt64(va) :
+				fpb_col_key(col, fpb_encode(col->encproc, col->collation, va));
+			uint64		kb = sb ? (uint64) DatumGetInt64(vb) :
+				fpb_col_key(col, fpb_encode(col->encproc, col->collation, vb));
+
+			if (ka == kb)
+				continue;
+			c = ka < kb ? -1 : 1;
+		}
+		else
+			c = fpb_full_cmp(col, DatumGetPointer(va), DatumGetPointer(vb));
+		if (c != 0)
+			return col->desc ? -c : c;
+	}
+	if (ma < mb)
+		return sa;
+	if (ma > mb)
+		return -sb;
+	return (sa > sb) - (sa < sb);
+}
+
+/*
+ * An index tuple of desc's columns, never compressed or toasted (the
+ * comparisons read values in place).  Stored tuples and bounds have a zero
+ * t_tid.
+ */
+IndexTuple
+fpb_build_tuple(TupleDesc desc, Datum *values, bool *isnull)
+{
+	Datum		v[INDEX_MAX_KEYS];
+	bool		hasnull = false;
+	Size		hoff,
+				dsize,
+				size;
+	uint16		tupmask = 0;
+	char	   *tp;
+	IndexTuple	t;
+
+	Assert(desc->natts <= INDEX_MAX_KEYS);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		v[i] = values[i];
+		if (isnull[i])
+			hasnull = true;
+		else if (TupleDescAttr(desc, i)->attlen == -1)
+		{
+			struct varlena *p = (struct varlena *) DatumGetPointer(values[i]);
+
+			v[i] = PointerGetDatum(pg_detoast_datum_packed(p));
+		}
+	}
+	hoff = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0);
+	dsize = heap_compute_data_size(desc, v, isnull);
+	size = MAXALIGN(hoff + dsize);
+	if (size > INDEX_SIZE_MASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index row requires %zu bytes, maximum size is %zu",
+						size, (Size) INDEX_SIZE_MASK)));
+	tp = palloc0(size);
+	t = (IndexTuple) tp;
+	heap_fill_tuple(desc, v, isnull, tp + hoff, dsize, &tupmask,
+					hasnull ? (bits8 *) (tp + sizeof(IndexTupleData)) : NULL);
+	t->t_info = size;
+	if (hasnull)
+		t->t_info |= INDEX_NULL_MASK;
+	if (tupmask & HEAP_HASVARWIDTH)
+		t->t_info |= INDEX_VAR_MASK;
+	return t;
+}
+
+/*
+ * The stored form of an index row: its index tuple, refused when larger
+ * than a wide index accepts.
+ */
+const char *
+fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
+			   bool *isnull)
+{
+	IndexTuple	t = fpb_build_tuple(cmp->tupdesc, values, isnull);
+	Size		size = IndexTupleSize(t);
+
+	if (size > (Size) cmp->maxkey)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index row size %zu exceeds fpbtree maximum %d for index \"%s\"",
+						size, cmp->maxkey, RelationGetRelationName(index)),
+				 errhint("Values larger than a quarter of a page cannot be indexed.")));
+	return (const char *) t;
+}
+
+/*
+ * The entry of a heap row at htid: the first column's key (fpb_heap_key)
+ * cut to its prefix, and the row's index tuple.
+ */
+FpbEntry
+fpb_multi_entry(const FpbCmp *cmp, Relation index, Datum *values,
+				bool *isnull, ItemPointer htid)
+{
+	FpbKey		key = fpb_heap_key(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
+								   index->rd_indcollation[0], values[0],
+								   isnull[0], htid);
+	FpbEntry	e = fpb_mkkey(fpb_multi_prefix(cmp, key.k, isnull[0]), key.t);
+
+	e.f = fpb_form_tuple(cmp, index, values, isnull);
+	return e;
+}
+
+/* Is some key column of the stored tuple f NULL? */
+bool
+fpb_tuple_keys_null(const FpbCmp *cmp, const char *f)
+{
+	IndexTuple	t = (IndexTuple) f;
+	bits8	   *bp = (bits8 *) ((char *) t + sizeof(IndexTupleData));
+
+	if (!IndexTupleHasNulls(t))
+		return false;
+	for (int j = 0; j < cmp->nkeys; j++)
+		if (att_isnull(j, bp))
+			return true;
+	return false;
+}
+
+/*
+ * fpbtree_check of a stored tuple f with node key (k, t) at blkno: a
+ * stored tuple (zero t_tid) of a sound size, whose first column is NULL
+ * exactly when the entry is flagged NULL, and whose prefix is the key's.
+ */
+void
+fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
+					uint64 k, uint64 t, BlockNumber blkno, const char *what)
+{
+	IndexTuple	tup = (IndexTuple) f;
+	Size		size = IndexTupleSize(tup);
+	bool		isnull;
+	Datum		v;
+	uint64		p;
+
+	if (tup->t_tid.ip_posid != 0 || tup->t_tid.ip_blkid.bi_lo != 0 ||
+		tup->t_tid.ip_blkid.bi_hi != 0 ||
+		size < IndexInfoFindDataOffset(tup->t_info) ||
+		size > (Size) cmp->maxkey || size != MAXALIGN(size))
+		fpb_index_corrupt(index, blkno,
+						  "%s %s holds no sound index tuple.",
+						  what, fpb_keydesc(k, t));
+	v = index_getattr(tup, 1, cmp->tupdesc, &isnull);
+	if (isnull != ((t & FPB_T_NULLBIT) != 0))
+		fpb_index_corrupt(index, blkno,
+						  "%s %s has a NULL flag that differs from its first column's.",
+						  what, fpb_keydesc(k, t));
+	p = isnull ? FPB_KEY_MAX :
+		fpb_encode(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
+				   cmp->collation, v);
+	if (fpb_multi_prefix(cmp, p, isnull) != FPB_WIDE_PREFIX(k))
+		fpb_index_corrupt(index, blkno,
+						  "%s %s has a prefix that differs from its first column's, %s.",
+						  what, fpb_keydesc(k, t),
+						  fpb_keydesc(fpb_multi_prefix(cmp, p, isnull), t));
+}
+
+/*
+ * A scan bound: the partial key of the first m key columns with values
+ * vals (bounddesc's forms) or NULLs, the rest minus (sign < 0) or plus
+ * infinity.
+ */
+const char *
+fpb_make_bound(const FpbCmp *cmp, int m, Datum *vals, bool *isnull,
+			   int sign)
+{
+	Datum		v[INDEX_MAX_KEYS];
+	bool		nulls[INDEX_MAX_KEYS];
+	IndexTuple	t;
+
+	Assert(m >= 1 && m <= cmp->nkeys);
+	for (int j = 0; j < cmp->nkeys; j++)
+	{
+		v[j] = j < m ? vals[j] : (Datum) 0;
+		nulls[j] = (j >= m) || isnull[j];
+	}
+	t = fpb_build_tuple(cmp->bounddesc, v, nulls);
+	t->t_tid.ip_posid = m;
+	t->t_tid.ip_blkid.bi_lo = sign > 0 ? 1 : 0;
+	return (const char *) t;
+}
