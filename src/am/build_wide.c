@@ -15,6 +15,7 @@
  */
 #include "postgres.h"
 
+#include "access/stratnum.h"
 #include "access/tableam.h"
 #include "build.h"
 #include "catalog/pg_operator_d.h"
@@ -23,9 +24,9 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-#include "utils/typcache.h"
 
 typedef struct FpbWideSpool
 {
@@ -79,8 +80,16 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 {
 	Relation	index = bs->index;
 	const FpbCmp *cmp = bs->cmp;
-	Oid			typid = index->rd_opcintype[0];
-	TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_LT_OPR);
+	Oid			typid = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
+
+	/*
+	 * The family's own "<": not the type's default one for the pattern
+	 * classes; (anyarray, anyarray) and the like for polymorphic classes.
+	 */
+	Oid			ltopr = get_opfamily_member(index->rd_opfamily[0],
+											index->rd_opcintype[0],
+											index->rd_opcintype[0],
+											BTLessStrategyNumber);
 	FmgrInfo   *encproc = index_getprocinfo(index, 1, FPB_ENCODE_PROC);
 	TupleDesc	desc;
 	FpbWideSpool sp;
@@ -93,7 +102,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 	int64		loaded = 0;
 	FpbEntry	prev = fpb_mkkey(0, 0);
 
-	if (!OidIsValid(tc->lt_opr))
+	if (!OidIsValid(ltopr))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
 				 errmsg("could not identify an ordering operator for type %s",
@@ -102,7 +111,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 	TupleDescInitEntry(desc, 1, "v", typid, -1, 0);
 	TupleDescInitEntryCollation(desc, 1, cmp->collation);
 	TupleDescInitEntry(desc, 2, "t", INT8OID, -1, 0);
-	sortops[0] = tc->lt_opr;
+	sortops[0] = ltopr;
 	sortops[1] = Int8LessOperator;
 	colls[0] = cmp->collation;
 	colls[1] = InvalidOid;

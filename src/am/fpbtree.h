@@ -422,6 +422,7 @@ extern void fpb_key_equal_range(Oid typid, uint64 k, uint64 *lo, uint64 *hi);
 extern uint64 fpb_prefix_bytes(const char *data, Size len);
 extern uint64 fpb_prefix_text(Datum value, Oid collid);
 extern uint64 fpb_prefix_bpchar(Datum value, Oid collid);
+extern uint64 fpb_prefix_cstring(const char *data, Size len, Oid collid);
 
 /* ---- wide.c: full values of wide indexes ---- */
 extern int	fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b);
