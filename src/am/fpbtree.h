@@ -394,6 +394,7 @@ extern double fpb_tnext_ns;
 extern relopt_kind fpb_relopt_kind;
 /* the access method's settings and reloptions, called from _PG_init */
 extern void fpb_am_init(void);
+extern void fpb_pattern_init(void);
 
 typedef struct FpbWidths
 {
