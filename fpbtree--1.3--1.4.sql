@@ -163,6 +163,16 @@ DEFAULT FOR TYPE tid USING fpbtree AS
 
 -- Types that have only a comparison: every prefix ties.
 
+CREATE OPERATOR CLASS oidvector_ops
+DEFAULT FOR TYPE oidvector USING fpbtree AS
+	OPERATOR	1	< ,
+	OPERATOR	2	<= ,
+	OPERATOR	3	= ,
+	OPERATOR	4	>= ,
+	OPERATOR	5	> ,
+	FUNCTION	1	(oidvector, oidvector) fpbtree_prefix_none("any"),
+	FUNCTION	4	(oidvector, oidvector) btoidvectorcmp(oidvector, oidvector);
+
 CREATE OPERATOR CLASS array_ops
 DEFAULT FOR TYPE anyarray USING fpbtree AS
 	OPERATOR	1	< ,

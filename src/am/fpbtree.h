@@ -75,6 +75,8 @@ typedef struct FpbCmp
 	bool		bytewise;		/* the comparison is memcmp of the bytes
 								 * (uuid): no function call */
 	bool		textc;			/* text under "C": memcmp, then length */
+	bool		plain;			/* a varlena type stored with a 4-byte header
+								 * only (oidvector): never made short */
 	int			maxkey;			/* largest full value accepted (bytes) */
 } FpbCmp;
 
