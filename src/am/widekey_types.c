@@ -16,7 +16,8 @@
  *		finite value's code from its sign, base-10000 weight and first two
  *		base-10000 digits.  Display scale takes no part: 1.0 and 1.00 have
  *		the same digits and weight.
- *			1 -> 8000_1000_4000 (sign 0, weight 0, digits 0001 0000)
+ *			0 -> 800000000000	 1 -> 880000004001 (2^47 + 1 + weight
+ *			32768 << 28 + digit 0001 << 14 + digit 0000)
  * bytea, bit, varbit (memcmp over the common length, then the length):
  *		the first bytes, zero-padded (widekey.c's "C" text rule; a zero byte
  *		only makes a tie with a shorter value, never an inversion).
