@@ -12,17 +12,18 @@
 -- the access method is there, with the capabilities of a btree
 SELECT amname, amtype FROM pg_am WHERE amname = 'fpbtree';
 
--- its operator classes and families: one default class per type
+-- its operator classes and families: one default class per type, and
+-- the non-default classes btree has (varchar_ops, the pattern classes)
 SELECT opc.opcname, opc.opcintype::regtype AS type, opf.opfname AS family,
 	   opc.opcdefault
 FROM pg_opclass opc
 	JOIN pg_am am ON am.oid = opc.opcmethod
 	JOIN pg_opfamily opf ON opf.oid = opc.opcfamily
 WHERE am.amname = 'fpbtree'
-ORDER BY opc.opcintype::regtype::text;
+ORDER BY opc.opcintype::regtype::text, opc.opcname;
 
 -- which types share a family (cross-type comparisons)
-SELECT array_agg(opc.opcintype::regtype::text ORDER BY opc.opcintype::regtype::text) AS types
+SELECT array_agg(opc.opcintype::regtype::text ORDER BY opc.opcintype::regtype::text, opc.opcname) AS types
 FROM pg_opclass opc
 	JOIN pg_am am ON am.oid = opc.opcmethod
 WHERE am.amname = 'fpbtree'
@@ -64,7 +65,7 @@ SELECT opc.opcname, amvalidate(opc.oid)
 FROM pg_opclass opc
 	JOIN pg_am am ON am.oid = opc.opcmethod
 WHERE am.amname = 'fpbtree'
-ORDER BY opc.opcintype::regtype::text;
+ORDER BY opc.opcintype::regtype::text, opc.opcname;
 
 -- fpb_same() and the helpers it uses
 \set ECHO none

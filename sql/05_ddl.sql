@@ -131,14 +131,16 @@ FROM fpbtree_stats('ddl_zero') z, fpbtree_stats('ddl_good') g;
 DROP INDEX ddl_zero;
 
 -- unsupported types: no default operator class
-CREATE TABLE ddl_types (t text, n numeric, u uuid, b bool, a int4[]);
-CREATE INDEX ON ddl_types USING fpbtree (n);
-CREATE INDEX ON ddl_types USING fpbtree (a);
+CREATE TYPE ddl_mood AS ENUM ('sad', 'happy');
+CREATE TABLE ddl_types (e ddl_mood, x xml, p point, j jsonb);
+CREATE INDEX ON ddl_types USING fpbtree (e);
+CREATE INDEX ON ddl_types USING fpbtree (x);
+CREATE INDEX ON ddl_types USING fpbtree (p);
 -- an operator class of another access method
-CREATE INDEX ON ddl_types USING fpbtree (n numeric_ops);
--- the text pattern classes are btree's only
-CREATE INDEX ON ddl_types USING fpbtree (t text_pattern_ops);
+CREATE INDEX ON ddl_types USING fpbtree (e enum_ops);
+CREATE INDEX ON ddl_types USING fpbtree (j jsonb_path_ops);
 DROP TABLE ddl_types;
+DROP TYPE ddl_mood;
 
 -- what fpbtree does not do: errors from the core
 CREATE TABLE ddl_cap (a int4, b int4);

@@ -2,7 +2,9 @@
 """Generate sql/40_differential.sql, the differential test of fpbtree.
 
 The same rows go into two tables: diff_fpb, indexed with fpbtree, and
-diff_bt, indexed with btree.  Several hundred generated queries (one or
+diff_bt, indexed with btree.  The columns: k int8, f float8 (narrow keys),
+n numeric and t text under "C" (wide keys: a prefix in the nodes, the value
+beside them).  Several hundred generated queries (one or
 more scan keys on one column with <, <=, =, >=, >, BETWEEN, IS [NOT] NULL,
 IN lists and = / < / > ANY (array) with duplicates and NULL elements,
 constants of other types of the operator family, ORDER BY ASC/DESC with and
@@ -35,6 +37,7 @@ any mismatch (none).
 import os
 import random
 import sys
+from decimal import Decimal
 
 SEED = 20020603         # SIGMOD 2002, where fpB+-trees were published
 N_BULK = 10000
@@ -42,6 +45,8 @@ N_GROW = 10000
 N_REGROW = 5000
 N_QUERIES_K = 240       # queries on the int8 column
 N_QUERIES_F = 160       # queries on the float8 column
+N_QUERIES_N = 80        # queries on the numeric column
+N_QUERIES_T = 80        # queries on the text column
 
 INT8_MIN = -(2 ** 63)
 INT8_MAX = 2 ** 63 - 1
@@ -54,6 +59,15 @@ K_EXTREMES = [INT8_MIN, INT8_MIN + 1, INT8_MAX, INT8_MAX - 1,
 F_SPECIALS = ['NaN', 'Infinity', '-Infinity', '-0', '0', '5e-324',
               '-5e-324', '1.7976931348623157e+308',
               '-1.7976931348623157e+308', '2.2250738585072014e-308']
+# numeric: equal values of different scales, values whose first eight
+# digits agree (their prefixes tie), huge and tiny magnitudes
+N_SPECIALS = ['NaN', 'Infinity', '-Infinity', '0', '0.000', '-0.0', '1',
+              '1.0', '1.00', '12345678.1', '12345678.12', '-12345678.1',
+              '1e300', '-1e300', '1e-300', '-1e-300',
+              '99999999999999999999.9999', '0.00000001']
+# text (under "C"): empty, a common start longer than the prefix, UTF-8
+T_STARTS = ['', 'a', 'ab', 'common-prefix-', 'zz', 'é', '日本', 'Z']
+T_ALPHABET = 'abcdeXYZ019-é'
 
 
 class Gen:
@@ -67,6 +81,12 @@ class Gen:
         self.hot_f = ['0.5', '-3.75', '1e+100', '-0']
         self.keys = []      # key values that exist, for constants
         self.floats = []
+        # the numeric and text columns draw from a random stream of their
+        # own, so that adding them left the int8/float8 data and queries
+        # as they were
+        self.r2 = random.Random(seed + 1)
+        self.nums = []
+        self.texts = []
 
     # ---- data
     def key(self):
@@ -100,6 +120,31 @@ class Gen:
         # wide exponents, also tiny and huge magnitudes
         return repr(r.choice([-1, 1]) * r.random() * 10.0 ** r.randint(-300, 300))
 
+    def num(self):
+        r = self.r2
+        p = r.random()
+        if p < 0.10:
+            return None
+        if p < 0.25:
+            return r.choice(N_SPECIALS)
+        if p < 0.60:
+            return '%.*f' % (r.randint(0, 4), r.gauss(0, 500))
+        if p < 0.80:
+            return '%s%d.%d' % (r.choice(['', '-']), r.randint(0, 10 ** 12),
+                                r.randint(0, 10 ** 6))
+        return '%se%d' % (r.choice(['1', '-1', '3.5', '-7.25']),
+                          r.randint(-40, 40))
+
+    def text(self):
+        r = self.r2
+        p = r.random()
+        if p < 0.08:
+            return None
+        if p < 0.25:
+            return r.choice(T_STARTS[:4]) + str(r.randint(0, 30))
+        return r.choice(T_STARTS) + ''.join(
+            r.choice(T_ALPHABET) for _ in range(r.randint(0, 12)))
+
     def rows(self, first_id, n):
         ids = list(range(first_id, first_id + n))
         self.r.shuffle(ids)         # random insertion order
@@ -111,8 +156,15 @@ class Gen:
                 self.keys.append(k)
             if f is not None:
                 self.floats.append(f)
-            out.append('%d\t%s\t%s' % (i, '\\N' if k is None else k,
-                                       '\\N' if f is None else f))
+            nv = self.num()
+            tv = self.text()
+            if nv is not None:
+                self.nums.append(nv)
+            if tv is not None:
+                self.texts.append(tv)
+            out.append('%d\t%s\t%s\t%s\t%s' % (
+                i, '\\N' if k is None else k, '\\N' if f is None else f,
+                '\\N' if nv is None else nv, '\\N' if tv is None else tv))
         return out
 
     # ---- constants
@@ -173,8 +225,37 @@ class Gen:
             t = 'float4'
         return "'%s'::%s" % (v, t)
 
+    def nval(self):
+        r = self.r
+        if r.random() < 0.5 and self.nums:
+            return r.choice(self.nums)
+        return r.choice([r.choice(N_SPECIALS), '%.2f' % r.gauss(0, 500)])
+
+    def tval(self):
+        r = self.r
+        p = r.random()
+        if p < 0.5 and self.texts:
+            v = r.choice(self.texts)
+            # a value's start, sometimes
+            return v[:r.randint(0, len(v))] if r.random() < 0.3 else v
+        return r.choice(T_STARTS) + ''.join(
+            r.choice(T_ALPHABET) for _ in range(r.randint(0, 4)))
+
     def const(self, col):
+        if col == 'n':
+            return "'%s'::numeric" % self.nval()
+        if col == 't':
+            return "'%s'::text" % self.tval()
         return self.kconst() if col == 'k' else self.fconst()
+
+    @staticmethod
+    def nkey(v):
+        d = Decimal(v)
+        return (1, Decimal(0)) if d.is_nan() else (0, d)
+
+    @staticmethod
+    def tkey(v):
+        return v.encode('utf-8')
 
     @staticmethod
     def fkey(v):
@@ -186,6 +267,21 @@ class Gen:
         range holds some rows, sometimes any two (often an empty range)"""
         r = self.r
         p = r.random()
+        if col in ('n', 't'):
+            vals = self.nums if col == 'n' else self.texts
+            key = self.nkey if col == 'n' else self.tkey
+            if p < 0.6 and vals:
+                srt = sorted(set(vals), key=key)
+                i = r.randrange(len(srt))
+                j = min(len(srt) - 1, i + r.choice([0, 1, 3, 10, 60, 400]))
+                a, b = srt[i], srt[j]
+            else:
+                a, b = ((self.nval(), self.nval()) if col == 'n'
+                        else (self.tval(), self.tval()))
+                if p < 0.85:
+                    a, b = sorted([a, b], key=key)
+            t = 'numeric' if col == 'n' else 'text'
+            return "'%s'::%s" % (a, t), "'%s'::%s" % (b, t)
         if p < 0.6 and (self.keys if col == 'k' else self.floats):
             vals = self.keys if col == 'k' else self.floats
             if col == 'k':
@@ -263,8 +359,12 @@ class Gen:
             elif r.random() < 0.07:
                 vals.append(None)
             else:
-                vals.append(self.kval() if col == 'k' else self.fval())
-        if col == 'k':
+                vals.append({'k': self.kval, 'f': self.fval, 'n': self.nval,
+                             't': self.tval}[col]())
+        if col in ('n', 't'):
+            t = 'numeric' if col == 'n' else 'text'
+            lits = ['NULL' if v is None else "'%s'" % v for v in vals]
+        elif col == 'k':
             known = [v for v in vals if v is not None]
             types = ['int8']
             if all(INT4_MIN <= v <= INT4_MAX for v in known):
@@ -349,6 +449,10 @@ DECLARE
 	got_k int8[];
 	ref_f float8[];
 	got_f float8[];
+	ref_n numeric[];
+	got_n numeric[];
+	ref_t text[];
+	got_t text[];
 	plan text;
 	line text;
 	q text;
@@ -381,12 +485,18 @@ BEGIN
 			IF r.kind <> 'set' THEN
 				IF r.col = 'k' THEN
 					EXECUTE format('SELECT array_agg(k) FROM (%s) s', q) INTO got_k;
-				ELSE
+				ELSIF r.col = 'f' THEN
 					EXECUTE format('SELECT array_agg(f) FROM (%s) s', q) INTO got_f;
+				ELSIF r.col = 'n' THEN
+					-- numeric equality: 1.0 and 1.00 are one value
+					EXECUTE format('SELECT array_agg(n) FROM (%s) s', q) INTO got_n;
+				ELSE
+					EXECUTE format('SELECT array_agg(t) FROM (%s) s', q) INTO got_t;
 				END IF;
 			END IF;
 			IF m = 'ref' THEN
 				ref_txt := got_txt; ref_k := got_k; ref_f := got_f;
+				ref_n := got_n; ref_t := got_t;
 				CONTINUE;
 			END IF;
 			IF r.kind <> 'limit' AND got_txt IS DISTINCT FROM ref_txt THEN
@@ -403,6 +513,14 @@ BEGIN
 			ELSIF r.kind <> 'set' AND r.col = 'f' AND got_f IS DISTINCT FROM ref_f THEN
 				qid := r.id; mode := m;
 				problem := format('order differs: %s instead of %s', left(got_f::text, 300), left(ref_f::text, 300));
+				RETURN NEXT;
+			ELSIF r.kind <> 'set' AND r.col = 'n' AND got_n IS DISTINCT FROM ref_n THEN
+				qid := r.id; mode := m;
+				problem := format('order differs: %s instead of %s', left(got_n::text, 300), left(ref_n::text, 300));
+				RETURN NEXT;
+			ELSIF r.kind <> 'set' AND r.col = 't' AND got_t IS DISTINCT FROM ref_t THEN
+				qid := r.id; mode := m;
+				problem := format('order differs: %s instead of %s', left(got_t::text, 300), left(ref_t::text, 300));
 				RETURN NEXT;
 			END IF;
 		END LOOP;
@@ -465,6 +583,31 @@ def main():
         'k > %d' % (2 ** 62),
     ]
     regrow = g.rows(N_BULK + N_GROW + 1, N_REGROW)
+    # the numeric and text queries last, from their own stream (Gen.r2)
+    g.r, saved = g.r2, g.r
+    for _ in range(N_QUERIES_N):
+        queries.append(('n',) + g.query('n'))
+    for _ in range(N_QUERIES_T):
+        queries.append(('t',) + g.query('t'))
+    g.r = saved
+    for col in ('n', 't'):
+        queries += [
+            (col, 'set', 'SELECT id FROM {T} WHERE %s IS NULL' % col),
+            (col, 'ordered', 'SELECT %s FROM {T} ORDER BY %s' % (col, col)),
+            (col, 'ordered', 'SELECT %s FROM {T} ORDER BY %s DESC' % (col, col)),
+        ]
+    queries += [
+        ('n', 'set', "SELECT id, n FROM {T} WHERE n = 1"),
+        ('n', 'set', "SELECT n FROM {T} WHERE n >= 'NaN'"),
+        ('n', 'set', "SELECT n FROM {T} WHERE n > 'Infinity'"),
+        ('n', 'set', "SELECT n FROM {T} WHERE n BETWEEN 12345678 AND 12345678.12"),
+        ('t', 'set', "SELECT id, t FROM {T} WHERE t = ''"),
+        ('t', 'set', "SELECT t FROM {T} WHERE t >= 'common-prefix-' AND t < 'common-prefix.'"),
+    ]
+    deletes += [
+        "n > 100 AND n < 'Infinity'",
+        "t >= 'common' AND t < 'commoo' AND id %% 2 = 0",
+    ]
 
     out = []
     w = out.append
@@ -482,8 +625,10 @@ def main():
     w('RESET client_min_messages;')
     w('')
     w('-- (no autovacuum: the entry counts below are exact after VACUUM)')
-    w('CREATE TABLE diff_fpb (id int4, k int8, f float8) WITH (autovacuum_enabled = off);')
-    w('CREATE TABLE diff_bt (id int4, k int8, f float8) WITH (autovacuum_enabled = off);')
+    w('CREATE TABLE diff_fpb (id int4, k int8, f float8, n numeric, t text COLLATE "C")')
+    w('    WITH (autovacuum_enabled = off);')
+    w('CREATE TABLE diff_bt (id int4, k int8, f float8, n numeric, t text COLLATE "C")')
+    w('    WITH (autovacuum_enabled = off);')
     w('CREATE TABLE diff_queries (id int PRIMARY KEY, col text, kind text, q text);')
     w('CREATE TABLE diff_problems (phase text, qid int, mode text, problem text);')
     w(RUNNER)
@@ -504,15 +649,20 @@ def main():
 
     def phase(name):
         w('VACUUM ANALYZE diff_fpb, diff_bt;')
-        w("SELECT fpbtree_check('diff_fpb_k', true), fpbtree_check('diff_fpb_f', true);")
+        w("SELECT fpbtree_check('diff_fpb_k', true), fpbtree_check('diff_fpb_f', true),")
+        w("       fpbtree_check('diff_fpb_n', true), fpbtree_check('diff_fpb_t', true);")
         w('-- the two tables hold the same rows')
         w('SELECT (SELECT count(*) FROM diff_fpb) = (SELECT count(*) FROM diff_bt) AS same_count,')
-        w('       NOT EXISTS (SELECT id, k, f::text FROM diff_fpb EXCEPT SELECT id, k, f::text FROM diff_bt) AS same_rows;')
+        w('       NOT EXISTS (SELECT id, k, f::text, n::text, t FROM diff_fpb')
+        w('                   EXCEPT SELECT id, k, f::text, n::text, t FROM diff_bt) AS same_rows;')
         w("SELECT * FROM diff_phase('%s');" % name)
         w('SELECT k.entries = (SELECT count(*) FROM diff_fpb) AS k_entries_ok,')
         w('       f.entries = (SELECT count(*) FROM diff_fpb) AS f_entries_ok,')
         w('       k.height >= 2 AS k_tall, f.height >= 3 AS f_taller')
         w("FROM fpbtree_stats('diff_fpb_k') k, fpbtree_stats('diff_fpb_f') f;")
+        w('SELECT n.entries = (SELECT count(*) FROM diff_fpb) AS n_entries_ok,')
+        w('       t.entries = (SELECT count(*) FROM diff_fpb) AS t_entries_ok')
+        w("FROM fpbtree_stats('diff_fpb_n') n, fpbtree_stats('diff_fpb_t') t;")
         w('')
 
     w('-- phase 1: bulk build')
@@ -521,6 +671,10 @@ def main():
     # the float index with narrow nodes and sparse pages: a taller tree
     w('CREATE INDEX diff_fpb_f ON diff_fpb USING fpbtree (f)')
     w('    WITH (fillfactor = 10, nonleaf_lines = 1, leaf_lines = 2);')
+    w('CREATE INDEX diff_fpb_n ON diff_fpb USING fpbtree (n);')
+    w('CREATE INDEX diff_fpb_t ON diff_fpb USING fpbtree (t);')
+    w('CREATE INDEX diff_bt_n ON diff_bt USING btree (n);')
+    w('CREATE INDEX diff_bt_t ON diff_bt USING btree (t);')
     w('CREATE INDEX diff_bt_k ON diff_bt USING btree (k);')
     w('CREATE INDEX diff_bt_f ON diff_bt USING btree (f);')
     phase('1 bulk')

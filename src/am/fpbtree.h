@@ -75,6 +75,8 @@ typedef struct FpbCmp
 	bool		bytewise;		/* the comparison is memcmp of the bytes
 								 * (uuid): no function call */
 	bool		textc;			/* text under "C": memcmp, then length */
+	bool		plain;			/* a varlena type stored with a 4-byte header
+								 * only (oidvector): never made short */
 	int			maxkey;			/* largest full value accepted (bytes) */
 
 	/*
@@ -414,6 +416,7 @@ extern double fpb_tnext_ns;
 extern relopt_kind fpb_relopt_kind;
 /* the access method's settings and reloptions, called from _PG_init */
 extern void fpb_am_init(void);
+extern void fpb_pattern_init(void);
 
 typedef struct FpbWidths
 {
@@ -442,6 +445,7 @@ extern void fpb_key_equal_range(Oid typid, uint64 k, uint64 *lo, uint64 *hi);
 extern uint64 fpb_prefix_bytes(const char *data, Size len);
 extern uint64 fpb_prefix_text(Datum value, Oid collid);
 extern uint64 fpb_prefix_bpchar(Datum value, Oid collid);
+extern uint64 fpb_prefix_cstring(const char *data, Size len, Oid collid);
 
 /* ---- wide.c: full values of wide indexes ---- */
 extern int	fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b);

@@ -66,6 +66,7 @@ fpb_am_init(void)
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 
 	fpb_init_reloptions();
+	fpb_pattern_init();
 }
 
 static void

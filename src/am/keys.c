@@ -41,6 +41,9 @@
  *		bits), which is how the core compares them.
  *			08:00:2b:01:02:03 -> 000008002B010203
  *
+ * pg_lsn, xid8 (version 1.4):
+ *		the unsigned 64-bit number itself.
+ *
  * float8:
  *		NaN (any payload, either sign) -> FFFFFFFFFFFFFFFF, the largest key,
  *		since btree sorts all NaNs as equal and above +Infinity.  Otherwise
@@ -78,7 +81,9 @@
 #include "utils/date.h"
 #include "utils/float.h"
 #include "utils/inet.h"
+#include "utils/pg_lsn.h"
 #include "utils/timestamp.h"
+#include "utils/xid8.h"
 
 #include "fpbtree.h"
 
@@ -756,3 +761,37 @@ name(PG_FUNCTION_ARGS) \
 FPB_XKEY_FUNC(fpbtree_xkey_date_timestamp, fpb_date_domain, fpb_xcmp_date_ts)
 FPB_XKEY_FUNC(fpbtree_xkey_date_timestamptz, fpb_date_domain, fpb_xcmp_date_tstz)
 FPB_XKEY_FUNC(fpbtree_xkey_timestamp_timestamptz, fpb_timestamp_domain, fpb_xcmp_ts_tstz)
+
+/* ----------------------------------------------------------------
+ * pg_lsn, xid8: unsigned 64-bit numbers, their own keys
+ * ----------------------------------------------------------------
+ */
+
+PG_FUNCTION_INFO_V1(fpbtree_encode_pg_lsn);
+PG_FUNCTION_INFO_V1(fpbtree_decode_pg_lsn);
+PG_FUNCTION_INFO_V1(fpbtree_encode_xid8);
+PG_FUNCTION_INFO_V1(fpbtree_decode_xid8);
+
+Datum
+fpbtree_encode_pg_lsn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY((uint64) PG_GETARG_LSN(0));
+}
+
+Datum
+fpbtree_decode_pg_lsn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_LSN((XLogRecPtr) PG_GETARG_FPBKEY(0));
+}
+
+Datum
+fpbtree_encode_xid8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FPBKEY(U64FromFullTransactionId(PG_GETARG_FULLTRANSACTIONID(0)));
+}
+
+Datum
+fpbtree_decode_xid8(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FULLTRANSACTIONID(FullTransactionIdFromU64(PG_GETARG_FPBKEY(0)));
+}

@@ -144,8 +144,11 @@ fpbvalidate(Oid opclassoid)
 											BOOLOID);
 				break;
 			case FPB_CMP_PROC:
-				/* the type's three-way comparison: the index becomes wide */
-				ok = check_amproc_signature(procform->amproc, INT4OID, true,
+				/*
+				 * the type's three-way comparison: the index becomes wide.
+				 * Binary-coercible arguments do, as bitcmp serves varbit.
+				 */
+				ok = check_amproc_signature(procform->amproc, INT4OID, false,
 											2, 2, typid, typid);
 				break;
 			default:

@@ -18,6 +18,7 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "catalog/pg_type_d.h"
 #include "fpbtree.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -123,8 +124,9 @@ fpb_wide_maxkey(int w, int x)
 /*
  * The stored form of a column value: the datum itself for a fixed-length
  * type, an untoasted varlena with a 1-byte header when it is short enough
- * (as in an index tuple).  A scan key's value takes this form too, at any
- * size: it is compared, never stored.
+ * (as in an index tuple; not for a type stored plain, such as oidvector,
+ * whose functions read the header without detoasting).  A scan key's value
+ * takes this form too, at any size: it is compared, never stored.
  */
 const char *
 fpb_full_form(const FpbCmp *cmp, Datum value)
@@ -133,6 +135,9 @@ fpb_full_form(const FpbCmp *cmp, Datum value)
 
 	if (cmp->typlen > 0)
 		return DatumGetPointer(value);
+	if (cmp->plain)
+		return (const char *) pg_detoast_datum((struct varlena *)
+											   DatumGetPointer(value));
 	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
 	if (VARATT_IS_4B_U(v) && VARATT_CAN_MAKE_SHORT(v))
 	{
@@ -185,6 +190,9 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp)
 	cmp->bytewise = (procid == F_UUID_CMP);
 	cmp->textc = (procid == F_BTTEXTCMP && OidIsValid(cmp->collation) &&
 				  lc_collate_is_c(cmp->collation));
+	/* the column's type: an array class may index oidvector */
+	cmp->plain = (TupleDescAttr(RelationGetDescr(index), col)->attstorage ==
+				  TYPSTORAGE_PLAIN);
 	return true;
 }
 

@@ -145,6 +145,21 @@ fpb_prefix_string(FpbPrefixKind kind, pg_locale_t locale, const char *data,
 }
 
 /*
+ * Prefix of a string of len bytes compared with collation collid (the
+ * name type, whose values are not varlenas).
+ */
+uint64
+fpb_prefix_cstring(const char *data, Size len, Oid collid)
+{
+	pg_locale_t locale;
+	FpbPrefixKind kind = fpb_prefix_kind(collid, &locale);
+
+	if (kind == FPB_PREFIX_CONST)
+		return 0;
+	return fpb_prefix_string(kind, locale, data, len);
+}
+
+/*
  * Prefix of a text or varchar value compared with collation collid.
  * Under "C" only the first bytes of a toasted value are read; an ICU sort
  * key may depend on the characters that follow, so ICU reads it whole.

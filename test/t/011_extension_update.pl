@@ -5,8 +5,9 @@
 # scan.  It updates on to 1.2 (the prefix functions of wide keys,
 # fpbtree_dead_entries(), fpbtree_stats' page deletion columns; before the
 # update the 1.1 fpbtree_stats still works with the new library), then to
-# 1.3 (the operator classes of wide keys: uuid, text, bpchar), and a
-# fresh installation and an updated one have the same members in every
+# 1.3 (the operator classes of wide keys: uuid, text, bpchar), then to
+# 1.4 (numeric, bytea, interval, inet, the pattern classes and more), and
+# a fresh installation and an updated one have the same members in every
 # operator family and the same functions.
 
 use strict;
@@ -43,7 +44,7 @@ WHERE e.extname = 'fpbtree'};
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('fresh', 'CREATE EXTENSION fpbtree');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'fpbtree'"),
-	'1.3', 'a fresh installation is version 1.3');
+	'1.4', 'a fresh installation is version 1.4');
 
 $node->safe_psql(
 	'postgres', q{
@@ -84,6 +85,15 @@ my $uq = "SELECT count(*) FROM wu WHERE u < '80000000-0000-0000-0000-00000000000
 is($node->safe_psql('postgres', "SET enable_seqscan = off; SET enable_bitmapscan = off; $uq"),
 	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $uq"),
 	'after the update to 1.3 a uuid index returns the rows a sequential scan returns');
+$node->safe_psql('postgres', "CREATE TABLE wn (n numeric); INSERT INTO wn SELECT g / 7.0 FROM generate_series(-3000, 3000) g");
+($ret, $out, $err) = $node->psql('postgres', 'CREATE INDEX ON wn USING fpbtree (n)');
+like($err, qr/no default operator class/, 'version 1.3 has no numeric operator class');
+$node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.4'");
+$node->safe_psql('postgres', 'CREATE INDEX wn_n ON wn USING fpbtree (n)');
+my $nq = "SELECT count(*), sum(n) FROM wn WHERE n > -12.5 AND n <= 100";
+is($node->safe_psql('postgres', "SET enable_seqscan = off; SET enable_bitmapscan = off; $nq"),
+	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $nq"),
+	'after the update to 1.4 a numeric index returns the rows a sequential scan returns');
 is($node->safe_psql('postgres', $functions), $node->safe_psql('fresh', $functions),
 	'the updated installation has the fresh one\'s functions');
 is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),

@@ -1,0 +1,91 @@
+/*-------------------------------------------------------------------------
+ *
+ * pattern.c
+ *	  LIKE prefix searches on the pattern operator classes.
+ *
+ * The planner turns "col LIKE 'abc%'" into index bounds through the LIKE
+ * operators' support function (like_support.c), which uses the bytewise
+ * pattern operators ~>=~ and ~<~ only when the index column's operator
+ * family is btree's text_pattern_ops or bpchar_pattern_ops, compared by
+ * OID.  For any other family it asks for the collation-aware >= and <,
+ * which a pattern family does not have, so an fpbtree pattern index would
+ * get no bounds.
+ *
+ * get_relation_info_hook therefore shows the planner btree's pattern
+ * family in place of an fpbtree family whose five strategies are exactly
+ * btree's pattern operators.  That changes which operators the planner
+ * recognises, not what they mean: every operator it can then put in an
+ * index condition is a member of both families with the same strategy, and
+ * the executor maps operators to strategies through the index's own family
+ * (the relcache's).  The sort order it derives is btree's pattern family's
+ * already (get_relation_info maps an ordered index's "<" to btree's family).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "catalog/pg_opfamily_d.h"
+#include "catalog/pg_type_d.h"
+#include "optimizer/plancat.h"
+#include "utils/lsyscache.h"
+
+#include "fpbtree.h"
+
+static get_relation_info_hook_type fpb_prev_relation_info = NULL;
+
+/* Has family fam the same five operators on type as btree family btfam? */
+static bool
+fpb_same_strategies(Oid fam, Oid btfam, Oid type)
+{
+	for (int s = 1; s <= BTMaxStrategyNumber; s++)
+	{
+		Oid			op = get_opfamily_member(fam, type, type, s);
+
+		if (!OidIsValid(op) ||
+			op != get_opfamily_member(btfam, type, type, s))
+			return false;
+	}
+	return true;
+}
+
+static void
+fpb_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
+				  RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	if (fpb_prev_relation_info)
+		fpb_prev_relation_info(root, relid, inhparent, rel);
+
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *ind = (IndexOptInfo *) lfirst(lc);
+
+		if (ind->amcostestimate != (void (*) ()) fpbcostestimate)
+			continue;
+		for (int i = 0; i < ind->nkeycolumns; i++)
+		{
+			Oid			btfam;
+
+			if (ind->opcintype[i] == TEXTOID)
+				btfam = TEXT_PATTERN_BTREE_FAM_OID;
+			else if (ind->opcintype[i] == BPCHAROID)
+				btfam = BPCHAR_PATTERN_BTREE_FAM_OID;
+			else
+				continue;
+			if (ind->opfamily[i] != btfam &&
+				fpb_same_strategies(ind->opfamily[i], btfam,
+									ind->opcintype[i]))
+				ind->opfamily[i] = btfam;
+		}
+	}
+}
+
+/* Called from fpb_am_init (_PG_init). */
+void
+fpb_pattern_init(void)
+{
+	fpb_prev_relation_info = get_relation_info_hook;
+	get_relation_info_hook = fpb_relation_info;
+}
