@@ -429,7 +429,9 @@ fpb_dupes_delete(Relation index, Relation heap, Buffer buf, uint64 seed)
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	Page		page = BufferGetPage(buf);
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	const FpbCmp *cmp = fpb_index_cmp(index);
 	FpbEntry   *ents;
+	bool	   *same;
 	FpbDupTid  *cand;
 	int		   *group;
 	bool	   *gone;
@@ -448,11 +450,18 @@ fpb_dupes_delete(Relation index, Relation heap, Buffer buf, uint64 seed)
 		return false;
 	ents = palloc(sizeof(FpbEntry) * opq->nentries);
 	n = fpb_page_collect(page, ents, blkno);
+	/* same[i]: entry i has entry i - 1's key (a wide key's full value) */
+	same = palloc(sizeof(bool) * (n + 1));
 	for (int i = 0; i < n; i++)
-		if (i == 0 || ents[i - 1].k != ents[i].k)
-			nkeys++;
+	{
+		same[i] = i > 0 &&
+			!fpb_entry_keys_differ(cmp, &ents[i - 1], &ents[i]);
+		nkeys += !same[i];
+	}
+	same[n] = false;
 	if ((int64) nkeys * FPB_DUPES_MIN_RUN > n)
 	{
+		pfree(same);
 		pfree(ents);
 		return false;
 	}
@@ -461,8 +470,7 @@ fpb_dupes_delete(Relation index, Relation heap, Buffer buf, uint64 seed)
 	cand = palloc(sizeof(FpbDupTid) * n);
 	for (int i = 0; i < n; i++)
 	{
-		if ((i > 0 && ents[i - 1].k == ents[i].k) ||
-			(i + 1 < n && ents[i + 1].k == ents[i].k))
+		if (same[i] || same[i + 1])
 		{
 			fpb_t_to_heaptid(ents[i].t, &cand[ncand].tid);
 			cand[ncand].idx = i;
@@ -534,6 +542,7 @@ fpb_dupes_delete(Relation index, Relation heap, Buffer buf, uint64 seed)
 	pfree(delstate.status);
 	pfree(group);
 	pfree(cand);
+	pfree(same);
 	pfree(ents);
 	return ngone > 0;
 }
