@@ -6,7 +6,7 @@
 -- is updated once, in many small committed transactions, with no index
 -- scans and no VACUUM, so nothing marks the old versions (a key's next
 -- update would, through the uniqueness check): like btree's, the fpbtree
--- indexes must not double.  Scans afterwards equal btree's.
+-- indexes must not grow.  Scans afterwards equal btree's.
 --
 
 -- on its own: the extension, settings, fpb_same() and its helpers
@@ -50,10 +50,12 @@ RESET enable_indexscan;
 RESET enable_bitmapscan;
 
 UPDATE usize SET after = pg_relation_size(idx);
--- the indexes whose key did not change grew by less than three quarters
--- (without the deletion the fpbtree ones double); v's, whose key did,
+-- the indexes whose key did not change grew by less than a tenth (without
+-- the deletion the fpbtree ones double; with the table AM's bottom-up mode
+-- alone, which visits a few heap blocks and gives up at the first that
+-- frees nothing, they grow by a quarter or more); v's, whose key did,
 -- double as btree's
-SELECT tab, idx, after > 1.75 * before AS grew_by_three_quarters
+SELECT tab, idx, after > 1.1 * before AS grew_by_a_tenth
 FROM usize ORDER BY tab, idx;
 
 -- no entry of a row version some snapshot could see was removed: every

@@ -408,6 +408,10 @@ fpb_duptid_cmp(const void *a, const void *b)
  * the rows are updated again.  A page dominated by runs of equal keys is
  * the sign of such an index (a unique or random-key index has none, and
  * pays nothing here); the heap is asked about the entries of those runs.
+ * With the hint (unchanged), the pass also follows a hinted pass that
+ * removed nothing, on any page where some key repeats: the table AM's
+ * bottom-up mode gives up at its first fruitless heap block, which may
+ * hold only live versions, and the page would split for nothing.
  *
  * Their heap blocks are scattered (rows of one key were updated at
  * unrelated times), so the table AM's bottom-up mode, which visits a few
@@ -424,7 +428,8 @@ fpb_duptid_cmp(const void *a, const void *b)
  * reads would be wasted).  Returns true if any entry was removed.
  */
 bool
-fpb_dupes_delete(Relation index, Relation heap, Buffer buf, uint64 seed)
+fpb_dupes_delete(Relation index, Relation heap, Buffer buf, uint64 seed,
+				 bool unchanged)
 {
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	Page		page = BufferGetPage(buf);
@@ -459,7 +464,8 @@ fpb_dupes_delete(Relation index, Relation heap, Buffer buf, uint64 seed)
 		nkeys += !same[i];
 	}
 	same[n] = false;
-	if ((int64) nkeys * FPB_DUPES_MIN_RUN > n)
+	if (nkeys == n ||
+		(!unchanged && (int64) nkeys * FPB_DUPES_MIN_RUN > n))
 	{
 		pfree(same);
 		pfree(ents);

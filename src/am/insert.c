@@ -261,7 +261,7 @@ retry:
 	{
 		bottomup_tried = true;
 		if ((unchanged && fpb_bottomup_delete(index, heap, buf)) ||
-			fpb_dupes_delete(index, heap, buf, e->t))
+			fpb_dupes_delete(index, heap, buf, e->t, unchanged))
 			goto retry;
 	}
 
