@@ -11,7 +11,8 @@
  * read the entry from, if that page cannot have lost the entry and had its
  * TID reused since (pin kept, or page LSN unchanged).  An insert that would
  * split a leaf may also ask the heap directly which duplicate-key entries
- * are dead (bottom-up deletion).  See README.
+ * are dead (bottom-up deletion: with the executor's hint that the key did
+ * not change, or on a page dominated by runs of equal keys).  See README.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,6 +25,7 @@
 #include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "catalog/index.h"
+#include "common/hashfn.h"
 #include "compat.h"
 #include "fpbtree.h"
 #include "miscadmin.h"
@@ -372,6 +374,181 @@ fpb_bottomup_delete(Relation index, Relation heap, Buffer buf)
 	pfree(gone);
 	pfree(delstate.deltids);
 	pfree(delstate.status);
+	pfree(ents);
+	return ngone > 0;
+}
+
+/*
+ * The duplicates pass (fpb_dupes_delete) runs only on a page whose entries
+ * average at least FPB_DUPES_MIN_RUN per key, and asks the heap about
+ * FPB_DUPES_CHUNK heap blocks at a time.
+ */
+#define FPB_DUPES_MIN_RUN	4
+#define FPB_DUPES_CHUNK		16
+
+typedef struct FpbDupTid
+{
+	ItemPointerData tid;
+	int			idx;			/* the entry's position in the page's order */
+} FpbDupTid;
+
+static int
+fpb_duptid_cmp(const void *a, const void *b)
+{
+	return ItemPointerCompare((ItemPointer) &((const FpbDupTid *) a)->tid,
+							  (ItemPointer) &((const FpbDupTid *) b)->tid);
+}
+
+/*
+ * Bottom-up deletion without the executor's hint: the leaf in buf,
+ * exclusively locked, must split, and no marked entry or hinted pass made
+ * room.  In a low-cardinality index whose key the updates change (a
+ * balance, a status), each update adds its new version under another key,
+ * so the hint is never given, yet the page's old versions die as fast as
+ * the rows are updated again.  A page dominated by runs of equal keys is
+ * the sign of such an index (a unique or random-key index has none, and
+ * pays nothing here); the heap is asked about the entries of those runs.
+ * With the hint (unchanged), the pass also follows a hinted pass that
+ * removed nothing, on any page where some key repeats: the table AM's
+ * bottom-up mode gives up at its first fruitless heap block, which may
+ * hold only live versions, and the page would split for nothing.
+ *
+ * Their heap blocks are scattered (rows of one key were updated at
+ * unrelated times), so the table AM's bottom-up mode, which visits a few
+ * blocks and gives up at the first that frees nothing, would free a few
+ * entries per pass.  Instead the blocks are asked about in chunks of
+ * FPB_DUPES_CHUNK, each chunk a stride through the whole block range (so
+ * its yield is the page's), starting at a chunk chosen by seed (the new
+ * entry's tiebreaker) so that successive passes do not ask first about the
+ * survivors of the previous one.  The table AM's simple mode tests each
+ * TID's whole HOT chain against the vacuum horizon, exactly as in the
+ * bottom-up mode.  The pass ends once a quarter of the page is freed, or
+ * when fewer than an eighth of the entries asked about so far were dead
+ * (mostly live rows: the split is the right answer, and further heap
+ * reads would be wasted).  Returns true if any entry was removed.
+ */
+bool
+fpb_dupes_delete(Relation index, Relation heap, Buffer buf, uint64 seed,
+				 bool unchanged)
+{
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	Page		page = BufferGetPage(buf);
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	const FpbCmp *cmp = fpb_index_cmp(index);
+	FpbEntry   *ents;
+	bool	   *same;
+	FpbDupTid  *cand;
+	int		   *group;
+	bool	   *gone;
+	int			n,
+				nkeys = 0,
+				ncand = 0,
+				ngroups = 0,
+				nchunks,
+				start,
+				checked = 0,
+				ngone = 0;
+	TM_IndexDeleteOp delstate;
+	TransactionId xid = InvalidTransactionId;
+
+	if (!FpbPageIsLeaf(opq) || opq->nentries < 2 * FPB_DUPES_MIN_RUN)
+		return false;
+	ents = palloc(sizeof(FpbEntry) * opq->nentries);
+	n = fpb_page_collect(page, ents, blkno);
+	/* same[i]: entry i has entry i - 1's key (a wide key's full value) */
+	same = palloc(sizeof(bool) * (n + 1));
+	for (int i = 0; i < n; i++)
+	{
+		same[i] = i > 0 &&
+			!fpb_entry_keys_differ(cmp, &ents[i - 1], &ents[i]);
+		nkeys += !same[i];
+	}
+	same[n] = false;
+	if (nkeys == n ||
+		(!unchanged && (int64) nkeys * FPB_DUPES_MIN_RUN > n))
+	{
+		pfree(same);
+		pfree(ents);
+		return false;
+	}
+
+	/* the entries of runs, in heap TID order, grouped by heap block */
+	cand = palloc(sizeof(FpbDupTid) * n);
+	for (int i = 0; i < n; i++)
+	{
+		if (same[i] || same[i + 1])
+		{
+			fpb_t_to_heaptid(ents[i].t, &cand[ncand].tid);
+			cand[ncand].idx = i;
+			ncand++;
+		}
+	}
+	qsort(cand, ncand, sizeof(FpbDupTid), fpb_duptid_cmp);
+	group = palloc(sizeof(int) * (ncand + 1));
+	for (int i = 0; i < ncand; i++)
+		if (i == 0 || ItemPointerGetBlockNumber(&cand[i - 1].tid) !=
+			ItemPointerGetBlockNumber(&cand[i].tid))
+			group[ngroups++] = i;
+	group[ngroups] = ncand;
+
+	nchunks = (ngroups + FPB_DUPES_CHUNK - 1) / FPB_DUPES_CHUNK;
+	start = (int) (murmurhash32((uint32) (seed ^ (seed >> 32))) % nchunks);
+	delstate.irel = index;
+	delstate.iblknum = blkno;
+	delstate.bottomup = false;
+	delstate.bottomupfreespace = 0;
+	delstate.deltids = palloc(sizeof(TM_IndexDelete) * ncand);
+	delstate.status = palloc(sizeof(TM_IndexStatus) * ncand);
+	gone = palloc0(sizeof(bool) * n);
+	for (int c = 0; c < nchunks; c++)
+	{
+		int			chunk = (start + c) % nchunks;
+		int			m = 0;
+		TransactionId cxid;
+
+		for (int g = chunk; g < ngroups; g += nchunks)
+		{
+			for (int i = group[g]; i < group[g + 1]; i++)
+			{
+				delstate.deltids[m].tid = cand[i].tid;
+				delstate.deltids[m].id = m;
+				delstate.status[m].idxoffnum = (OffsetNumber) (cand[i].idx + 1);
+				delstate.status[m].knowndeletable = false;
+				delstate.status[m].promising = false;
+				delstate.status[m].freespace = 0;
+				m++;
+			}
+		}
+		Assert(m > 0);
+		delstate.ndeltids = m;
+		cxid = table_index_delete_tuples(heap, &delstate);
+		if (TransactionIdIsValid(cxid) &&
+			(!TransactionIdIsValid(xid) || TransactionIdFollows(cxid, xid)))
+			xid = cxid;
+		/* simple mode asks about every TID; status is indexed by id */
+		for (int j = 0; j < m; j++)
+		{
+			TM_IndexStatus *st = &delstate.status[j];
+
+			if (st->knowndeletable && !gone[st->idxoffnum - 1])
+			{
+				gone[st->idxoffnum - 1] = true;
+				ngone++;
+			}
+		}
+		checked += m;
+		if (ngone >= n / 4 || ngone * 8 < checked)
+			break;
+	}
+
+	if (ngone > 0)
+		fpb_remove_entries(index, buf, ents, gone, n, xid);
+	pfree(gone);
+	pfree(delstate.deltids);
+	pfree(delstate.status);
+	pfree(group);
+	pfree(cand);
+	pfree(same);
 	pfree(ents);
 	return ngone > 0;
 }

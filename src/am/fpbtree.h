@@ -670,6 +670,8 @@ extern void fpb_scan_remember_dead(IndexScanDesc scan);
 extern void fpb_scan_kill_items(IndexScanDesc scan);
 extern bool fpb_remove_dead(Relation index, Relation heap, Buffer buf);
 extern bool fpb_bottomup_delete(Relation index, Relation heap, Buffer buf);
+extern bool fpb_dupes_delete(Relation index, Relation heap, Buffer buf,
+							 uint64 seed, bool unchanged);
 extern void fpb_unique_mark_dead(Buffer buf, uint64 klo, uint64 khi,
 								 uint64 t);
 

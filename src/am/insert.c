@@ -252,15 +252,16 @@ retry:
 	/*
 	 * The leaf must split.  If the entry is a new version of a row whose key
 	 * the update left unchanged, the page's older versions of such rows may
-	 * be dead to everyone by now: ask the heap (bottom-up deletion, dead.c),
-	 * once, and retry if it removed any.
+	 * be dead to everyone by now; so may those of a page full of runs of
+	 * equal keys, whatever the entry.  Ask the heap (bottom-up deletion,
+	 * dead.c), once, and retry if it removed any.
 	 */
-	if (unchanged && !bottomup_tried && heap != NULL &&
-		!BufferIsValid(cbuf) &&
+	if (!bottomup_tried && heap != NULL && !BufferIsValid(cbuf) &&
 		FpbPageIsLeaf(FpbPageGetOpaque(BufferGetPage(buf))))
 	{
 		bottomup_tried = true;
-		if (fpb_bottomup_delete(index, heap, buf))
+		if ((unchanged && fpb_bottomup_delete(index, heap, buf)) ||
+			fpb_dupes_delete(index, heap, buf, e->t, unchanged))
 			goto retry;
 	}
 
