@@ -458,6 +458,7 @@ extern const char *fpb_full_form(const FpbCmp *cmp, Datum value);
 extern const char *fpb_full_image(const FpbCmp *cmp, Datum value,
 								  Relation index);
 extern Size fpb_cmp_space(Relation index);
+extern void fpb_check_row_size(const FpbCmp *cmp, Relation index, Size size);
 extern bool fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x,
 						 void *space);
 extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp);

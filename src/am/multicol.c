@@ -278,12 +278,7 @@ fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
 	IndexTuple	t = fpb_build_tuple(cmp->tupdesc, values, isnull);
 	Size		size = IndexTupleSize(t);
 
-	if (size > (Size) cmp->maxkey)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("index row size %zu exceeds fpbtree maximum %d for index \"%s\"",
-						size, cmp->maxkey, RelationGetRelationName(index)),
-				 errhint("Values larger than a quarter of a page cannot be indexed.")));
+	fpb_check_row_size(cmp, index, size);
 	return (const char *) t;
 }
 

@@ -136,4 +136,6 @@ fpb_scan_cmp(FpbScanOpaque so, uint64 k, uint64 t, const char *f,
 	return fpb_wide_cmp(so->cmp, k, t, f, bk, bt, bf);
 }
 
+extern void fpb_scan_keep_interval(FpbScanOpaque so, FpbScanInterval *iv);
+
 #endif							/* FPB_SCAN_H */

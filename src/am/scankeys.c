@@ -643,25 +643,35 @@ fpb_scan_bounds(IndexScanDesc scan)
 			iv->hik = eq[i].hi;
 			iv->hit = FPB_T_MAX_NONNULL;
 			iv->lof = iv->hif = so->cmp ? eq[i].f : NULL;
-			if (fpb_scan_cmp(so, so->lok, so->lot, so->lof,
-							 iv->lok, iv->lot, iv->lof) > 0)
-			{
-				iv->lok = so->lok;
-				iv->lot = so->lot;
-				iv->lof = so->lof;
-			}
-			if (fpb_scan_cmp(so, so->hik, so->hit, so->hif,
-							 iv->hik, iv->hit, iv->hif) < 0)
-			{
-				iv->hik = so->hik;
-				iv->hit = so->hit;
-				iv->hif = so->hif;
-			}
-			if (fpb_scan_cmp(so, iv->lok, iv->lot, iv->lof,
-							 iv->hik, iv->hit, iv->hif) <= 0)
-				so->nivals++;
+			fpb_scan_keep_interval(so, iv);
 		}
 		if (so->nivals == 0)
 			so->empty = true;
 	}
+}
+
+/*
+ * Narrow interval *iv (the next slot of so->ivals) to the scan's own bounds
+ * and keep it unless that leaves it empty.
+ */
+void
+fpb_scan_keep_interval(FpbScanOpaque so, FpbScanInterval *iv)
+{
+	if (fpb_scan_cmp(so, so->lok, so->lot, so->lof,
+					 iv->lok, iv->lot, iv->lof) > 0)
+	{
+		iv->lok = so->lok;
+		iv->lot = so->lot;
+		iv->lof = so->lof;
+	}
+	if (fpb_scan_cmp(so, so->hik, so->hit, so->hif,
+					 iv->hik, iv->hit, iv->hif) < 0)
+	{
+		iv->hik = so->hik;
+		iv->hit = so->hit;
+		iv->hif = so->hif;
+	}
+	if (fpb_scan_cmp(so, iv->lok, iv->lot, iv->lof,
+					 iv->hik, iv->hit, iv->hif) <= 0)
+		so->nivals++;
 }

@@ -519,23 +519,7 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 			FpbScanInterval *iv = &so->ivals[so->nivals];
 
 			*iv = aiv[i];
-			if (fpb_scan_cmp(so, so->lok, so->lot, so->lof,
-							 iv->lok, iv->lot, iv->lof) > 0)
-			{
-				iv->lok = so->lok;
-				iv->lot = so->lot;
-				iv->lof = so->lof;
-			}
-			if (fpb_scan_cmp(so, so->hik, so->hit, so->hif,
-							 iv->hik, iv->hit, iv->hif) < 0)
-			{
-				iv->hik = so->hik;
-				iv->hit = so->hit;
-				iv->hif = so->hif;
-			}
-			if (fpb_scan_cmp(so, iv->lok, iv->lot, iv->lof,
-							 iv->hik, iv->hit, iv->hif) <= 0)
-				so->nivals++;
+			fpb_scan_keep_interval(so, iv);
 		}
 		if (so->nivals == 0)
 			so->empty = true;

@@ -164,13 +164,20 @@ fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
 	if (cmp->typlen > 0)
 		return v;
 	size = VARSIZE_ANY(v);
+	fpb_check_row_size(cmp, index, size);
+	return (const char *) v;
+}
+
+/* Refuse a stored value (or multi-column row) above the page's limit. */
+void
+fpb_check_row_size(const FpbCmp *cmp, Relation index, Size size)
+{
 	if (size > (Size) cmp->maxkey)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("index row size %zu exceeds fpbtree maximum %d for index \"%s\"",
 						size, cmp->maxkey, RelationGetRelationName(index)),
 				 errhint("Values larger than a quarter of a page cannot be indexed.")));
-	return (const char *) v;
 }
 
 /*
