@@ -271,7 +271,7 @@ class Gen:
             vals = self.nums if col == 'n' else self.texts
             key = self.nkey if col == 'n' else self.tkey
             if p < 0.6 and vals:
-                srt = sorted(set(vals), key=key)
+                srt = sorted(sorted(set(vals)), key=key)
                 i = r.randrange(len(srt))
                 j = min(len(srt) - 1, i + r.choice([0, 1, 3, 10, 60, 400]))
                 a, b = srt[i], srt[j]
