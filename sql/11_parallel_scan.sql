@@ -231,11 +231,12 @@ SELECT q, left(ps_same(q, 3, col, ordered), 400) AS res FROM ps_q ORDER BY q;
 
 -- the leader only gathers (parallel_leader_participation off): the workers
 -- claim every run; and no worker can start (max_parallel_workers = 0): the
--- leader claims every run itself (the planner keeps the lookups of one key
--- serial when the leader does not scan)
+-- leader claims every run itself (the planner keeps the lookups of one key,
+-- and the empty range it gives one worker, serial when the leader does not
+-- scan)
 SET ps.leader = off;
 SELECT q, left(ps_same(q, 3, col, ordered), 400) AS res FROM ps_q
-WHERE q !~ '[^<>]= \d' ORDER BY q;
+WHERE q !~ '[^<>]= \d' AND q !~ 'k > 150 AND k < 100' ORDER BY q;
 RESET ps.leader;
 SET ps.max_workers = 0;
 SELECT q, left(ps_same(q, 3, col, ordered), 400) AS res FROM ps_q

@@ -32,7 +32,8 @@ BEGIN
 END $$;
 
 -- int8 keys 0..1499, each about four times, every 11th NULL; fillfactor 30
--- spreads them over several dozen leaves (about 35 values a leaf)
+-- spreads them over two dozen leaves (about 65 values a leaf, each value's
+-- entries a run stored once)
 SELECT ia_make('i8', 'int8', 'CASE WHEN g % 11 = 0 THEN NULL ELSE (g::int8 * 7919) % 1500 END', 6600, 'WITH (fillfactor = 30)');
 SELECT ia_make('i4', 'int4', 'CASE WHEN g % 11 = 0 THEN NULL ELSE (g * 7919) % 1500 - 700 END', 3000);
 SELECT ia_make('i2', 'int2', 'CASE WHEN g % 11 = 0 THEN NULL ELSE ((g * 7919) % 1500 - 700)::int2 END', 3000);

@@ -148,6 +148,27 @@ fpb_build_posting_cap(FpbBuildState *bs, int level)
 				  Max(bs->fillfactor, FPB_POSTING_SPLIT_FILL) / 100);
 }
 
+/*
+ * Does a narrow leaf that has its regular share of entries take e as well,
+ * to become a posting page (posting.c)?  A run of one key goes on up to
+ * pcap (the entries are sorted: all are e's key); runs of several keys go
+ * on while they average two entries or more (fpb_posting_worth, the
+ * inserts' rule) and fill no more than the fillfactor of the page's bytes.
+ */
+static bool
+fpb_build_posting_takes(const FpbLevel *lv, const FpbEntry *e)
+{
+	int			nruns;
+
+	if (lv->pcap == 0)
+		return false;
+	if (lv->ents[0].k == e->k)
+		return lv->n < lv->pcap;
+	nruns = lv->nruns + (lv->ents[lv->n - 1].k != e->k);
+	return 2 * nruns <= lv->n + 1 &&
+		fpb_runs_bytes(nruns, lv->n + 1) <= lv->rbytes;
+}
+
 void
 fpb_build_initlevel(FpbBuildState *bs, int level)
 {
@@ -163,8 +184,12 @@ fpb_build_initlevel(FpbBuildState *bs, int level)
 	lv->cap = fpb_page_capacity(bs->w, bs->x, level > 0,
 								bs->fillfactor / 100.0);
 	lv->pcap = fpb_build_posting_cap(bs, level);
-	lv->ents = palloc(sizeof(FpbEntry) * Max(lv->cap, lv->pcap));
+	lv->rbytes = lv->pcap > 0 ?
+		(int) ((int64) FPB_NLINES * FPB_LINE * bs->fillfactor / 100) : 0;
+	lv->ents = palloc(sizeof(FpbEntry) *
+					  (lv->pcap > 0 ? Max(lv->cap, FPB_POSTING_CAP) : lv->cap));
 	lv->n = 0;
+	lv->nruns = 0;
 	lv->bytes = 0;
 	bs->nlevels = level + 1;
 }
@@ -249,6 +274,7 @@ fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
 	lv->blkno = nblk;
 	lv->buf = nbuf;
 	lv->n = 0;
+	lv->nruns = 0;
 	lv->bytes = 0;
 
 	/* a slice's leaves: the leader builds the levels above from the file */
@@ -302,13 +328,13 @@ fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e)
 		lv->ents[lv->n++] = *e;
 		return;
 	}
-	/* a run of one key goes on filling a posting page (sorted: all = e's) */
-	if (lv->n >= lv->cap &&
-		!(lv->n < lv->pcap && lv->ents[0].k == e->k))
+	if (lv->n >= lv->cap && !fpb_build_posting_takes(lv, e))
 	{
 		fpb_build_nextpage(bs, level, e);
 		lv = &bs->levels[level];
 	}
+	if (lv->n == 0 || lv->ents[lv->n - 1].k != e->k)
+		lv->nruns++;
 	lv->ents[lv->n++] = *e;
 }
 

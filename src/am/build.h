@@ -68,6 +68,8 @@ typedef struct FpbLevel
 	Size		bytes;			/* wide: bound of the entries' slot bytes */
 	int			pcap;			/* entries of one key a leaf may take, as a
 								 * posting page (posting.c); 0: none */
+	int			nruns;			/* distinct keys among ents (narrow leaves) */
+	int			rbytes;			/* bytes a page of runs may fill */
 } FpbLevel;
 
 /* pages a slice's loader adds to the index per extension-lock hold */

@@ -77,6 +77,8 @@ typedef struct FpbShared
 	double		indtuples;
 	bool		brokenhotchain;
 	int64		maxdup;			/* longest run of one key in a run file */
+	int64		ndup;			/* entries equal to the one before them in
+								 * their run file, all run files together */
 
 	/* the load, set up by the leader once every run is written */
 	bool		loading;
@@ -158,6 +160,7 @@ fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
 	uint64		prevk = 0;
 	int64		dup = 0;
 	int64		maxdup = 0;
+	int64		ndup = 0;
 
 	indexInfo = BuildIndexInfo(index);
 	indexInfo->ii_Concurrent = shared->isconcurrent;
@@ -198,6 +201,7 @@ fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
 			dup = (dup > 0 && keys[i].k == prevk) ? dup + 1 : 1;
 			prevk = keys[i].k;
 			maxdup = Max(maxdup, dup);
+			ndup += dup > 1;
 		}
 		BufFileWrite(file, keys, sizeof(FpbKey) * n);
 		written += n;
@@ -214,6 +218,7 @@ fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
 		shared->brokenhotchain = true;
 	shared->nentries[run] = written;
 	shared->maxdup = Max(shared->maxdup, maxdup);
+	shared->ndup += ndup;
 	SpinLockRelease(&shared->mutex);
 	ConditionVariableBroadcast(&shared->cv);
 }
@@ -327,6 +332,7 @@ fpb_parallel_begin(Relation heap, Relation index, IndexInfo *indexInfo,
 	shared->loading = false;
 	shared->nslices = 0;
 	shared->maxdup = 0;
+	shared->ndup = 0;
 	shared->nextslice = 0;
 	shared->nslicesdone = 0;
 	shared->loaded = 0;
@@ -736,12 +742,18 @@ fpb_parallel_load(FpbParallel *fp, FpbBuildState *bs)
 	FpbEntry	first = {0};
 
 	/*
-	 * A key with more entries than a leaf takes has more than 1/nruns of
-	 * them in some run: then a serial load may make posting pages, and only
-	 * the serial load makes exactly its leaves.
+	 * Only the serial load makes posting pages (its leaves end where their
+	 * entries do not fit, not at multiples of the regular capacity).  A key
+	 * with more entries than a leaf takes has more than 1/nruns of them in
+	 * some run; a leaf of runs of several keys needs runs of two entries on
+	 * average, which leave at least one entry in 16 equal to the one before
+	 * it in its run file unless most keys' entries are spread over several
+	 * files.  Then load serially: keys that are all distinct, or repeat
+	 * rarely, keep the parallel load.
 	 */
 	if (shared->maxdup * sl->nruns >
-		fpb_page_capacity(bs->w, bs->x, false, bs->fillfactor / 100.0))
+		fpb_page_capacity(bs->w, bs->x, false, bs->fillfactor / 100.0) ||
+		shared->ndup * 16 >= shared->indtuples)
 		return fpb_parallel_load_serial(fp, bs);
 	nslices = fpb_make_slices(fp, bs);
 

@@ -223,8 +223,10 @@ fpb_t_to_heaptid(uint64 t, ItemPointer htid)
 										 * VACUUM cycle's group (vacuum.c) */
 #define FPB_F_WIDE				0x0040	/* page of a wide index: full values
 										 * in slots below pd_upper */
-#define FPB_F_POSTING			0x0080	/* leaf of one key: key once, TIDs
-										 * (posting.c) */
+#define FPB_F_POSTING			0x0080	/* leaf of runs of equal keys: each
+										 * key once, its TIDs (posting.c) */
+#define FPB_F_RUNS				0x0100	/* with FPB_F_POSTING: several keys,
+										 * each once before its run of TIDs */
 
 typedef struct FpbPageOpaqueData
 {
@@ -346,18 +348,37 @@ fpb_node_children(char *node, int cap)
 /*
  * Posting pages (posting.c): the key once at FPB_DATA_START, then the TIDs.
  * FPB_POSTING_CAP is 1,342 with 8 kB pages, against 540 entries of a
- * regular leaf page with the usual widths.
+ * regular leaf page with the usual widths.  A page of several runs
+ * (FPB_F_RUNS) has a header word (the run count and the TID slots), the
+ * keys, each run's first and end slot, then the TID slots, each run's
+ * followed by free slots: 8 + 12 r + 6 s bytes for r runs in s slots.
  */
 #define FPB_POSTING_CAP \
 	((int) ((FPB_NLINES * FPB_LINE - sizeof(uint64)) / sizeof(ItemPointerData)))
 #define FPB_POSTING_SPLIT_FILL	96	/* % left in a single-key split's left
 									 * half, as nbtree's single-value split */
+#define FPB_RUNS_HDR	((int) sizeof(uint64))
+#define FPB_RUN_BYTES	((int) (sizeof(uint64) + 2 * sizeof(uint16)))
 
 static inline int
 fpb_posting_lines(int n)
 {
 	return (int) ((sizeof(uint64) + n * sizeof(ItemPointerData) +
 				   FPB_LINE - 1) / FPB_LINE);
+}
+
+/* bytes of a page of nruns runs (> 1) in nslots TID slots */
+static inline int
+fpb_runs_bytes(int nruns, int nslots)
+{
+	return FPB_RUNS_HDR + nruns * FPB_RUN_BYTES +
+		nslots * (int) sizeof(ItemPointerData);
+}
+
+static inline int
+fpb_runs_lines(int nruns, int nslots)
+{
+	return (fpb_runs_bytes(nruns, nslots) + FPB_LINE - 1) / FPB_LINE;
 }
 
 /*
@@ -593,8 +614,9 @@ extern void fpb_prefetch_node(char *node, int lines);
 					RelationGetRelationName(index), (blkno)), \
 			 errdetail(__VA_ARGS__)))
 
-/* ---- posting.c: posting pages, leaves of one key ---- */
+/* ---- posting.c: posting pages, leaves of runs of equal keys ---- */
 extern bool fpb_posting_fits(Page page, const FpbEntry *entries, int n);
+extern bool fpb_posting_worth(const FpbEntry *entries, int n);
 extern bool fpb_posting_layout(Page page, const FpbEntry *entries, int n,
 							   double fill);
 extern int	fpb_posting_collect(Page page, FpbEntry *out, bool *dead,
@@ -602,6 +624,7 @@ extern int	fpb_posting_collect(Page page, FpbEntry *out, bool *dead,
 extern bool fpb_posting_mark_dead(Page page, uint64 k, uint64 t,
 								  BlockNumber blkno);
 extern int	fpb_posting_count_dead(Page page, BlockNumber blkno);
+extern int	fpb_posting_capacity(Page page, BlockNumber blkno);
 extern int	fpb_posting_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo,
 								uint64 thi, BlockNumber blkno, uint64 *out,
 								bool *ended);

@@ -198,7 +198,10 @@ fpb_page_check_sane(Relation index, Page page, BlockNumber blkno)
 		(FpbPageIsPosting(opq) &&
 		 (opq->level != 0 || opq->ipheight != 0 || opq->nentries < 1 ||
 		  opq->nentries > FPB_POSTING_CAP ||
-		  opq->hwm != fpb_posting_lines(opq->nentries))) ||
+		  ((opq->flags & FPB_F_RUNS) ?
+		   opq->hwm < fpb_runs_lines(2, opq->nentries) :
+		   opq->hwm != fpb_posting_lines(opq->nentries)))) ||
+		((opq->flags & FPB_F_RUNS) && !FpbPageIsPosting(opq)) ||
 		((opq->level == 0) != FpbPageIsLeaf(opq)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -792,8 +795,9 @@ fpb_innernode_insert(char *node, int cap, int pos, uint64 k, uint64 t,
  * FPB_REORG_MAX_FILL only: above the build's fill (90% by default), so that
  * a freshly built page absorbs its first inserts as btree's leaves (filled
  * to 90%, split at 100%) do; below 1, because a nearly full page would be
- * rewritten on almost every insert.  A fuller leaf page of one key becomes
- * a posting page instead of splitting.
+ * rewritten on almost every insert.  A fuller leaf page of one key, or of
+ * runs of equal keys (fpb_posting_worth), becomes a posting page instead of
+ * splitting.
  */
 static bool
 fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
@@ -815,7 +819,8 @@ fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 		ents[pos] = ents[pos - 1];
 	ents[pos] = *e;
 	if (n + 1 > maxcap * FPB_REORG_MAX_FILL &&
-		!fpb_posting_fits(page, ents, n + 1))
+		!(fpb_posting_fits(page, ents, n + 1) &&
+		  fpb_posting_worth(ents, n + 1)))
 	{
 		pfree(ents);
 		return false;

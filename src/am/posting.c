@@ -1,20 +1,29 @@
 /*-------------------------------------------------------------------------
  *
  * posting.c
- *	  Posting pages: a leaf page whose entries all share one key keeps the
- *	  key once and the sorted array of their tiebreakers (heap TIDs).
+ *	  Posting pages: a leaf page of runs of equal keys keeps each key once
+ *	  and the sorted arrays of their tiebreakers (heap TIDs).
  *
  * The page has the flag FPB_F_POSTING and no in-page tree (ipheight 0,
- * root and leaf node lines FPB_NONE).  Its body, from FPB_DATA_START: the
- * key (8 bytes), then nentries 6-byte TIDs in ascending tiebreaker order,
- * each as a leaf node keeps it (NULL flag, dead mark).  The lines holding
- * them are in use: hwm = fpb_posting_lines(nentries), pd_lower just past.
- * The order (k, t) is the one of every other page; a (k, t) is found by a
- * binary search on t.  fpb_page_layout chooses the format (see
- * fpb_posting_layout), so every writer that rebuilds a page (build,
- * reorganisation, split halves, VACUUM, removal of dead entries) makes or
- * undoes posting pages by itself; page.c's readers call in here when they
- * meet the flag.  See README.md "Duplicates: posting pages".
+ * root and leaf node lines FPB_NONE).  A page of one key has, from
+ * FPB_DATA_START: the key (8 bytes), then nentries 6-byte TIDs in
+ * ascending tiebreaker order, each as a leaf node keeps it (NULL flag, dead
+ * mark); hwm = fpb_posting_lines(nentries).  A page of several keys (flag
+ * FPB_F_RUNS as well) has a header word holding the number of runs r and of
+ * TID slots s, the r keys ascending, the r runs' first slots, the r runs'
+ * end slots (uint16 each), then the s slots: each run's TIDs, ascending,
+ * followed by free (zero) slots up to the next run's first slot; hwm =
+ * fpb_runs_lines(r, s).  The free slots let a run take new entries in
+ * place, shifting only its own TIDs above the new one (none when it comes
+ * last, as a new heap row's does), so the record of such an insert is a few
+ * bytes, not the rest of the page.  The lines holding the body are in use,
+ * pd_lower just past.  The order (k, t) is the one of every other page; a
+ * (k, t) is found by a binary search on the keys, then one on t within the
+ * run.  fpb_page_layout chooses the format (see fpb_posting_layout), so
+ * every writer that rebuilds a page (build, reorganisation, split halves,
+ * VACUUM, removal of dead entries) makes or undoes posting pages by itself;
+ * page.c's readers call in here when they meet the flag.  See README.md
+ * "Duplicates: posting pages".
  *
  *-------------------------------------------------------------------------
  */
@@ -22,16 +31,41 @@
 
 #include "fpbtree.h"
 
-static inline uint64 *
-fpb_posting_keyp(Page page)
+/* bytes of the lines a posting page may use */
+#define FPB_POSTING_BYTES	(FPB_NLINES * FPB_LINE)
+
+/*
+ * A posting page's runs, as pointers into the page.  Positions are slots of
+ * the TID array; run r holds slots [fpb_run_start, fpb_run_end).
+ */
+typedef struct FpbRuns
 {
-	return (uint64 *) fpb_line(page, 0);
+	int			n;				/* entries */
+	int			nslots;			/* TID slots (n on a page of one key) */
+	int			nruns;			/* 1: a page of one key */
+	uint64	   *keys;			/* nruns keys, strictly ascending */
+	uint16	   *starts;			/* first slots; NULL with one key */
+	uint16	   *ends;			/* end slots; NULL with one key */
+	ItemPointerData *tids;
+} FpbRuns;
+
+static inline int
+fpb_run_start(const FpbRuns *v, int r)
+{
+	return v->starts ? v->starts[r] : 0;
 }
 
-static inline ItemPointerData *
-fpb_posting_tids(Page page)
+static inline int
+fpb_run_end(const FpbRuns *v, int r)
 {
-	return (ItemPointerData *) (fpb_line(page, 0) + sizeof(uint64));
+	return v->ends ? v->ends[r] : v->n;
+}
+
+/* the first slot after run r's free slots */
+static inline int
+fpb_run_limit(const FpbRuns *v, int r)
+{
+	return r + 1 < v->nruns ? fpb_run_start(v, r + 1) : v->nslots;
 }
 
 static void
@@ -42,36 +76,168 @@ fpb_posting_corrupt(BlockNumber blkno, const char *what)
 			 errmsg("fpbtree page %u is corrupted: %s", blkno, what)));
 }
 
-/* The page's key and entry count, checked against the lines in use. */
-static int
-fpb_posting_get(Page page, BlockNumber blkno, uint64 *k)
+/* The pointers of a page's runs, unchecked (see fpb_posting_get). */
+static void
+fpb_posting_view(Page page, FpbRuns *v)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
-	int			n = opq->nentries;
+	char	   *body = fpb_line(page, 0);
 
-	if (n < 1 || n > FPB_POSTING_CAP || opq->hwm != fpb_posting_lines(n))
-		fpb_posting_corrupt(blkno, "posting page header is invalid");
-	*k = *fpb_posting_keyp(page);
-	return n;
+	v->n = opq->nentries;
+	if (!(opq->flags & FPB_F_RUNS))
+	{
+		v->nslots = v->n;
+		v->nruns = 1;
+		v->keys = (uint64 *) body;
+		v->starts = v->ends = NULL;
+		v->tids = (ItemPointerData *) (body + sizeof(uint64));
+		return;
+	}
+	v->nruns = (int) ((uint32 *) body)[0];
+	v->nslots = (int) ((uint32 *) body)[1];
+	v->keys = (uint64 *) (body + FPB_RUNS_HDR);
+	v->starts = (uint16 *) (body + FPB_RUNS_HDR + v->nruns * sizeof(uint64));
+	v->ends = v->starts + v->nruns;
+	v->tids = (ItemPointerData *) (body + FPB_RUNS_HDR +
+								   v->nruns * FPB_RUN_BYTES);
 }
 
 /*
- * First position whose entry is >= (k, t), or with after_equal > (k, t),
- * in a posting page of key pk with n TIDs.
+ * Is the header of a page of runs sound: run and slot counts within the
+ * lines in use?  (Then its arrays lie inside the page.)
  */
+static bool
+fpb_runs_header_ok(Page page)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	uint32		nruns = ((uint32 *) fpb_line(page, 0))[0];
+	uint32		nslots = ((uint32 *) fpb_line(page, 0))[1];
+	int			n = opq->nentries;
+
+	return n >= 1 && n <= FPB_POSTING_CAP && nruns >= 2 &&
+		nruns <= (uint32) n && nslots >= (uint32) n &&
+		nslots <= (uint32) FPB_POSTING_CAP &&
+		fpb_runs_bytes((int) nruns, (int) nslots) <= FPB_POSTING_BYTES &&
+		opq->hwm == fpb_runs_lines((int) nruns, (int) nslots);
+}
+
+/*
+ * Are the runs of a page with a sound header in order: each run's slots
+ * inside the array, after the previous run's, not empty, the first at slot
+ * 0, the keys strictly ascending, and the entries adding up to the count?
+ * Returns NULL or what is wrong.
+ */
+static const char *
+fpb_runs_order_problem(const FpbRuns *v)
+{
+	int			n = 0;
+
+	if (v->starts[0] != 0)
+		return "posting page's first run does not start at slot 0";
+	for (int r = 0; r < v->nruns; r++)
+	{
+		if (fpb_run_end(v, r) <= fpb_run_start(v, r) ||
+			fpb_run_end(v, r) > fpb_run_limit(v, r))
+			return "posting page runs overlap or are empty";
+		if (r > 0 && v->keys[r] <= v->keys[r - 1])
+			return "posting page runs' keys are out of order";
+		n += fpb_run_end(v, r) - fpb_run_start(v, r);
+	}
+	if (n != v->n)
+		return "posting page runs do not add up to its entry count";
+	return NULL;
+}
+
+/*
+ * The page's runs, checked against the lines in use before anything is
+ * read through them: a damaged page raises an error here, never sends a
+ * reader out of the page.  O(runs), a small part of reading the page.
+ */
+static void
+fpb_posting_get(Page page, BlockNumber blkno, FpbRuns *v)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	int			n = opq->nentries;
+	const char *problem;
+
+	if (!(opq->flags & FPB_F_RUNS))
+	{
+		if (n < 1 || n > FPB_POSTING_CAP || opq->hwm != fpb_posting_lines(n))
+			fpb_posting_corrupt(blkno, "posting page header is invalid");
+		fpb_posting_view(page, v);
+		return;
+	}
+	if (!fpb_runs_header_ok(page))
+		fpb_posting_corrupt(blkno, "posting page header is invalid");
+	fpb_posting_view(page, v);
+	if ((problem = fpb_runs_order_problem(v)) != NULL)
+		fpb_posting_corrupt(blkno, problem);
+}
+
+/* First run whose key is >= k (nruns when none). */
 static int
-fpb_posting_search(const ItemPointerData *tids, int n, uint64 pk,
-				   uint64 k, uint64 t, bool after_equal)
+fpb_runs_lower(const FpbRuns *v, uint64 k)
 {
 	int			lo = 0,
-				hi = n;
+				hi = v->nruns;
 
-	if (pk != k)
-		return pk < k ? n : 0;
 	while (lo < hi)
 	{
 		int			mid = (lo + hi) / 2;
-		uint64		mt = fpb_tid_to_t(&tids[mid]);
+
+		if (v->keys[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The run whose slots (free ones included) hold slot i, 0 <= i < nslots. */
+static int
+fpb_run_of(const FpbRuns *v, int i)
+{
+	int			lo = 0,
+				hi = v->nruns - 1;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi + 1) / 2;
+
+		if (fpb_run_start(v, mid) <= i)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/*
+ * First slot whose entry is >= (k, t), or with after_equal > (k, t): a slot
+ * of k's run (its end slot when every entry is below), or the first slot of
+ * the next run, or nslots.  *run is set to the run of key k, or -1 when the
+ * page has no such key.
+ */
+static int
+fpb_posting_search(const FpbRuns *v, uint64 k, uint64 t, bool after_equal,
+				   int *run)
+{
+	int			r = fpb_runs_lower(v, k);
+	int			lo,
+				hi;
+
+	*run = -1;
+	if (r >= v->nruns)
+		return v->nslots;
+	lo = fpb_run_start(v, r);
+	if (v->keys[r] != k)
+		return lo;
+	*run = r;
+	hi = fpb_run_end(v, r);
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+		uint64		mt = fpb_tid_to_t(&v->tids[mid]);
 
 		if (after_equal ? (mt <= t) : (mt < t))
 			lo = mid + 1;
@@ -81,9 +247,29 @@ fpb_posting_search(const ItemPointerData *tids, int n, uint64 pk,
 	return lo;
 }
 
+/* Distinct keys of sorted entries. */
+static int
+fpb_entries_runs(const FpbEntry *entries, int n)
+{
+	int			nruns = n > 0 ? 1 : 0;
+
+	for (int i = 1; i < n; i++)
+		nruns += entries[i].k != entries[i - 1].k;
+	return nruns;
+}
+
+/* Do n entries in nruns runs fit one posting page? */
+static inline bool
+fpb_runs_fit(int nruns, int n)
+{
+	if (n < 1 || n > FPB_POSTING_CAP)
+		return false;
+	return nruns == 1 || fpb_runs_bytes(nruns, n) <= FPB_POSTING_BYTES;
+}
+
 /*
- * Can entries[0..n) be one posting page?  Leaf pages only, one key, and
- * the TIDs fit.
+ * Can entries[0..n) be one posting page?  Narrow leaf pages only, and the
+ * runs fit.
  */
 bool
 fpb_posting_fits(Page page, const FpbEntry *entries, int n)
@@ -91,40 +277,106 @@ fpb_posting_fits(Page page, const FpbEntry *entries, int n)
 	/* narrow leaves only: a wide entry's key is its value, not k */
 	return FpbPageIsLeaf(FpbPageGetOpaque(page)) &&
 		!(FpbPageGetOpaque(page)->flags & FPB_F_WIDE) && n > 0 &&
-		n <= FPB_POSTING_CAP && entries[0].k == entries[n - 1].k;
+		n <= FPB_POSTING_CAP && fpb_runs_fit(fpb_entries_runs(entries, n), n);
+}
+
+/*
+ * Are entries[0..n) worth a posting page instead of a split?  One key, or
+ * runs of two entries or more on average: a page of runs of distinct keys
+ * would hold about what a regular page holds, and each entry of a new key
+ * would lay it out again.  (A split's half may still become a page of
+ * shorter runs when it cannot be a regular page: fpb_posting_layout.)
+ */
+bool
+fpb_posting_worth(const FpbEntry *entries, int n)
+{
+	int			nruns = fpb_entries_runs(entries, n);
+
+	return nruns == 1 || 2 * nruns <= n;
 }
 
 /*
  * fpb_page_layout's choice: lay the sorted entries out as a posting page
- * when they share one key and are more than a regular page takes at the
- * layout's fill (the bulk load's fill, or FPB_REORG_MAX_FILL for the
- * rebuilds after the load).  Fewer entries stay a regular page, where
- * entries of other keys can still be inserted without a split.  Returns
+ * when they fit one and are more than a regular page takes at the layout's
+ * fill (the bulk load's fill, or FPB_REORG_MAX_FILL for the rebuilds after
+ * the load), and, when of several keys, are worth it (fpb_posting_worth) or
+ * too many for a regular page (a split's half, say).  Fewer entries stay a
+ * regular page, where any entry can still be inserted in place.  Returns
  * true when it laid the page out.
+ *
+ * A page of runs takes every line: the slots the entries leave free are
+ * shared out among the runs in proportion to their entries (a longer run
+ * gets more new rows), each run's after its TIDs.
  */
 bool
 fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
-	ItemPointerData *tids;
+	FpbRuns		v;
+	int			nruns;
+	int			nslots;
+	int			lines;
+	int			slot;
+	int			i;
 
+	nruns = fpb_entries_runs(entries, n);
 	if (!fpb_posting_fits(page, entries, n) ||
 		n <= fpb_page_capacity(opq->w, opq->x, false,
-							   fill > 0 ? fill : FPB_REORG_MAX_FILL))
+							   fill > 0 ? fill : FPB_REORG_MAX_FILL) ||
+		(nruns > 1 && !fpb_posting_worth(entries, n) &&
+		 n <= fpb_page_capacity(opq->w, opq->x, false, 1.0)))
 	{
-		opq->flags &= ~FPB_F_POSTING;
+		opq->flags &= ~(FPB_F_POSTING | FPB_F_RUNS);
 		return false;
 	}
-	memset(fpb_line(page, 0), 0, (Size) fpb_posting_lines(n) * FPB_LINE);
-	*fpb_posting_keyp(page) = entries[0].k;
-	tids = fpb_posting_tids(page);
-	for (int i = 0; i < n; i++)
-		fpb_t_to_tid(entries[i].t, &tids[i]);
+	if (nruns == 1)
+	{
+		nslots = n;
+		lines = fpb_posting_lines(n);
+	}
+	else
+	{
+		nslots = (FPB_POSTING_BYTES - FPB_RUNS_HDR - nruns * FPB_RUN_BYTES) /
+			(int) sizeof(ItemPointerData);
+		nslots = Min(nslots, FPB_POSTING_CAP);
+		Assert(nslots >= n);
+		lines = fpb_runs_lines(nruns, nslots);
+	}
+	memset(fpb_line(page, 0), 0, (Size) lines * FPB_LINE);
 	opq->flags |= FPB_F_POSTING;
+	if (nruns == 1)
+		opq->flags &= ~FPB_F_RUNS;
+	else
+	{
+		opq->flags |= FPB_F_RUNS;
+		((uint32 *) fpb_line(page, 0))[0] = (uint32) nruns;
+		((uint32 *) fpb_line(page, 0))[1] = (uint32) nslots;
+	}
+	opq->nentries = n;
+	fpb_posting_view(page, &v);
+	slot = 0;
+	i = 0;
+	for (int r = 0; r < nruns; r++)
+	{
+		int			first = i;
+
+		v.keys[r] = entries[i].k;
+		if (v.starts)
+			v.starts[r] = (uint16) slot;
+		for (; i < n && entries[i].k == v.keys[r]; i++)
+			fpb_t_to_tid(entries[i].t, &v.tids[slot++]);
+		if (v.ends)
+		{
+			v.ends[r] = (uint16) slot;
+			/* this run's share of the free slots, the rest after the last */
+			if (r + 1 < nruns)
+				slot += (int) ((int64) (nslots - n) * (i - first) / n);
+		}
+	}
+	Assert(i == n && slot <= nslots);
 	opq->root = opq->firstleaf = opq->lastleaf = FPB_NONE;
 	opq->ipheight = 0;
-	opq->nentries = n;
-	opq->hwm = fpb_posting_lines(n);
+	opq->hwm = lines;
 	((PageHeader) page)->pd_lower = FPB_DATA_START + opq->hwm * FPB_LINE;
 	return true;
 }
@@ -133,34 +385,39 @@ fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
 int
 fpb_posting_collect(Page page, FpbEntry *out, bool *dead, BlockNumber blkno)
 {
-	uint64		k;
-	int			n = fpb_posting_get(page, blkno, &k);
-	ItemPointerData *tids = fpb_posting_tids(page);
+	FpbRuns		v;
+	int			m = 0;
 
-	for (int i = 0; i < n; i++)
+	fpb_posting_get(page, blkno, &v);
+	for (int r = 0; r < v.nruns; r++)
 	{
-		out[i].k = k;
-		out[i].t = fpb_tid_to_t(&tids[i]);
-		out[i].child = InvalidBlockNumber;
-		if (dead)
-			dead[i] = fpb_tid_is_dead(&tids[i]);
+		for (int i = fpb_run_start(&v, r); i < fpb_run_end(&v, r); i++, m++)
+		{
+			out[m].k = v.keys[r];
+			out[m].t = fpb_tid_to_t(&v.tids[i]);
+			out[m].child = InvalidBlockNumber;
+			if (dead)
+				dead[m] = fpb_tid_is_dead(&v.tids[i]);
+		}
 	}
-	return n;
+	Assert(m == v.n);
+	return m;
 }
 
 /* fpb_page_mark_dead of a posting page */
 bool
 fpb_posting_mark_dead(Page page, uint64 k, uint64 t, BlockNumber blkno)
 {
-	uint64		pk;
-	int			n = fpb_posting_get(page, blkno, &pk);
-	ItemPointerData *tids = fpb_posting_tids(page);
-	int			i = fpb_posting_search(tids, n, pk, k, t, false);
+	FpbRuns		v;
+	int			r;
+	int			i;
 
-	if (i >= n || pk != k || fpb_tid_to_t(&tids[i]) != t ||
-		fpb_tid_is_dead(&tids[i]))
+	fpb_posting_get(page, blkno, &v);
+	i = fpb_posting_search(&v, k, t, false, &r);
+	if (r < 0 || i >= fpb_run_end(&v, r) ||
+		fpb_tid_to_t(&v.tids[i]) != t || fpb_tid_is_dead(&v.tids[i]))
 		return false;
-	tids[i].ip_posid |= FPB_TID_DEADFLAG;
+	v.tids[i].ip_posid |= FPB_TID_DEADFLAG;
 	return true;
 }
 
@@ -168,14 +425,32 @@ fpb_posting_mark_dead(Page page, uint64 k, uint64 t, BlockNumber blkno)
 int
 fpb_posting_count_dead(Page page, BlockNumber blkno)
 {
-	uint64		k;
-	int			n = fpb_posting_get(page, blkno, &k);
-	ItemPointerData *tids = fpb_posting_tids(page);
+	FpbRuns		v;
 	int			ndead = 0;
 
-	for (int i = 0; i < n; i++)
-		ndead += fpb_tid_is_dead(&tids[i]);
+	fpb_posting_get(page, blkno, &v);
+	for (int r = 0; r < v.nruns; r++)
+		for (int i = fpb_run_start(&v, r); i < fpb_run_end(&v, r); i++)
+			ndead += fpb_tid_is_dead(&v.tids[i]);
 	return ndead;
+}
+
+/*
+ * The entries a posting page holds when full: its slots (a page of one key
+ * takes up to FPB_POSTING_CAP).  For fpbtree_stats' fill; the page was
+ * checked by fpb_page_check_sane.
+ */
+int
+fpb_posting_capacity(Page page, BlockNumber blkno)
+{
+	FpbRuns		v;
+
+	if (!(FpbPageGetOpaque(page)->flags & FPB_F_RUNS))
+		return FPB_POSTING_CAP;
+	if (!fpb_runs_header_ok(page))
+		fpb_posting_corrupt(blkno, "posting page header is invalid");
+	fpb_posting_view(page, &v);
+	return v.nslots;
 }
 
 /* fpb_page_key_run of a posting page */
@@ -183,23 +458,32 @@ int
 fpb_posting_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo,
 					uint64 thi, BlockNumber blkno, uint64 *out, bool *ended)
 {
-	uint64		k;
-	int			n = fpb_posting_get(page, blkno, &k);
-	ItemPointerData *tids = fpb_posting_tids(page);
-	int			i = fpb_posting_search(tids, n, k, klo, tlo, false);
+	FpbRuns		v;
+	int			r;
+	int			from;
 	int			m = 0;
 
+	fpb_posting_get(page, blkno, &v);
+	from = fpb_posting_search(&v, klo, tlo, false, &r);
 	*ended = false;
-	for (; i < n; i++)
+	if (from >= v.nslots)
+		return 0;
+	for (r = fpb_run_of(&v, from); r < v.nruns; r++)
 	{
-		uint64		t = fpb_tid_to_t(&tids[i]);
+		uint64		k = v.keys[r];
 
-		if (k > khi || (k == khi && t > thi))
+		for (int i = Max(from, fpb_run_start(&v, r)); i < fpb_run_end(&v, r);
+			 i++)
 		{
-			*ended = true;
-			break;
+			uint64		t = fpb_tid_to_t(&v.tids[i]);
+
+			if (k > khi || (k == khi && t > thi))
+			{
+				*ended = true;
+				return m;
+			}
+			out[m++] = t;
 		}
-		out[m++] = t;
 	}
 	return m;
 }
@@ -214,58 +498,94 @@ fpb_posting_scan(Page page, BlockNumber blkno, uint64 lok, uint64 lot,
 				 uint64 hik, uint64 hit, bool skipdead, FpbScanItem *items,
 				 bool *before_lo)
 {
-	uint64		k;
-	int			n = fpb_posting_get(page, blkno, &k);
-	ItemPointerData *tids = fpb_posting_tids(page);
-	int			from = fpb_posting_search(tids, n, k, lok, lot, false);
-	int			to = fpb_posting_search(tids, n, k, hik, hit, true);
+	FpbRuns		v;
+	int			r;
+	int			from;
+	int			to;
 	int			m = 0;
 
+	fpb_posting_get(page, blkno, &v);
+	from = fpb_posting_search(&v, lok, lot, false, &r);
+	to = fpb_posting_search(&v, hik, hit, true, &r);
+	/* the first run starts at slot 0: any slot before from holds an entry */
 	*before_lo = from > 0;
-	for (int i = from; i < to; i++)
+	if (from >= to)
+		return 0;
+	for (r = fpb_run_of(&v, from); r < v.nruns && fpb_run_start(&v, r) < to;
+		 r++)
 	{
-		if (skipdead && fpb_tid_is_dead(&tids[i]))
-			continue;
-		items[m].k = k;
-		items[m].t = fpb_tid_to_t(&tids[i]);
-		m++;
+		int			last = Min(to, fpb_run_end(&v, r));
+
+		for (int i = Max(from, fpb_run_start(&v, r)); i < last; i++)
+		{
+			if (skipdead && fpb_tid_is_dead(&v.tids[i]))
+				continue;
+			items[m].k = v.keys[r];
+			items[m].t = fpb_tid_to_t(&v.tids[i]);
+			m++;
+		}
 	}
 	return m;
 }
 
 /*
- * fpb_page_insert_slot of a posting page: the entry's position when it has
- * the page's key and there is room, else -1 (the page must split: see
- * fpb_posting_split_point).
+ * fpb_page_insert_slot of a posting page: the entry's slot when its key has
+ * a run on the page and the run a free slot after it (on a page of one key:
+ * room in the array), else -1: fpb_posting_insert then lays the page out
+ * again with the entry, or the page splits (see fpb_posting_split_point).
  */
 int
 fpb_posting_insert_slot(Page page, const FpbEntry *e, BlockNumber blkno,
 						int *pos)
 {
-	uint64		k;
-	int			n = fpb_posting_get(page, blkno, &k);
+	FpbRuns		v;
+	int			r;
+	int			i;
 
-	if (e->k != k || n >= FPB_POSTING_CAP)
+	fpb_posting_get(page, blkno, &v);
+	i = fpb_posting_search(&v, e->k, e->t, false, &r);
+	if (r < 0)
 		return -1;
-	*pos = fpb_posting_search(fpb_posting_tids(page), n, k, e->k, e->t, false);
+	if (v.nruns == 1 ? v.n >= FPB_POSTING_CAP :
+		fpb_run_end(&v, r) >= fpb_run_limit(&v, r))
+		return -1;
+	*pos = i;
 	return FPB_DATA_START;
 }
 
 /*
- * fpb_page_insert_at of a posting page: shift the TIDs from pos on up by
- * one, and take one more line when the array grows into it.  The new line
- * was in the hole, zero in the replayed page and zeroed here; the record
- * names pd_lower and hwm, so the hole shrinks in both.
+ * fpb_page_insert_at of a posting page: shift the run's TIDs from pos on up
+ * by one slot.  A page of one key takes one more line when its array grows
+ * into it: the new line was in the hole, zero in the replayed page and
+ * zeroed here; the record names pd_lower and hwm, so the hole shrinks in
+ * both.  A page of runs uses all its lines already; the run's end moves.
  */
 int
 fpb_posting_insert_at(Page page, int pos, const FpbEntry *e,
 					  FpbByteRange *ranges)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
-	ItemPointerData *tids = fpb_posting_tids(page);
+	FpbRuns		v;
 	int			n = opq->nentries;
 	int			nr = 0;
-	uint16		hwm = fpb_posting_lines(n + 1);
+	int			r = 0;
+	int			end;
+	uint16		hwm;
+
+	fpb_posting_view(page, &v);
+	if (v.ends)
+	{
+		r = fpb_runs_lower(&v, e->k);
+		Assert(r < v.nruns && v.keys[r] == e->k);
+		end = fpb_run_end(&v, r);
+		Assert(end < fpb_run_limit(&v, r));
+		hwm = opq->hwm;
+	}
+	else
+	{
+		end = n;
+		hwm = fpb_posting_lines(n + 1);
+	}
 
 	/*
 	 * A new line comes from the hole, which is zero after WAL replay but may
@@ -274,14 +594,19 @@ fpb_posting_insert_at(Page page, int pos, const FpbEntry *e,
 	 */
 	if (hwm != opq->hwm)
 		memset(fpb_line(page, opq->hwm), 0, (Size) (hwm - opq->hwm) * FPB_LINE);
-	memmove(&tids[pos + 1], &tids[pos], (n - pos) * sizeof(ItemPointerData));
-	fpb_t_to_tid(e->t, &tids[pos]);
+	memmove(&v.tids[pos + 1], &v.tids[pos],
+			(end - pos) * sizeof(ItemPointerData));
+	fpb_t_to_tid(e->t, &v.tids[pos]);
 	opq->nentries = n + 1;
+	if (v.ends)
+		v.ends[r]++;
 
 #define FPB_RANGE(ptr, size) \
 	(ranges[nr].off = (uint16) ((char *) (ptr) - (char *) page), \
 	 ranges[nr].len = (uint16) (size), nr++)
-	FPB_RANGE(&tids[pos], (n + 1 - pos) * sizeof(ItemPointerData));
+	FPB_RANGE(&v.tids[pos], (end + 1 - pos) * sizeof(ItemPointerData));
+	if (v.ends)
+		FPB_RANGE(&v.ends[r], sizeof(uint16));
 	FPB_RANGE(&opq->nentries, sizeof(opq->nentries));
 	if (hwm != opq->hwm)
 	{
@@ -295,40 +620,68 @@ fpb_posting_insert_at(Page page, int pos, const FpbEntry *e,
 	return nr;
 }
 
-/* fpb_page_insert of a posting page: false when the page must split */
+/*
+ * fpb_page_insert of a posting page: false when the page must split.  An
+ * entry of a key with a run and a free slot goes in place; one of a new key
+ * (or one that finds no free slot) lays the page out again with it, which
+ * shares out the free slots anew, when the entries still fit a page, in
+ * either format, and are worth a posting page.
+ */
 bool
 fpb_posting_insert(Page page, const FpbEntry *e, BlockNumber blkno)
 {
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	FpbByteRange ranges[FPB_INSERT_RANGES];
+	FpbEntry   *ents;
+	int			n;
 	int			pos;
+	bool		ok = false;
 
-	if (fpb_posting_insert_slot(page, e, blkno, &pos) < 0)
-		return false;
-	(void) fpb_posting_insert_at(page, pos, e, ranges);
-	return true;
+	if (fpb_posting_insert_slot(page, e, blkno, &pos) >= 0)
+	{
+		(void) fpb_posting_insert_at(page, pos, e, ranges);
+		return true;
+	}
+	n = opq->nentries;
+	ents = palloc(sizeof(FpbEntry) * (n + 1));
+	(void) fpb_posting_collect(page, ents, NULL, blkno);
+	for (pos = n; pos > 0 && (ents[pos - 1].k > e->k ||
+							  (ents[pos - 1].k == e->k &&
+							   ents[pos - 1].t > e->t)); pos--)
+		ents[pos] = ents[pos - 1];
+	ents[pos] = *e;
+	if ((fpb_posting_fits(page, ents, n + 1) &&
+		 fpb_posting_worth(ents, n + 1)) ||
+		n + 1 <= fpb_page_capacity(opq->w, opq->x, false, FPB_REORG_MAX_FILL))
+		ok = fpb_page_layout(page, ents, n + 1, 0);
+	pfree(ents);
+	return ok;
 }
 
-/* A leaf page's half [from, to) of a split fits one page? */
+/*
+ * Does a leaf split's half [from, to) fit one page?  bnd[i] counts the key
+ * changes among ents[0..i], so the half has 1 + bnd[to - 1] - bnd[from]
+ * keys.
+ */
 static inline bool
-fpb_split_half_fits(const FpbEntry *ents, int from, int to, int regcap)
+fpb_split_half_fits(const int *bnd, int from, int to, int regcap)
 {
 	return (to - from <= regcap) ||
-		(to - from <= FPB_POSTING_CAP && ents[from].k == ents[to - 1].k);
+		fpb_runs_fit(1 + bnd[to - 1] - bnd[from], to - from);
 }
 
 /*
  * Where a leaf page split divides its n sorted entries (the new one
  * included), given the split point mid the page would have without posting
  * pages.  Both halves must fit (a half of more than a regular page's
- * entries only as a posting page, so with one key), and the boundary
- * between two keys nearest to mid is taken over any cut inside a run, as
- * nbtree's many-duplicates split does: a run then stays whole on one side
- * and grows there into a posting page.  Cut inside a run, its half would
- * never fill when the run grows at its end (new heap rows: ascending TIDs
- * go to the right half), and the run would be left on half-full regular
- * pages.  A page of one key whose new entry comes last keeps 96% on the
- * left, as nbtree's single-value split does, since the left half of such a
- * run rarely gets more.
+ * entries only as a posting page), and the boundary between two keys
+ * nearest to mid is taken over any cut inside a run, as nbtree's
+ * many-duplicates split does: a run then stays whole on one side and grows
+ * there.  Cut inside a run, its half would never fill when the run grows at
+ * its end (new heap rows: ascending TIDs go to the right half), and the
+ * run would be left on half-full pages.  A page of one key whose new entry
+ * comes last keeps 96% on the left, as nbtree's single-value split does,
+ * since the left half of such a run rarely gets more.
  */
 int
 fpb_posting_split_point(Page page, const FpbEntry *ents, int n, int mid,
@@ -336,16 +689,23 @@ fpb_posting_split_point(Page page, const FpbEntry *ents, int n, int mid,
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	int			regcap = fpb_page_capacity(opq->w, opq->x, false, 1.0);
+	int		   *bnd = palloc(sizeof(int) * n);
 	int			best = -1;
 	int64		bestcost = PG_INT64_MAX;
 
+	bnd[0] = 0;
+	for (int i = 1; i < n; i++)
+		bnd[i] = bnd[i - 1] + (ents[i].k != ents[i - 1].k);
 	if (ents[0].k == ents[n - 1].k && newpos == n - 1)
 		mid = Max(1, (int) ((int64) n * FPB_POSTING_SPLIT_FILL / 100));
-	if (n <= 2 * regcap && ents[0].k != ents[n - 1].k &&
-		fpb_split_half_fits(ents, 0, mid, regcap) &&
-		fpb_split_half_fits(ents, mid, n, regcap) &&
+	if (ents[0].k != ents[n - 1].k &&
+		fpb_split_half_fits(bnd, 0, mid, regcap) &&
+		fpb_split_half_fits(bnd, mid, n, regcap) &&
 		ents[mid - 1].k != ents[mid].k)
+	{
+		pfree(bnd);
 		return mid;
+	}
 	for (int i = 1; i < n; i++)
 	{
 		int64		cost = Abs(i - mid);
@@ -353,23 +713,25 @@ fpb_posting_split_point(Page page, const FpbEntry *ents, int n, int mid,
 		if (ents[i - 1].k == ents[i].k)
 			cost += n;
 		if (cost < bestcost &&
-			fpb_split_half_fits(ents, 0, i, regcap) &&
-			fpb_split_half_fits(ents, i, n, regcap))
+			fpb_split_half_fits(bnd, 0, i, regcap) &&
+			fpb_split_half_fits(bnd, i, n, regcap))
 		{
 			best = i;
 			bestcost = cost;
 		}
 	}
+	pfree(bnd);
 	if (best < 0)
 		elog(ERROR, "fpbtree: no split point of %d entries fits two pages", n);
 	return best;
 }
 
 /*
- * fpbtree_check of a posting page: the header, the key once, the TIDs
- * strictly ascending (dead marks allowed, as on any leaf entry), the bytes
- * past them in the last line zero.  Returns the entries, as
- * fpb_check_inpage does.
+ * fpbtree_check of a posting page: the header, each key once and in
+ * ascending order, the runs in order within the slots, the TIDs of each run
+ * strictly ascending (dead marks allowed, as on any leaf entry), the free
+ * slots and the bytes past the last slot in its line zero.  Returns the
+ * entries, as fpb_check_inpage does.
  */
 FpbEntry *
 fpb_check_posting(Relation index, Page page, BlockNumber blkno,
@@ -377,41 +739,62 @@ fpb_check_posting(Relation index, Page page, BlockNumber blkno,
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	int			n = opq->nentries;
-	ItemPointerData *tids = fpb_posting_tids(page);
-	uint64		k = *fpb_posting_keyp(page);
+	bool		runs = (opq->flags & FPB_F_RUNS) != 0;
+	FpbRuns		v;
 	FpbEntry   *ents;
+	const char *problem;
 	char	   *tail;
 	char	   *end;
+	int			m = 0;
 
 	if (!FpbPageIsLeaf(opq) || opq->ipheight != 0 || opq->root != FPB_NONE ||
 		opq->firstleaf != FPB_NONE || opq->lastleaf != FPB_NONE)
 		fpb_index_corrupt(index, blkno,
 						  "Posting page has level %u, in-page height %u, root %u.",
 						  opq->level, opq->ipheight, opq->root);
-	if (n < 1 || n > FPB_POSTING_CAP || opq->hwm != fpb_posting_lines(n))
+	if (runs ? !fpb_runs_header_ok(page) :
+		(n < 1 || n > FPB_POSTING_CAP || opq->hwm != fpb_posting_lines(n)))
 		fpb_index_corrupt(index, blkno,
-						  "Posting page holds %d entries in %u lines.",
-						  n, opq->hwm);
+						  "Posting page holds %d entries in %u runs, %u slots and %u lines.",
+						  n, runs ? ((uint32 *) fpb_line(page, 0))[0] : 1,
+						  runs ? ((uint32 *) fpb_line(page, 0))[1] : n,
+						  opq->hwm);
+	fpb_posting_view(page, &v);
+	if (runs && (problem = fpb_runs_order_problem(&v)) != NULL)
+		fpb_index_corrupt(index, blkno, "The %s.", problem);
 	ents = palloc(sizeof(FpbEntry) * n);
-	for (int i = 0; i < n; i++)
+	for (int r = 0; r < v.nruns; r++)
 	{
-		ents[i].k = k;
-		ents[i].t = fpb_tid_to_t(&tids[i]);
-		ents[i].child = InvalidBlockNumber;
-		if ((ents[i].t & FPB_T_NULLBIT) && k != FPB_KEY_MAX)
-			fpb_index_corrupt(index, blkno,
-							  "Posting page entry %d is NULL but the key is %s.",
-							  i, fpb_keydesc(k, ents[i].t));
-		if (i > 0 && ents[i].t <= ents[i - 1].t)
-			fpb_index_corrupt(index, blkno,
-							  "Posting page entry %d %s is not above entry %d.",
-							  i, fpb_keydesc(k, ents[i].t), i - 1);
+		uint64		k = v.keys[r];
+
+		for (int i = fpb_run_start(&v, r); i < fpb_run_end(&v, r); i++, m++)
+		{
+			ents[m].k = k;
+			ents[m].t = fpb_tid_to_t(&v.tids[i]);
+			ents[m].child = InvalidBlockNumber;
+			if ((ents[m].t & FPB_T_NULLBIT) && k != FPB_KEY_MAX)
+				fpb_index_corrupt(index, blkno,
+								  "Posting page entry %d is NULL but the key is %s.",
+								  m, fpb_keydesc(k, ents[m].t));
+			if (i > fpb_run_start(&v, r) && ents[m].t <= ents[m - 1].t)
+				fpb_index_corrupt(index, blkno,
+								  "Posting page entry %d %s is not above entry %d.",
+								  m, fpb_keydesc(k, ents[m].t), m - 1);
+		}
+		/* the run's free slots */
+		for (tail = (char *) &v.tids[fpb_run_end(&v, r)];
+			 tail < (char *) &v.tids[fpb_run_limit(&v, r)]; tail++)
+			if (*tail != 0)
+				fpb_index_corrupt(index, blkno,
+								  "Posting page has data in the free slots of run %d.",
+								  r);
 	}
 	end = fpb_line(page, opq->hwm);
-	for (tail = (char *) &tids[n]; tail < end; tail++)
+	for (tail = (char *) &v.tids[v.nslots]; tail < end; tail++)
 		if (*tail != 0)
 			fpb_index_corrupt(index, blkno,
-							  "Posting page has data past its %d entries.", n);
+							  "Posting page has data past its %d slots.",
+							  v.nslots);
 	*nentries = n;
 	return ents;
 }

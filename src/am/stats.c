@@ -132,7 +132,8 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 			{
 				entries += opq->nentries;
 				fillsum += (double) opq->nentries /
-					(FpbPageIsPosting(opq) ? FPB_POSTING_CAP : fanout);
+					(FpbPageIsPosting(opq) ? fpb_posting_capacity(page, blkno) :
+					 fanout);
 				leafpages++;
 			}
 			else if (blkno == leftmost)

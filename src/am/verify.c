@@ -411,7 +411,7 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 						FpbPageIsLeaf(opq) ? "set" : "not set", level);
 		if (opq->flags & ~(FPB_F_LEAF | FPB_F_INCOMPLETE_SPLIT |
 						   FPB_F_HALF_DEAD | FPB_F_SPLIT_END | FPB_F_WIDE |
-						   FPB_F_POSTING))
+						   FPB_F_POSTING | FPB_F_RUNS))
 			fpb_corrupt(st, blkno, "Page has unknown flags 0x%04x.",
 						opq->flags);
 		if (((opq->flags & FPB_F_WIDE) != 0) != (cmp != NULL))

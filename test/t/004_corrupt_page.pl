@@ -21,7 +21,9 @@
 #    pd_lower leaves its nodes in the hole, a downlink leads to the
 #    metapage, a level-1 page is empty and its own sibling, the node widths
 #    are zero, the version is wrong, a posting page counts more TIDs than
-#    it holds or has two out of order, a high key's value (wide and
+#    it holds or has two out of order, a page of runs counts more runs than
+#    it holds, has two keys out of order or a run that overlaps the next
+#    one, a high key's value (wide and
 #    multi-column indexes) is longer than the page.  Every statement through the index, and
 #    fpbtree_check, must fail at once with ERRCODE_INDEX_CORRUPTED (XX002)
 #    naming the block.  Without validation, most of these hang (some
@@ -81,12 +83,16 @@ my @dcases = (
 	[ d_split => 100 ],
 	[ d_postcount => 100, '5' ],
 	[ d_postorder => 100, '5' ],
+	[ d_runscount => 100, 'g % 500' ],
+	[ d_runskeys => 100, 'g % 500' ],
+	[ d_runsend => 100, 'g % 500' ],
 	[ d_varsize => 10, undef, '(k::text) COLLATE "C"' ],
 	[ d_tuplesize => 10, undef, 'k, id' ],);
 for my $c (@dcases)
 {
 	my ($t, $ff, $kexpr, $cols) = @$c;
-	# d_post*: one key, so the leaves are posting pages (src/am/posting.c)
+	# d_post*: one key, so the leaves are posting pages (src/am/posting.c);
+	# d_runs*: 20 rows a key, so the build makes pages of runs
 	$kexpr //= '(g * 7919) % 100003';
 	# d_varsize: a wide index (text); d_tuplesize: a multi-column one
 	$cols //= 'k';
@@ -466,6 +472,41 @@ my (%dblk, %dnote);
 	$dblk{d_postorder} = [ $leaves[1] ];
 	$dnote{d_postorder} = "posting page $leaves[1] first two TIDs swapped";
 
+	# pages of runs (flags 0x80 | 0x100): the body at byte 64 is the run
+	# count and the slot count (uint32 each), then the keys, the first and
+	# the end slots (uint16 each), then the TID slots.  A run count far
+	# beyond the lines in use; two keys out of order; a run whose end lies
+	# past the next run's first slot.  Every reader checks these before it
+	# follows them.
+	for my $t (qw(d_runscount d_runskeys d_runsend))
+	{
+		$f = $path{$t};
+		@leaves = grep { (opaque(read_block($f, $_))->{flags} & 0x180) == 0x180 }
+		  level_chain($f, 0);
+		die "no page of runs in $t" unless @leaves;
+		my $page = read_block($f, $leaves[1]);
+		my $nruns = unpack('V', substr($page, 64, 4));
+		if ($t eq 'd_runscount')
+		{
+			patch($f, $leaves[1], raw => [ 64, 'V', 60000 ]);
+			$dnote{$t} = "page of runs $leaves[1] run count 60000";
+		}
+		elsif ($t eq 'd_runskeys')
+		{
+			my ($k0, $k1) = (substr($page, 72, 8), substr($page, 80, 8));
+			patch($f, $leaves[1], raw => [ 72, 'a16', $k1 . $k0 ]);
+			$dnote{$t} = "page of runs $leaves[1] first two keys swapped";
+		}
+		else
+		{
+			my $ends = 72 + 10 * $nruns;
+			my $start1 = unpack('v', substr($page, 72 + 8 * $nruns + 2, 2));
+			patch($f, $leaves[1], raw => [ $ends, 'v', $start1 + 3 ]);
+			$dnote{$t} = "page of runs $leaves[1] first run ends past the second's start";
+		}
+		$dblk{$t} = [ $leaves[1] ];
+	}
+
 	# a leaf's high key, a value in the slotted area, says it is longer
 	# than the page: a scan copies the high key it leaves (wide index,
 	# the varlena header), an index-only scan each entry's tuple
@@ -587,6 +628,9 @@ my @dplan = (
 	[ d_split => qw(ins check) ],
 	[ d_postcount => qw(fwd bwd check) ],
 	[ d_postorder => qw(check) ],
+	[ d_runscount => qw(fwd bwd check) ],
+	[ d_runskeys => qw(fwd bwd check) ],
+	[ d_runsend => qw(fwd bwd check) ],
 	[ d_varsize => qw(fwdt check) ],
 	[ d_tuplesize => qw(fwd check) ],);
 for my $p (@dplan)

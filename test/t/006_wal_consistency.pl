@@ -5,7 +5,7 @@
 # rebuilt from the delta with that image during replay: a delta that misses
 # a change stops the standby with "inconsistent page found".  The workload
 # covers in-page inserts and splits, reorganisations, page and root splits,
-# duplicates (posting pages), NULLs, deletions by VACUUM, a second
+# duplicates (posting pages, of one key and of several), NULLs, deletions by VACUUM, a second
 # split-heavy index with narrow nodes, and a text index (wide keys: values in
 # slots below pd_upper, which every split, reorganisation and insert rewrites
 # or extends).  Index scans over deleted rows set no dead marks here.
@@ -80,6 +80,17 @@ INSERT INTO w SELECT 30000 + g, hashint4(g * 17), -g, md5((g * 3)::text)
 -- space VACUUM freed (TIDs inside the run: shifts in the array, new lines),
 -- and its neighbours 41 and 43 split it at the key
 INSERT INTO w SELECT 50000 + g, 41 + g % 3, NULL FROM generate_series(1, 1500) g;
+-- pages of several runs: short runs of 200 keys fill leaves in random
+-- order (in-place inserts into a run: TIDs and run ends shift, new lines),
+-- then keys between them (the page laid out again with a new run) and
+-- splits of such pages
+INSERT INTO w SELECT 60000 + g, 1000000 + 2 * (g % 200), NULL
+	FROM generate_series(1, 6000) g ORDER BY hashint4(g);
+INSERT INTO w SELECT 70000 + g, 1000001 + 2 * (g % 200), NULL
+	FROM generate_series(1, 3000) g ORDER BY hashint4(g * 3);
+DELETE FROM w WHERE id > 60000 AND id % 5 = 0;
+VACUUM w;
+INSERT INTO w SELECT 80000 + g, 1000000 + g % 300, NULL FROM generate_series(1, 2000) g;
 });
 
 $primary->wait_for_catchup($standby, 'replay');
@@ -94,6 +105,7 @@ my $idx = 'SET enable_seqscan = off; SET enable_bitmapscan = off;';
 for my $q (
 	q{SELECT count(*), sum(id) FROM w WHERE k >= 0},
 	q{SELECT count(*), sum(id) FROM w WHERE k = 42},
+	q{SELECT count(*), sum(id) FROM w WHERE k BETWEEN 1000000 AND 1000400},
 	q{SELECT count(*), sum(id) FROM w WHERE f < 0},
 	q{SELECT count(*) FROM w WHERE f IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE s < '8'},
