@@ -280,19 +280,39 @@ fpb_posting_fits(Page page, const FpbEntry *entries, int n)
 		n <= FPB_POSTING_CAP && fpb_runs_fit(fpb_entries_runs(entries, n), n);
 }
 
+/* TID slots of a page of nruns (> 1) runs: as many as its lines hold */
+static inline int
+fpb_runs_slots(int nruns)
+{
+	return Min(FPB_POSTING_CAP,
+			   (FPB_POSTING_BYTES - FPB_RUNS_HDR - nruns * FPB_RUN_BYTES) /
+			   (int) sizeof(ItemPointerData));
+}
+
 /*
- * Are entries[0..n) worth a posting page instead of a split?  One key, or
- * runs of two entries or more on average: a page of runs of distinct keys
- * would hold about what a regular page holds, and each entry of a new key
- * would lay it out again.  (A split's half may still become a page of
- * shorter runs when it cannot be a regular page: fpb_posting_layout.)
+ * Are entries[0..n) worth a posting page instead of a split?  One key; or
+ * runs of two entries or more on average that leave an eighth of the
+ * page's slots free.  A page of runs of distinct keys would hold about what
+ * a regular page holds, and each entry of a new key would lay it out
+ * again; and a page of runs with few free slots would be laid out again
+ * (its free slots shared out anew, a record of most of the page) every few
+ * inserts: better to split it, or first to let the inserter remove the
+ * dead versions it may hold (insert.c), as a full page does.  (A split's
+ * half may still become a page of shorter runs when it cannot be a regular
+ * page: fpb_posting_layout.)
  */
 bool
 fpb_posting_worth(const FpbEntry *entries, int n)
 {
 	int			nruns = fpb_entries_runs(entries, n);
+	int			nslots;
 
-	return nruns == 1 || 2 * nruns <= n;
+	if (nruns == 1)
+		return true;
+	if (2 * nruns > n)
+		return false;
+	nslots = fpb_runs_slots(nruns);
+	return nslots - n >= nslots / 8;
 }
 
 /*
@@ -336,9 +356,7 @@ fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
 	}
 	else
 	{
-		nslots = (FPB_POSTING_BYTES - FPB_RUNS_HDR - nruns * FPB_RUN_BYTES) /
-			(int) sizeof(ItemPointerData);
-		nslots = Min(nslots, FPB_POSTING_CAP);
+		nslots = fpb_runs_slots(nruns);
 		Assert(nslots >= n);
 		lines = fpb_runs_lines(nruns, nslots);
 	}
