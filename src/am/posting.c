@@ -339,16 +339,17 @@ fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
 	int			slot;
 	int			i;
 
-	nruns = fpb_entries_runs(entries, n);
-	if (!fpb_posting_fits(page, entries, n) ||
-		n <= fpb_page_capacity(opq->w, opq->x, false,
+	/* the cheap test first: most layouts are of a regular page's entries */
+	if (n <= fpb_page_capacity(opq->w, opq->x, false,
 							   fill > 0 ? fill : FPB_REORG_MAX_FILL) ||
-		(nruns > 1 && !fpb_posting_worth(entries, n) &&
-		 n <= fpb_page_capacity(opq->w, opq->x, false, 1.0)))
+		!fpb_posting_fits(page, entries, n) ||
+		(n <= fpb_page_capacity(opq->w, opq->x, false, 1.0) &&
+		 !fpb_posting_worth(entries, n)))
 	{
 		opq->flags &= ~(FPB_F_POSTING | FPB_F_RUNS);
 		return false;
 	}
+	nruns = fpb_entries_runs(entries, n);
 	if (nruns == 1)
 	{
 		nslots = n;
