@@ -61,6 +61,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 				ropq;
 	uint16		cycle;
 	int			want;
+	bool		append;
 
 	fpb_page_collect(origpage, ents, lblk);
 	for (pos = n; pos > 0 && fpb_entry_cmp(cmp, &ents[pos - 1], e) > 0; pos--)
@@ -76,7 +77,8 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	 * would split it again and add a level at the root each time, so its
 	 * right half gets at most as many entries as a split in the middle.
 	 */
-	if (FpbPageIsRightmost(oopq) && pos == n - 1)
+	append = FpbPageIsRightmost(oopq) && pos == n - 1;
+	if (append)
 	{
 		want = (int) ((int64) n * fpb_fillfactor(index) / 100);
 		if (cmp)
@@ -130,7 +132,9 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 		if (FpbPageIsLeaf(oopq) && fpb_entry_keys_differ(cmp, &ents[mid - 1],
 														 &ents[mid]))
 			sep->t = cmp ? (ents[mid].t & FPB_T_NULLBIT) : 0;
-		if (!fpb_page_layout(rpage, ents + mid, n - mid, 0))
+		/* the right half of an ascending split packs its nodes (page.c) */
+		if (!fpb_page_layout(rpage, ents + mid, n - mid,
+							 (append && cmp == NULL) ? 1.0 : 0))
 			continue;
 		if (cmp)
 		{

@@ -825,7 +825,17 @@ fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 		pfree(ents);
 		return false;
 	}
-	ok = fpb_page_layout(page, ents, n + 1, 0);
+
+	/*
+	 * An entry that comes last (ascending inserts) fills the last node
+	 * only: pack the nodes and leave the free lines for the node splits
+	 * that follow, each of which keeps its old node full.  Spread over
+	 * every node (fill 0), the entries would leave the last node a few
+	 * free places and no free line, and the page would be laid out again,
+	 * a record of most of it, every few inserts.
+	 */
+	ok = fpb_page_layout(page, ents, n + 1,
+						 (pos == n && cmp == NULL) ? 1.0 : 0);
 	pfree(ents);
 	return ok;
 }
