@@ -182,3 +182,21 @@ WHERE f."resource_manager/record_type" = 'Generic'
 SELECT fpbtree_check('gr4_f_k', true);
 SELECT pg_relation_size('gr4_f_k') < pg_relation_size('gr4_b_k') AS smaller;
 DROP TABLE gr4_f, gr4_b;
+-- the same with ascending text keys (a wide index: values in slots):
+-- 18.4 MB of generic records before, 6.3 MB now, btree's 4.2 MB
+CREATE TABLE gr5_f (k text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX gr5_f_k ON gr5_f USING fpbtree (k);
+CREATE TABLE gr5_b (k text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX gr5_b_k ON gr5_b USING btree (k);
+SELECT pg_current_wal_lsn() AS gr5_l0 \gset
+INSERT INTO gr5_f SELECT 'order-' || lpad(g::text, 10, '0') FROM generate_series(1, 50000) g;
+SELECT pg_current_wal_lsn() AS gr5_l1 \gset
+INSERT INTO gr5_b SELECT 'order-' || lpad(g::text, 10, '0') FROM generate_series(1, 50000) g;
+SELECT pg_current_wal_lsn() AS gr5_l2 \gset
+SELECT f.record_size < 2 * b.record_size AS under_twice_btree
+FROM pg_get_wal_stats(:'gr5_l0', :'gr5_l1') f,
+	 pg_get_wal_stats(:'gr5_l1', :'gr5_l2') b
+WHERE f."resource_manager/record_type" = 'Generic'
+  AND b."resource_manager/record_type" = 'Btree';
+SELECT fpbtree_check('gr5_f_k', true);
+DROP TABLE gr5_f, gr5_b;

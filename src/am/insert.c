@@ -134,7 +134,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 			sep->t = cmp ? (ents[mid].t & FPB_T_NULLBIT) : 0;
 		/* the right half of an ascending split packs its nodes (page.c) */
 		if (!fpb_page_layout(rpage, ents + mid, n - mid,
-							 (append && cmp == NULL) ? 1.0 : 0))
+							 append ? 1.0 : 0))
 			continue;
 		if (cmp)
 		{

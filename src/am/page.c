@@ -835,7 +835,7 @@ fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	 * a record of most of it, every few inserts.
 	 */
 	ok = fpb_page_layout(page, ents, n + 1,
-						 (pos == n && cmp == NULL) ? 1.0 : 0);
+						 pos == n ? 1.0 : 0);
 	pfree(ents);
 	return ok;
 }
