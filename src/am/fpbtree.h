@@ -616,7 +616,7 @@ extern void fpb_prefetch_node(char *node, int lines);
 
 /* ---- posting.c: posting pages, leaves of runs of equal keys ---- */
 extern bool fpb_posting_fits(Page page, const FpbEntry *entries, int n);
-extern bool fpb_posting_worth(const FpbEntry *entries, int n);
+extern bool fpb_posting_worth(Page page, const FpbEntry *entries, int n);
 extern bool fpb_posting_layout(Page page, const FpbEntry *entries, int n,
 							   double fill);
 extern int	fpb_posting_collect(Page page, FpbEntry *out, bool *dead,

@@ -819,8 +819,7 @@ fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 		ents[pos] = ents[pos - 1];
 	ents[pos] = *e;
 	if (n + 1 > maxcap * FPB_REORG_MAX_FILL &&
-		!(fpb_posting_fits(page, ents, n + 1) &&
-		  fpb_posting_worth(ents, n + 1)))
+		!fpb_posting_worth(page, ents, n + 1))
 	{
 		pfree(ents);
 		return false;

@@ -267,6 +267,15 @@ fpb_runs_fit(int nruns, int n)
 	return nruns == 1 || fpb_runs_bytes(nruns, n) <= FPB_POSTING_BYTES;
 }
 
+/* Posting pages are narrow leaves only: a wide entry's key is its value. */
+static inline bool
+fpb_posting_page_ok(Page page, int n)
+{
+	return FpbPageIsLeaf(FpbPageGetOpaque(page)) &&
+		!(FpbPageGetOpaque(page)->flags & FPB_F_WIDE) &&
+		n > 0 && n <= FPB_POSTING_CAP;
+}
+
 /*
  * Can entries[0..n) be one posting page?  Narrow leaf pages only, and the
  * runs fit.
@@ -274,10 +283,8 @@ fpb_runs_fit(int nruns, int n)
 bool
 fpb_posting_fits(Page page, const FpbEntry *entries, int n)
 {
-	/* narrow leaves only: a wide entry's key is its value, not k */
-	return FpbPageIsLeaf(FpbPageGetOpaque(page)) &&
-		!(FpbPageGetOpaque(page)->flags & FPB_F_WIDE) && n > 0 &&
-		n <= FPB_POSTING_CAP && fpb_runs_fit(fpb_entries_runs(entries, n), n);
+	return fpb_posting_page_ok(page, n) &&
+		fpb_runs_fit(fpb_entries_runs(entries, n), n);
 }
 
 /* TID slots of a page of nruns (> 1) runs: as many as its lines hold */
@@ -290,9 +297,9 @@ fpb_runs_slots(int nruns)
 }
 
 /*
- * Are entries[0..n) worth a posting page instead of a split?  One key; or
- * runs of two entries or more on average that leave an eighth of the
- * page's slots free.  A page of runs of distinct keys would hold about what
+ * Are entries[0..n) worth a posting page instead of a split?  They fit
+ * one, and have one key, or runs of two entries or more on average that
+ * leave an eighth of the page's slots free.  A page of runs of distinct keys would hold about what
  * a regular page holds, and each entry of a new key would lay it out
  * again; and a page of runs with few free slots would be laid out again
  * (its free slots shared out anew, a record of most of the page) every few
@@ -302,15 +309,19 @@ fpb_runs_slots(int nruns)
  * page: fpb_posting_layout.)
  */
 bool
-fpb_posting_worth(const FpbEntry *entries, int n)
+fpb_posting_worth(Page page, const FpbEntry *entries, int n)
 {
-	int			nruns = fpb_entries_runs(entries, n);
+	int			nruns;
 	int			nslots;
 
+	if (!fpb_posting_page_ok(page, n))
+		return false;
+	nruns = fpb_entries_runs(entries, n);
 	if (nruns == 1)
 		return true;
 	if (2 * nruns > n)
 		return false;
+	/* (then the entries fit: n <= nslots) */
 	nslots = fpb_runs_slots(nruns);
 	return nslots - n >= nslots / 8;
 }
@@ -344,7 +355,7 @@ fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
 							   fill > 0 ? fill : FPB_REORG_MAX_FILL) ||
 		!fpb_posting_fits(page, entries, n) ||
 		(n <= fpb_page_capacity(opq->w, opq->x, false, 1.0) &&
-		 !fpb_posting_worth(entries, n)))
+		 !fpb_posting_worth(page, entries, n)))
 	{
 		opq->flags &= ~(FPB_F_POSTING | FPB_F_RUNS);
 		return false;
@@ -669,8 +680,7 @@ fpb_posting_insert(Page page, const FpbEntry *e, BlockNumber blkno)
 							   ents[pos - 1].t > e->t)); pos--)
 		ents[pos] = ents[pos - 1];
 	ents[pos] = *e;
-	if ((fpb_posting_fits(page, ents, n + 1) &&
-		 fpb_posting_worth(ents, n + 1)) ||
+	if (fpb_posting_worth(page, ents, n + 1) ||
 		n + 1 <= fpb_page_capacity(opq->w, opq->x, false, FPB_REORG_MAX_FILL))
 		ok = fpb_page_layout(page, ents, n + 1, 0);
 	pfree(ents);
