@@ -120,7 +120,8 @@ fpb_build_newpage(FpbBuildState *bs, uint16 level)
 	}
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	fpb_page_init(BufferGetPage(buf), level,
-				  (level == 0 ? FPB_F_LEAF : 0) | (bs->cmp ? FPB_F_WIDE : 0),
+				  (level == 0 ? FPB_F_LEAF : 0) | (bs->cmp ? FPB_F_WIDE : 0) |
+				  (bs->cmp && bs->cmp->dedup ? FPB_F_DEDUP : 0),
 				  bs->w, bs->x);
 	if (bs->cmp)
 		FpbPageGetOpaque(BufferGetPage(buf))->fulllen =
@@ -191,6 +192,7 @@ fpb_build_initlevel(FpbBuildState *bs, int level)
 	lv->n = 0;
 	lv->nruns = 0;
 	lv->bytes = 0;
+	lv->hbytes = 0;
 	bs->nlevels = level + 1;
 }
 
@@ -276,6 +278,7 @@ fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
 	lv->n = 0;
 	lv->nruns = 0;
 	lv->bytes = 0;
+	lv->hbytes = 0;
 
 	/* a slice's leaves: the leader builds the levels above from the file */
 	if (level == 0 && bs->downlinks != NULL)
@@ -286,6 +289,59 @@ fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
 	if (level + 1 >= bs->nlevels)
 		fpb_build_initlevel(bs, level + 1);
 	fpb_build_add(bs, level + 1, &down);
+}
+
+/* Do two wide entries share a run of a page of runs (posting.c)? */
+static inline bool
+fpb_build_same(const FpbCmp *cmp, const FpbEntry *a, const FpbEntry *b)
+{
+	return FPB_WIDE_PREFIX(a->k) == FPB_WIDE_PREFIX(b->k) &&
+		((a->t ^ b->t) & FPB_T_NULLBIT) == 0 &&
+		fpb_full_image_eq(fpb_cmp_fulllen(cmp), a->f, b->f);
+}
+
+/*
+ * Bytes of lines and run values a wide leaf of runs may take in all: a
+ * line fewer than the page has, for the layout's rounding of the values'
+ * area down to whole lines.
+ */
+#define FPB_BUILD_WIDE_ROOM	((Size) (FPB_NLINES - 1) * FPB_LINE)
+
+/*
+ * Does a wide leaf that has its regular share of entries take e as well,
+ * to become a page of runs (posting.c)?  As a narrow leaf's: its runs
+ * average two entries or more and fill no more than the fillfactor of the
+ * page; and the page keeps room for one more copy of its last run's value,
+ * e's, so that when the next entry does not fit beside the entries as high
+ * key, the last entry can move on to be the high key (fpb_build_add).
+ */
+static bool
+fpb_build_wide_takes(const FpbBuildState *bs, const FpbLevel *lv,
+					 const FpbEntry *e, Size eb)
+{
+	bool		newrun;
+	int			nruns;
+	Size		bytes;
+
+	if (lv->pcap == 0 || !bs->cmp->dedup || lv->n + 1 > FPB_POSTING_CAP)
+		return false;
+	newrun = !fpb_build_same(bs->cmp, &lv->ents[lv->n - 1], e);
+	nruns = lv->nruns + newrun;
+	bytes = fpb_runs_bytes(nruns, lv->n + 1) + lv->hbytes + (newrun ? eb : 0);
+	return 2 * nruns <= lv->n + 1 && bytes <= (Size) lv->rbytes &&
+		bytes + eb <= FPB_BUILD_WIDE_ROOM;
+}
+
+/* Note e's run in a wide leaf's counts (before adding it). */
+static inline void
+fpb_build_wide_count(const FpbBuildState *bs, FpbLevel *lv, const FpbEntry *e,
+					 Size eb)
+{
+	if (lv->n == 0 || !fpb_build_same(bs->cmp, &lv->ents[lv->n - 1], e))
+	{
+		lv->nruns++;
+		lv->hbytes += eb;
+	}
 }
 
 void
@@ -306,17 +362,32 @@ fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e)
 		eb = fpb_build_slot_bound(bs->cmp, e->f);
 		if (lv->n > 0 &&
 			(lv->n >= lv->cap || !fpb_build_fits(bs, lv, lv->n + 1,
-												 lv->bytes + eb)))
+												 lv->bytes + eb)) &&
+			!fpb_build_wide_takes(bs, lv, e, eb))
 		{
-			if (!fpb_build_fits(bs, lv, lv->n, lv->bytes + eb))
+			/*
+			 * The entries and e's value as high key: a page of runs keeps
+			 * one value a run (fpb_build_wide_takes), a regular page one
+			 * an entry.
+			 */
+			bool		runs = lv->n > lv->cap ||
+				!fpb_build_fits(bs, lv, lv->n, lv->bytes);
+			bool		hkfits = runs ?
+				fpb_runs_bytes(lv->nruns, lv->n) + lv->hbytes + eb <=
+				FPB_BUILD_WIDE_ROOM :
+				fpb_build_fits(bs, lv, lv->n, lv->bytes + eb);
+
+			if (!hkfits)
 			{
 				FpbEntry	last = lv->ents[--lv->n];
+				Size		lb = fpb_build_slot_bound(bs->cmp, last.f);
 
-				lv->bytes -= fpb_build_slot_bound(bs->cmp, last.f);
+				lv->bytes -= lb;
 				fpb_build_nextpage(bs, level, &last);
 				lv = &bs->levels[level];
+				fpb_build_wide_count(bs, lv, &last, lb);
 				lv->ents[lv->n++] = last;
-				lv->bytes = fpb_build_slot_bound(bs->cmp, last.f);
+				lv->bytes = lb;
 			}
 			else
 			{
@@ -324,6 +395,8 @@ fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e)
 				lv = &bs->levels[level];
 			}
 		}
+		if (level == 0)
+			fpb_build_wide_count(bs, lv, e, eb);
 		lv->bytes += eb;
 		lv->ents[lv->n++] = *e;
 		return;
@@ -782,7 +855,8 @@ fpbbuildempty(Relation index)
 		/* a wide index's pages say so from the first (README "Wide keys") */
 		if (fpb_cmp_init(index, &cmp, w, x, NULL))
 		{
-			FpbPageGetOpaque(page)->flags |= FPB_F_WIDE;
+			FpbPageGetOpaque(page)->flags |= FPB_F_WIDE |
+				(cmp.dedup ? FPB_F_DEDUP : 0);
 			FpbPageGetOpaque(page)->fulllen = fpb_cmp_fulllen(&cmp);
 		}
 	}

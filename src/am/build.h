@@ -68,7 +68,9 @@ typedef struct FpbLevel
 	Size		bytes;			/* wide: bound of the entries' slot bytes */
 	int			pcap;			/* entries of one key a leaf may take, as a
 								 * posting page (posting.c); 0: none */
-	int			nruns;			/* distinct keys among ents (narrow leaves) */
+	int			nruns;			/* distinct keys among ents (leaves) */
+	Size		hbytes;			/* wide: bound of the slot bytes of the
+								 * runs' first values (posting.c) */
 	int			rbytes;			/* bytes a page of runs may fill */
 } FpbLevel;
 

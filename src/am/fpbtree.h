@@ -77,6 +77,8 @@ typedef struct FpbCmp
 	bool		textc;			/* text under "C": memcmp, then length */
 	bool		plain;			/* a varlena type stored with a 4-byte header
 								 * only (oidvector): never made short */
+	bool		dedup;			/* one key column whose equal values are
+								 * equal bytes: pages of runs (FPB_F_DEDUP) */
 	int			maxkey;			/* largest full value accepted (bytes) */
 
 	/*
@@ -227,6 +229,9 @@ fpb_t_to_heaptid(uint64 t, ItemPointer htid)
 										 * key once, its TIDs (posting.c) */
 #define FPB_F_RUNS				0x0100	/* with FPB_F_POSTING: several keys,
 										 * each once before its run of TIDs */
+#define FPB_F_DEDUP				0x0200	/* wide page whose equal values are
+										 * equal bytes: a leaf may become a
+										 * page of runs (posting.c) */
 
 typedef struct FpbPageOpaqueData
 {
@@ -486,6 +491,7 @@ extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp);
 extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
 extern int	fpb_slot_need(Page page, const char *f, int upper);
 extern Size fpb_slot_len(Page page, const char *f);
+extern bool fpb_full_image_eq(int fl, const char *a, const char *b);
 extern uint64 fpb_slot_put(Page page, uint64 k, const char *f);
 extern void fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf);
 extern void fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e);
@@ -589,6 +595,9 @@ extern int	fpb_page_insert_at(Page page, int nodeoff, int pos,
 extern int	fpb_page_capacity(int w, int x, bool internal_page, double fill);
 extern bool fpb_page_fits(int w, int x, bool internal_page, double fill,
 						  int n, Size slotbytes);
+extern int	fpb_slots_upper(Page page, const FpbEntry *entries, int n);
+extern uint64 *fpb_layout_slots(Page page, const FpbEntry *entries, int n,
+								int upper);
 extern uint16 fpb_page_find_leafnode(Page page, const FpbCmp *cmp,
 									 const FpbEntry *key, BlockNumber blkno);
 extern BlockNumber fpb_page_child(Page page, const FpbCmp *cmp,
@@ -615,7 +624,8 @@ extern void fpb_prefetch_node(char *node, int lines);
 			 errdetail(__VA_ARGS__)))
 
 /* ---- posting.c: posting pages, leaves of runs of equal keys ---- */
-extern bool fpb_posting_fits(Page page, const FpbEntry *entries, int n);
+extern bool fpb_posting_page_ok(Page page, int n);
+extern bool fpb_posting_same(Page page, const FpbEntry *a, const FpbEntry *b);
 extern bool fpb_posting_worth(Page page, const FpbEntry *entries, int n);
 extern bool fpb_posting_layout(Page page, const FpbEntry *entries, int n,
 							   double fill);
@@ -625,15 +635,16 @@ extern bool fpb_posting_mark_dead(Page page, uint64 k, uint64 t,
 								  BlockNumber blkno);
 extern int	fpb_posting_count_dead(Page page, BlockNumber blkno);
 extern int	fpb_posting_capacity(Page page, BlockNumber blkno);
-extern int	fpb_posting_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo,
-								uint64 thi, BlockNumber blkno, uint64 *out,
-								bool *ended);
-extern int	fpb_posting_insert_slot(Page page, const FpbEntry *e,
-									BlockNumber blkno, int *pos);
+extern int	fpb_posting_key_run(Page page, const FpbCmp *cmp,
+								const FpbEntry *lo, const FpbEntry *hi,
+								BlockNumber blkno, uint64 *out, bool *ended);
+extern int	fpb_posting_insert_slot(Page page, const FpbCmp *cmp,
+									const FpbEntry *e, BlockNumber blkno,
+									int *pos);
 extern int	fpb_posting_insert_at(Page page, int pos, const FpbEntry *e,
 								  FpbByteRange *ranges);
-extern bool fpb_posting_insert(Page page, const FpbEntry *e,
-							   BlockNumber blkno);
+extern bool fpb_posting_insert(Page page, const FpbCmp *cmp,
+							   const FpbEntry *e, BlockNumber blkno);
 extern int	fpb_posting_split_point(Page page, const FpbEntry *ents, int n,
 									int mid, int newpos);
 extern FpbEntry *fpb_check_posting(Relation index, Page page,
@@ -721,9 +732,10 @@ typedef struct FpbScanItem
 } FpbScanItem;
 
 /* posting.c: a scan's copy of a posting page */
-extern int	fpb_posting_scan(Page page, BlockNumber blkno, uint64 lok,
-							 uint64 lot, uint64 hik, uint64 hit, bool skipdead,
-							 FpbScanItem *items, bool *before_lo);
+extern int	fpb_posting_scan(Page page, const FpbCmp *cmp, BlockNumber blkno,
+							 const FpbEntry *lo, const FpbEntry *hi,
+							 bool skipdead, FpbScanItem *items,
+							 bool *before_lo);
 
 #define FPB_PF_OFF		0		/* disabled, short scan, or finished */
 #define FPB_PF_PENDING	1		/* decide when the scan reaches leaf two */

@@ -87,8 +87,12 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	else
 		want = n / 2;
 	want = Max(1, Min(want, n - 1));
-	/* a narrow leaf's split point keeps runs of one key whole (posting.c) */
-	if (FpbPageIsLeaf(oopq) && cmp == NULL)
+	/*
+	 * A leaf's split point keeps runs of one key whole (posting.c), where
+	 * the page may become a posting page
+	 */
+	if (FpbPageIsLeaf(oopq) &&
+		(cmp == NULL || (oopq->flags & FPB_F_DEDUP)))
 		want = fpb_posting_split_point(origpage, ents, n, want, pos);
 
 	rbuf = fpb_newbuf(index);

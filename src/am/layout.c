@@ -85,7 +85,7 @@ fpb_page_capacity(int w, int x, bool internal_page, double fill)
  * Wide page: where its slotted area would begin (pd_upper) with the high
  * key's value and the values of entries, compacted.
  */
-static int
+int
 fpb_slots_upper(Page page, const FpbEntry *entries, int n)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
@@ -109,7 +109,7 @@ fpb_slots_upper(Page page, const FpbEntry *entries, int n)
  * the keys the nodes are to hold (prefix and new slot offset; palloc'd).
  * The values are copied out first, since they may lie in this page's area.
  */
-static uint64 *
+uint64 *
 fpb_layout_slots(Page page, const FpbEntry *entries, int n, int upper)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
@@ -198,6 +198,14 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 	uint64	   *wkeys = NULL;
 	int			upper = 0;
 
+	/*
+	 * Leaves of many equal keys become posting pages (on a wide page only
+	 * when its equal values are equal bytes: posting.c decides).  Asked
+	 * first: such a wide page's values alone may overflow a regular page.
+	 */
+	if (fpb_posting_layout(page, entries, n, fill))
+		return true;
+
 	/* a wide page's nodes get the lines its values leave */
 	if (wide)
 	{
@@ -206,10 +214,6 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 		if (nlines < 0)
 			return false;
 	}
-
-	/* posting pages are narrow only: a wide key is its value */
-	if (!wide && fpb_posting_layout(page, entries, n, fill))
-		return true;
 	if (n == 0)
 	{
 		if (wide)

@@ -68,8 +68,9 @@ fpb_page_nlines(Page page)
 void
 fpb_page_init_as(Page page, uint16 level, uint16 flags, FpbPageOpaque like)
 {
-	fpb_page_init(page, level, flags | (like->flags & FPB_F_WIDE), like->w,
-				  like->x);
+	fpb_page_init(page, level,
+				  flags | (like->flags & (FPB_F_WIDE | FPB_F_DEDUP)),
+				  like->w, like->x);
 	FpbPageGetOpaque(page)->fulllen = like->fulllen;
 }
 
@@ -199,8 +200,11 @@ fpb_page_check_sane(Relation index, Page page, BlockNumber blkno)
 		 (opq->level != 0 || opq->ipheight != 0 || opq->nentries < 1 ||
 		  opq->nentries > FPB_POSTING_CAP ||
 		  ((opq->flags & FPB_F_RUNS) ?
-		   opq->hwm < fpb_runs_lines(2, opq->nentries) :
-		   opq->hwm != fpb_posting_lines(opq->nentries)))) ||
+		   opq->hwm < fpb_runs_lines(1, opq->nentries) :
+		   opq->hwm != fpb_posting_lines(opq->nentries)) ||
+		  ((opq->flags & FPB_F_WIDE) &&
+		   (opq->flags & (FPB_F_DEDUP | FPB_F_RUNS)) !=
+		   (FPB_F_DEDUP | FPB_F_RUNS)))) ||
 		((opq->flags & FPB_F_RUNS) && !FpbPageIsPosting(opq)) ||
 		((opq->level == 0) != FpbPageIsLeaf(opq)))
 		ereport(ERROR,
@@ -595,8 +599,7 @@ fpb_page_key_run(Page page, const FpbCmp *cmp, const FpbEntry *lo,
 	int			guard = 0;
 
 	if (FpbPageIsPosting(opq))
-		return fpb_posting_key_run(page, lo->k, hi->k, lo->t, hi->t, blkno,
-								   out, ended);
+		return fpb_posting_key_run(page, cmp, lo, hi, blkno, out, ended);
 	*ended = false;
 	while (line != FPB_NONE)
 	{
@@ -688,7 +691,7 @@ fpb_page_insert_slot(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	FpbNodeHeader *lhdr;
 
 	if (FpbPageIsPosting(opq))
-		return fpb_posting_insert_slot(page, e, blkno, pos);
+		return fpb_posting_insert_slot(page, cmp, e, blkno, pos);
 	if (opq->ipheight == 0)
 		return -1;
 	leaf = fpb_get_node(page, opq, fpb_descend(page, cmp, e, blkno, path, pidx),
@@ -868,7 +871,7 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	FpbEntry	se = *e;
 
 	if (FpbPageIsPosting(opq))
-		return fpb_posting_insert(page, e, blkno);
+		return fpb_posting_insert(page, cmp, e, blkno);
 	if (opq->ipheight == 0)
 	{
 		/* empty page: one leaf node is the whole in-page tree */

@@ -29,6 +29,7 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "fpbtree.h"
 
 /* bytes of the lines a posting page may use */
@@ -40,10 +41,14 @@
  */
 typedef struct FpbRuns
 {
+	Page		page;
+	BlockNumber blkno;
+	bool		wide;			/* keys name their values' slots */
 	int			n;				/* entries */
 	int			nslots;			/* TID slots (n on a page of one key) */
 	int			nruns;			/* 1: a page of one key */
-	uint64	   *keys;			/* nruns keys, strictly ascending */
+	uint64	   *keys;			/* nruns keys, strictly ascending (wide:
+								 * prefix and slot of a value) */
 	uint16	   *starts;			/* first slots; NULL with one key */
 	uint16	   *ends;			/* end slots; NULL with one key */
 	ItemPointerData *tids;
@@ -83,6 +88,9 @@ fpb_posting_view(Page page, FpbRuns *v)
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	char	   *body = fpb_line(page, 0);
 
+	v->page = page;
+	v->blkno = InvalidBlockNumber;
+	v->wide = (opq->flags & FPB_F_WIDE) != 0;
 	v->n = opq->nentries;
 	if (!(opq->flags & FPB_F_RUNS))
 	{
@@ -114,7 +122,9 @@ fpb_runs_header_ok(Page page)
 	uint32		nslots = ((uint32 *) fpb_line(page, 0))[1];
 	int			n = opq->nentries;
 
-	return n >= 1 && n <= FPB_POSTING_CAP && nruns >= 2 &&
+	/* a wide page's runs always have this format, even a single one */
+	return n >= 1 && n <= FPB_POSTING_CAP &&
+		nruns >= ((opq->flags & FPB_F_WIDE) ? 1 : 2) &&
 		nruns <= (uint32) n && nslots >= (uint32) n &&
 		nslots <= (uint32) FPB_POSTING_CAP &&
 		fpb_runs_bytes((int) nruns, (int) nslots) <= FPB_POSTING_BYTES &&
@@ -139,7 +149,11 @@ fpb_runs_order_problem(const FpbRuns *v)
 		if (fpb_run_end(v, r) <= fpb_run_start(v, r) ||
 			fpb_run_end(v, r) > fpb_run_limit(v, r))
 			return "posting page runs overlap or are empty";
-		if (r > 0 && v->keys[r] <= v->keys[r - 1])
+		/* a wide key's order lies in its value: fpb_check_posting */
+		if (r > 0 && (v->wide ?
+					  FPB_WIDE_PREFIX(v->keys[r]) <
+					  FPB_WIDE_PREFIX(v->keys[r - 1]) :
+					  v->keys[r] <= v->keys[r - 1]))
 			return "posting page runs' keys are out of order";
 		n += fpb_run_end(v, r) - fpb_run_start(v, r);
 	}
@@ -162,21 +176,50 @@ fpb_posting_get(Page page, BlockNumber blkno, FpbRuns *v)
 
 	if (!(opq->flags & FPB_F_RUNS))
 	{
-		if (n < 1 || n > FPB_POSTING_CAP || opq->hwm != fpb_posting_lines(n))
+		if (n < 1 || n > FPB_POSTING_CAP ||
+			opq->hwm != fpb_posting_lines(n) || (opq->flags & FPB_F_WIDE))
 			fpb_posting_corrupt(blkno, "posting page header is invalid");
 		fpb_posting_view(page, v);
+		v->blkno = blkno;
 		return;
 	}
 	if (!fpb_runs_header_ok(page))
 		fpb_posting_corrupt(blkno, "posting page header is invalid");
 	fpb_posting_view(page, v);
+	v->blkno = blkno;
 	if ((problem = fpb_runs_order_problem(v)) != NULL)
 		fpb_posting_corrupt(blkno, problem);
 }
 
-/* First run whose key is >= k (nruns when none). */
+/* A run's value on a wide page (NULL for a run of NULLs). */
+static inline const char *
+fpb_run_value(const FpbRuns *v, int r)
+{
+	return fpb_slot_get(v->page, v->keys[r], v->blkno);
+}
+
+/*
+ * Run r's key against the key of (k, t, f), tiebreakers aside: on a wide
+ * page by prefix, NULL bit (each TID of a run carries it) and value.
+ */
+static inline int
+fpb_run_keycmp(const FpbRuns *v, const FpbCmp *cmp, int r, uint64 k,
+			   uint64 t, const char *f)
+{
+	uint64		rt;
+
+	if (!v->wide)
+		return v->keys[r] < k ? -1 : (v->keys[r] > k ? 1 : 0);
+	Assert(cmp != NULL);
+	rt = fpb_tid_to_t(&v->tids[fpb_run_start(v, r)]) & FPB_T_NULLBIT;
+	return fpb_wide_cmp(cmp, v->keys[r], rt, fpb_run_value(v, r),
+						k, t & FPB_T_NULLBIT, f);
+}
+
+/* First run whose key is >= (k, f) (nruns when none). */
 static int
-fpb_runs_lower(const FpbRuns *v, uint64 k)
+fpb_runs_lower(const FpbRuns *v, const FpbCmp *cmp, uint64 k, uint64 t,
+			   const char *f)
 {
 	int			lo = 0,
 				hi = v->nruns;
@@ -185,7 +228,7 @@ fpb_runs_lower(const FpbRuns *v, uint64 k)
 	{
 		int			mid = (lo + hi) / 2;
 
-		if (v->keys[mid] < k)
+		if (fpb_run_keycmp(v, cmp, mid, k, t, f) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -219,10 +262,10 @@ fpb_run_of(const FpbRuns *v, int i)
  * page has no such key.
  */
 static int
-fpb_posting_search(const FpbRuns *v, uint64 k, uint64 t, bool after_equal,
-				   int *run)
+fpb_posting_search(const FpbRuns *v, const FpbCmp *cmp, uint64 k, uint64 t,
+				   const char *f, bool after_equal, int *run)
 {
-	int			r = fpb_runs_lower(v, k);
+	int			r = fpb_runs_lower(v, cmp, k, t, f);
 	int			lo,
 				hi;
 
@@ -230,7 +273,7 @@ fpb_posting_search(const FpbRuns *v, uint64 k, uint64 t, bool after_equal,
 	if (r >= v->nruns)
 		return v->nslots;
 	lo = fpb_run_start(v, r);
-	if (v->keys[r] != k)
+	if (fpb_run_keycmp(v, cmp, r, k, t, f) != 0)
 		return lo;
 	*run = r;
 	hi = fpb_run_end(v, r);
@@ -247,53 +290,87 @@ fpb_posting_search(const FpbRuns *v, uint64 k, uint64 t, bool after_equal,
 	return lo;
 }
 
+/*
+ * Do two entries of the page's index share a run?  Narrow: the same key.
+ * Wide (FPB_F_DEDUP): the same prefix, NULL bit and value bytes, which
+ * for such an index is the same value (wide.c, fpb_col_dedup).
+ */
+bool
+fpb_posting_same(Page page, const FpbEntry *a, const FpbEntry *b)
+{
+	if (!(FpbPageGetOpaque(page)->flags & FPB_F_WIDE))
+		return a->k == b->k;
+	return FPB_WIDE_PREFIX(a->k) == FPB_WIDE_PREFIX(b->k) &&
+		((a->t ^ b->t) & FPB_T_NULLBIT) == 0 &&
+		fpb_full_image_eq(FpbPageGetOpaque(page)->fulllen, a->f, b->f);
+}
+
 /* Distinct keys of sorted entries. */
 static int
-fpb_entries_runs(const FpbEntry *entries, int n)
+fpb_entries_runs(Page page, const FpbEntry *entries, int n)
 {
 	int			nruns = n > 0 ? 1 : 0;
 
 	for (int i = 1; i < n; i++)
-		nruns += entries[i].k != entries[i - 1].k;
+		nruns += !fpb_posting_same(page, &entries[i - 1], &entries[i]);
 	return nruns;
 }
 
-/* Do n entries in nruns runs fit one posting page? */
-static inline bool
-fpb_runs_fit(int nruns, int n)
+/*
+ * Bytes of lines a posting page of the sorted entries may use: all on a
+ * narrow page; on a wide one what the slots of the runs' values and of the
+ * high key's leave, in whole lines.
+ */
+static int
+fpb_posting_room(Page page, const FpbEntry *entries, int n)
 {
-	if (n < 1 || n > FPB_POSTING_CAP)
-		return false;
-	return nruns == 1 || fpb_runs_bytes(nruns, n) <= FPB_POSTING_BYTES;
-}
+	int			upper;
 
-/* Posting pages are narrow leaves only: a wide entry's key is its value. */
-static inline bool
-fpb_posting_page_ok(Page page, int n)
-{
-	return FpbPageIsLeaf(FpbPageGetOpaque(page)) &&
-		!(FpbPageGetOpaque(page)->flags & FPB_F_WIDE) &&
-		n > 0 && n <= FPB_POSTING_CAP;
+	if (!(FpbPageGetOpaque(page)->flags & FPB_F_WIDE))
+		return FPB_POSTING_BYTES;
+	upper = fpb_slots_upper(page, NULL, 0);
+	for (int i = 0; i < n; i++)
+		if (i == 0 || !fpb_posting_same(page, &entries[i - 1], &entries[i]))
+			upper -= fpb_slot_need(page, entries[i].f, upper);
+	if (upper < FPB_DATA_START)
+		return 0;
+	return Min(FPB_POSTING_BYTES,
+			   (upper - FPB_DATA_START) / FPB_LINE * FPB_LINE);
 }
 
 /*
- * Can entries[0..n) be one posting page?  Narrow leaf pages only, and the
- * runs fit.
+ * Do n entries in nruns runs fit one posting page with room bytes?  A
+ * narrow page of one key has its own format; a wide page always has runs.
  */
-bool
-fpb_posting_fits(Page page, const FpbEntry *entries, int n)
+static inline bool
+fpb_runs_fit(bool wide, int nruns, int n, int room)
 {
-	return fpb_posting_page_ok(page, n) &&
-		fpb_runs_fit(fpb_entries_runs(entries, n), n);
+	if (n < 1 || n > FPB_POSTING_CAP)
+		return false;
+	return (nruns == 1 && !wide) || fpb_runs_bytes(nruns, n) <= room;
 }
 
-/* TID slots of a page of nruns (> 1) runs: as many as its lines hold */
-static inline int
-fpb_runs_slots(int nruns)
+/*
+ * Posting pages are leaves of narrow indexes, or of wide ones whose equal
+ * values are equal bytes (FPB_F_DEDUP): there a run keeps one value.
+ */
+bool
+fpb_posting_page_ok(Page page, int n)
 {
-	return Min(FPB_POSTING_CAP,
-			   (FPB_POSTING_BYTES - FPB_RUNS_HDR - nruns * FPB_RUN_BYTES) /
-			   (int) sizeof(ItemPointerData));
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+
+	return FpbPageIsLeaf(opq) &&
+		(!(opq->flags & FPB_F_WIDE) || (opq->flags & FPB_F_DEDUP)) &&
+		n > 0 && n <= FPB_POSTING_CAP;
+}
+
+/* TID slots of a page of nruns runs format with room bytes */
+static inline int
+fpb_runs_slots(int nruns, int room)
+{
+	return Max(0, Min(FPB_POSTING_CAP,
+					  (room - FPB_RUNS_HDR - nruns * FPB_RUN_BYTES) /
+					  (int) sizeof(ItemPointerData)));
 }
 
 /*
@@ -311,19 +388,42 @@ fpb_runs_slots(int nruns)
 bool
 fpb_posting_worth(Page page, const FpbEntry *entries, int n)
 {
+	bool		wide = (FpbPageGetOpaque(page)->flags & FPB_F_WIDE) != 0;
 	int			nruns;
+	int			room;
 	int			nslots;
 
 	if (!fpb_posting_page_ok(page, n))
 		return false;
-	nruns = fpb_entries_runs(entries, n);
+	nruns = fpb_entries_runs(page, entries, n);
+	if (nruns == 1 && !wide)
+		return true;
+	room = fpb_posting_room(page, entries, n);
+	if (!fpb_runs_fit(wide, nruns, n, room))
+		return false;
 	if (nruns == 1)
 		return true;
 	if (2 * nruns > n)
 		return false;
-	/* (then the entries fit: n <= nslots) */
-	nslots = fpb_runs_slots(nruns);
+	nslots = fpb_runs_slots(nruns, room);
 	return nslots - n >= nslots / 8;
+}
+
+/*
+ * Would the entries fit a regular page laid out with fill?  On a wide page
+ * each entry's value takes a slot besides.
+ */
+static bool
+fpb_posting_regular_fits(Page page, const FpbEntry *entries, int n,
+						 double fill)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+
+	if (!(opq->flags & FPB_F_WIDE))
+		return n <= fpb_page_capacity(opq->w, opq->x, false, fill);
+	return fpb_page_fits(opq->w, opq->x, false, fill, n,
+						 (BLCKSZ - FPB_SPECIAL_SIZE) -
+						 fpb_slots_upper(page, entries, n));
 }
 
 /*
@@ -337,44 +437,77 @@ fpb_posting_worth(Page page, const FpbEntry *entries, int n)
  *
  * A page of runs takes every line: the slots the entries leave free are
  * shared out among the runs in proportion to their entries (a longer run
- * gets more new rows), each run's after its TIDs.
+ * gets more new rows), each run's after its TIDs.  A wide page's lines end
+ * where the slots of the runs' values begin, one value a run.
  */
 bool
 fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	bool		wide = (opq->flags & FPB_F_WIDE) != 0;
 	FpbRuns		v;
 	int			nruns;
 	int			nslots;
 	int			lines;
 	int			slot;
 	int			i;
+	int		   *runlen;
+	uint64	   *wkeys = NULL;
 
-	/* the cheap test first: most layouts are of a regular page's entries */
-	if (n <= fpb_page_capacity(opq->w, opq->x, false,
-							   fill > 0 ? fill : FPB_REORG_MAX_FILL) ||
-		!fpb_posting_fits(page, entries, n) ||
-		(n <= fpb_page_capacity(opq->w, opq->x, false, 1.0) &&
-		 !fpb_posting_worth(page, entries, n)))
+	/* the cheap tests first: most layouts are of a regular page's entries */
+	if (!fpb_posting_page_ok(page, n) ||
+		(!wide && n <= fpb_page_capacity(opq->w, opq->x, false,
+										 fill > 0 ? fill : FPB_REORG_MAX_FILL)) ||
+		(wide && fpb_posting_regular_fits(page, entries, n,
+										  fill > 0 ? fill : FPB_REORG_MAX_FILL)))
 	{
 		opq->flags &= ~(FPB_F_POSTING | FPB_F_RUNS);
 		return false;
 	}
-	nruns = fpb_entries_runs(entries, n);
-	if (nruns == 1)
+	nruns = fpb_entries_runs(page, entries, n);
 	{
-		nslots = n;
-		lines = fpb_posting_lines(n);
+		int			room = fpb_posting_room(page, entries, n);
+
+		if (!fpb_runs_fit(wide, nruns, n, room) ||
+			(fpb_posting_regular_fits(page, entries, n, 1.0) &&
+			 !fpb_posting_worth(page, entries, n)))
+		{
+			opq->flags &= ~(FPB_F_POSTING | FPB_F_RUNS);
+			return false;
+		}
+		nslots = (nruns == 1 && !wide) ? n : fpb_runs_slots(nruns, room);
 	}
-	else
+	Assert(nslots >= n);
+	lines = (nruns == 1 && !wide) ? fpb_posting_lines(n) :
+		fpb_runs_lines(nruns, nslots);
+
+	/* the runs, before a wide page's values are rewritten */
+	runlen = palloc(sizeof(int) * nruns);
+	for (int r = 0, j = 0; r < nruns; r++)
 	{
-		nslots = fpb_runs_slots(nruns);
-		Assert(nslots >= n);
-		lines = fpb_runs_lines(nruns, nslots);
+		int			first = j;
+
+		for (j++; j < n && fpb_posting_same(page, &entries[j - 1], &entries[j]);
+			 j++)
+			;
+		runlen[r] = j - first;
+	}
+	if (wide)
+	{
+		/* one value a run: the slots of the runs' first entries */
+		FpbEntry   *heads = palloc(sizeof(FpbEntry) * nruns);
+
+		for (int r = 0, j = 0; r < nruns; j += runlen[r++])
+			heads[r] = entries[j];
+		wkeys = fpb_layout_slots(page, heads, nruns,
+								 fpb_slots_upper(page, heads, nruns));
+		pfree(heads);
+		Assert(FPB_DATA_START + lines * FPB_LINE <=
+			   ((PageHeader) page)->pd_upper);
 	}
 	memset(fpb_line(page, 0), 0, (Size) lines * FPB_LINE);
 	opq->flags |= FPB_F_POSTING;
-	if (nruns == 1)
+	if (nruns == 1 && !wide)
 		opq->flags &= ~FPB_F_RUNS;
 	else
 	{
@@ -388,22 +521,23 @@ fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
 	i = 0;
 	for (int r = 0; r < nruns; r++)
 	{
-		int			first = i;
-
-		v.keys[r] = entries[i].k;
+		v.keys[r] = wkeys ? wkeys[r] : entries[i].k;
 		if (v.starts)
 			v.starts[r] = (uint16) slot;
-		for (; i < n && entries[i].k == v.keys[r]; i++)
+		for (int j = 0; j < runlen[r]; j++, i++)
 			fpb_t_to_tid(entries[i].t, &v.tids[slot++]);
 		if (v.ends)
 		{
 			v.ends[r] = (uint16) slot;
 			/* this run's share of the free slots, the rest after the last */
 			if (r + 1 < nruns)
-				slot += (int) ((int64) (nslots - n) * (i - first) / n);
+				slot += (int) ((int64) (nslots - n) * runlen[r] / n);
 		}
 	}
 	Assert(i == n && slot <= nslots);
+	pfree(runlen);
+	if (wkeys)
+		pfree(wkeys);
 	opq->root = opq->firstleaf = opq->lastleaf = FPB_NONE;
 	opq->ipheight = 0;
 	opq->hwm = lines;
@@ -421,11 +555,14 @@ fpb_posting_collect(Page page, FpbEntry *out, bool *dead, BlockNumber blkno)
 	fpb_posting_get(page, blkno, &v);
 	for (int r = 0; r < v.nruns; r++)
 	{
+		const char *f = v.wide ? fpb_run_value(&v, r) : NULL;
+
 		for (int i = fpb_run_start(&v, r); i < fpb_run_end(&v, r); i++, m++)
 		{
 			out[m].k = v.keys[r];
 			out[m].t = fpb_tid_to_t(&v.tids[i]);
 			out[m].child = InvalidBlockNumber;
+			out[m].f = f;
 			if (dead)
 				dead[m] = fpb_tid_is_dead(&v.tids[i]);
 		}
@@ -443,7 +580,40 @@ fpb_posting_mark_dead(Page page, uint64 k, uint64 t, BlockNumber blkno)
 	int			i;
 
 	fpb_posting_get(page, blkno, &v);
-	i = fpb_posting_search(&v, k, t, false, &r);
+	if (v.wide)
+	{
+		/*
+		 * A scan keeps no values: the entry is the one of its prefix with
+		 * TID t (no other entry has that TID), in one of the runs of the
+		 * prefix.
+		 */
+		for (r = 0; r < v.nruns; r++)
+		{
+			int			lo = fpb_run_start(&v, r),
+						hi = fpb_run_end(&v, r);
+
+			if (FPB_WIDE_PREFIX(v.keys[r]) != FPB_WIDE_PREFIX(k))
+				continue;
+			while (lo < hi)
+			{
+				int			mid = (lo + hi) / 2;
+
+				if (fpb_tid_to_t(&v.tids[mid]) < t)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < fpb_run_end(&v, r) && fpb_tid_to_t(&v.tids[lo]) == t)
+			{
+				if (fpb_tid_is_dead(&v.tids[lo]))
+					return false;
+				v.tids[lo].ip_posid |= FPB_TID_DEADFLAG;
+				return true;
+			}
+		}
+		return false;
+	}
+	i = fpb_posting_search(&v, NULL, k, t, NULL, false, &r);
 	if (r < 0 || i >= fpb_run_end(&v, r) ||
 		fpb_tid_to_t(&v.tids[i]) != t || fpb_tid_is_dead(&v.tids[i]))
 		return false;
@@ -485,8 +655,9 @@ fpb_posting_capacity(Page page, BlockNumber blkno)
 
 /* fpb_page_key_run of a posting page */
 int
-fpb_posting_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo,
-					uint64 thi, BlockNumber blkno, uint64 *out, bool *ended)
+fpb_posting_key_run(Page page, const FpbCmp *cmp, const FpbEntry *lo,
+					const FpbEntry *hi, BlockNumber blkno, uint64 *out,
+					bool *ended)
 {
 	FpbRuns		v;
 	int			r;
@@ -494,20 +665,22 @@ fpb_posting_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo,
 	int			m = 0;
 
 	fpb_posting_get(page, blkno, &v);
-	from = fpb_posting_search(&v, klo, tlo, false, &r);
+	from = fpb_posting_search(&v, cmp, lo->k, lo->t, lo->f, false, &r);
 	*ended = false;
 	if (from >= v.nslots)
 		return 0;
 	for (r = fpb_run_of(&v, from); r < v.nruns; r++)
 	{
 		uint64		k = v.keys[r];
+		const char *f = v.wide ? fpb_run_value(&v, r) : NULL;
 
 		for (int i = Max(from, fpb_run_start(&v, r)); i < fpb_run_end(&v, r);
 			 i++)
 		{
 			uint64		t = fpb_tid_to_t(&v.tids[i]);
 
-			if (k > khi || (k == khi && t > thi))
+			if (v.wide ? fpb_wide_cmp(cmp, k, t, f, hi->k, hi->t, hi->f) > 0 :
+				(k > hi->k || (k == hi->k && t > hi->t)))
 			{
 				*ended = true;
 				return m;
@@ -524,9 +697,9 @@ fpb_posting_key_run(Page page, uint64 klo, uint64 khi, uint64 tlo,
  * below the interval.  items has room for the page's entries.
  */
 int
-fpb_posting_scan(Page page, BlockNumber blkno, uint64 lok, uint64 lot,
-				 uint64 hik, uint64 hit, bool skipdead, FpbScanItem *items,
-				 bool *before_lo)
+fpb_posting_scan(Page page, const FpbCmp *cmp, BlockNumber blkno,
+				 const FpbEntry *lo, const FpbEntry *hi, bool skipdead,
+				 FpbScanItem *items, bool *before_lo)
 {
 	FpbRuns		v;
 	int			r;
@@ -535,8 +708,8 @@ fpb_posting_scan(Page page, BlockNumber blkno, uint64 lok, uint64 lot,
 	int			m = 0;
 
 	fpb_posting_get(page, blkno, &v);
-	from = fpb_posting_search(&v, lok, lot, false, &r);
-	to = fpb_posting_search(&v, hik, hit, true, &r);
+	from = fpb_posting_search(&v, cmp, lo->k, lo->t, lo->f, false, &r);
+	to = fpb_posting_search(&v, cmp, hi->k, hi->t, hi->f, true, &r);
 	/* the first run starts at slot 0: any slot before from holds an entry */
 	*before_lo = from > 0;
 	if (from >= to)
@@ -552,6 +725,7 @@ fpb_posting_scan(Page page, BlockNumber blkno, uint64 lok, uint64 lot,
 				continue;
 			items[m].k = v.keys[r];
 			items[m].t = fpb_tid_to_t(&v.tids[i]);
+			items[m].f = NULL;
 			m++;
 		}
 	}
@@ -565,18 +739,18 @@ fpb_posting_scan(Page page, BlockNumber blkno, uint64 lok, uint64 lot,
  * again with the entry, or the page splits (see fpb_posting_split_point).
  */
 int
-fpb_posting_insert_slot(Page page, const FpbEntry *e, BlockNumber blkno,
-						int *pos)
+fpb_posting_insert_slot(Page page, const FpbCmp *cmp, const FpbEntry *e,
+						BlockNumber blkno, int *pos)
 {
 	FpbRuns		v;
 	int			r;
 	int			i;
 
 	fpb_posting_get(page, blkno, &v);
-	i = fpb_posting_search(&v, e->k, e->t, false, &r);
+	i = fpb_posting_search(&v, cmp, e->k, e->t, e->f, false, &r);
 	if (r < 0)
 		return -1;
-	if (v.nruns == 1 ? v.n >= FPB_POSTING_CAP :
+	if (v.ends == NULL ? v.n >= FPB_POSTING_CAP :
 		fpb_run_end(&v, r) >= fpb_run_limit(&v, r))
 		return -1;
 	*pos = i;
@@ -605,9 +779,10 @@ fpb_posting_insert_at(Page page, int pos, const FpbEntry *e,
 	fpb_posting_view(page, &v);
 	if (v.ends)
 	{
-		r = fpb_runs_lower(&v, e->k);
-		Assert(r < v.nruns && v.keys[r] == e->k);
+		/* pos lies in its run's slots, at most at its end (insert_slot) */
+		r = fpb_run_of(&v, pos);
 		end = fpb_run_end(&v, r);
+		Assert(pos >= fpb_run_start(&v, r) && pos <= end);
 		Assert(end < fpb_run_limit(&v, r));
 		hwm = opq->hwm;
 	}
@@ -658,7 +833,8 @@ fpb_posting_insert_at(Page page, int pos, const FpbEntry *e,
  * either format, and are worth a posting page.
  */
 bool
-fpb_posting_insert(Page page, const FpbEntry *e, BlockNumber blkno)
+fpb_posting_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
+				   BlockNumber blkno)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	FpbByteRange ranges[FPB_INSERT_RANGES];
@@ -667,7 +843,7 @@ fpb_posting_insert(Page page, const FpbEntry *e, BlockNumber blkno)
 	int			pos;
 	bool		ok = false;
 
-	if (fpb_posting_insert_slot(page, e, blkno, &pos) >= 0)
+	if (fpb_posting_insert_slot(page, cmp, e, blkno, &pos) >= 0)
 	{
 		(void) fpb_posting_insert_at(page, pos, e, ranges);
 		return true;
@@ -675,13 +851,11 @@ fpb_posting_insert(Page page, const FpbEntry *e, BlockNumber blkno)
 	n = opq->nentries;
 	ents = palloc(sizeof(FpbEntry) * (n + 1));
 	(void) fpb_posting_collect(page, ents, NULL, blkno);
-	for (pos = n; pos > 0 && (ents[pos - 1].k > e->k ||
-							  (ents[pos - 1].k == e->k &&
-							   ents[pos - 1].t > e->t)); pos--)
+	for (pos = n; pos > 0 && fpb_entry_cmp(cmp, &ents[pos - 1], e) > 0; pos--)
 		ents[pos] = ents[pos - 1];
 	ents[pos] = *e;
 	if (fpb_posting_worth(page, ents, n + 1) ||
-		n + 1 <= fpb_page_capacity(opq->w, opq->x, false, FPB_REORG_MAX_FILL))
+		fpb_posting_regular_fits(page, ents, n + 1, FPB_REORG_MAX_FILL))
 		ok = fpb_page_layout(page, ents, n + 1, 0);
 	pfree(ents);
 	return ok;
@@ -693,10 +867,12 @@ fpb_posting_insert(Page page, const FpbEntry *e, BlockNumber blkno)
  * keys.
  */
 static inline bool
-fpb_split_half_fits(const int *bnd, int from, int to, int regcap)
+fpb_split_half_fits(const int *bnd, int from, int to, int regcap, bool wide)
 {
-	return (to - from <= regcap) ||
-		fpb_runs_fit(1 + bnd[to - 1] - bnd[from], to - from);
+	/* a wide half's fit depends on its values: the split tries layouts */
+	return wide || (to - from <= regcap) ||
+		fpb_runs_fit(false, 1 + bnd[to - 1] - bnd[from], to - from,
+					 FPB_POSTING_BYTES);
 }
 
 /*
@@ -717,20 +893,23 @@ fpb_posting_split_point(Page page, const FpbEntry *ents, int n, int mid,
 						int newpos)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	bool		wide = (opq->flags & FPB_F_WIDE) != 0;
 	int			regcap = fpb_page_capacity(opq->w, opq->x, false, 1.0);
 	int		   *bnd = palloc(sizeof(int) * n);
+	bool		onekey;
 	int			best = -1;
 	int64		bestcost = PG_INT64_MAX;
 
 	bnd[0] = 0;
 	for (int i = 1; i < n; i++)
-		bnd[i] = bnd[i - 1] + (ents[i].k != ents[i - 1].k);
-	if (ents[0].k == ents[n - 1].k && newpos == n - 1)
+		bnd[i] = bnd[i - 1] + !fpb_posting_same(page, &ents[i], &ents[i - 1]);
+	onekey = (bnd[n - 1] == 0);
+	if (onekey && newpos == n - 1)
 		mid = Max(1, (int) ((int64) n * FPB_POSTING_SPLIT_FILL / 100));
-	if (ents[0].k != ents[n - 1].k &&
-		fpb_split_half_fits(bnd, 0, mid, regcap) &&
-		fpb_split_half_fits(bnd, mid, n, regcap) &&
-		ents[mid - 1].k != ents[mid].k)
+	if (!onekey &&
+		fpb_split_half_fits(bnd, 0, mid, regcap, wide) &&
+		fpb_split_half_fits(bnd, mid, n, regcap, wide) &&
+		bnd[mid - 1] != bnd[mid])
 	{
 		pfree(bnd);
 		return mid;
@@ -739,11 +918,11 @@ fpb_posting_split_point(Page page, const FpbEntry *ents, int n, int mid,
 	{
 		int64		cost = Abs(i - mid);
 
-		if (ents[i - 1].k == ents[i].k)
+		if (bnd[i - 1] == bnd[i])
 			cost += n;
 		if (cost < bestcost &&
-			fpb_split_half_fits(bnd, 0, i, regcap) &&
-			fpb_split_half_fits(bnd, i, n, regcap))
+			fpb_split_half_fits(bnd, 0, i, regcap, wide) &&
+			fpb_split_half_fits(bnd, i, n, regcap, wide))
 		{
 			best = i;
 			bestcost = cost;
@@ -753,6 +932,49 @@ fpb_posting_split_point(Page page, const FpbEntry *ents, int n, int mid,
 	if (best < 0)
 		elog(ERROR, "fpbtree: no split point of %d entries fits two pages", n);
 	return best;
+}
+
+/*
+ * fpbtree_check of a wide page of runs: the index may have one, each run's
+ * value lies in the slotted area, is there exactly for runs that are not
+ * NULL, has the key's prefix, and the runs ascend by value.
+ */
+static void
+fpb_check_posting_wide(Relation index, const FpbRuns *v)
+{
+	const FpbCmp *cmp = fpb_index_cmp(index);
+	FmgrInfo   *encproc;
+
+	if (cmp == NULL || !cmp->dedup ||
+		!(FpbPageGetOpaque(v->page)->flags & FPB_F_DEDUP))
+		fpb_index_corrupt(index, v->blkno,
+						  "Page is a wide posting page, but the index's values cannot share runs.");
+	encproc = index_getprocinfo(index, 1, FPB_ENCODE_PROC);
+	for (int r = 0; r < v->nruns; r++)
+	{
+		uint64		t = fpb_tid_to_t(&v->tids[fpb_run_start(v, r)]);
+		const char *f = fpb_run_value(v, r);
+
+		if ((f == NULL) != ((t & FPB_T_NULLBIT) != 0))
+			fpb_index_corrupt(index, v->blkno,
+							  "Posting page run %d %s a value.", r,
+							  f ? "is NULL but has" : "has no");
+		if (f != NULL)
+		{
+			uint64		p = fpb_encode(encproc, cmp->collation,
+									   PointerGetDatum(f));
+
+			if (FPB_WIDE_PREFIX(p) != FPB_WIDE_PREFIX(v->keys[r]))
+				fpb_index_corrupt(index, v->blkno,
+								  "Posting page run %d has a prefix that differs from its value's, %s.",
+								  r, fpb_keydesc(FPB_WIDE_PREFIX(p), t));
+		}
+		if (r > 0 &&
+			fpb_run_keycmp(v, cmp, r - 1, v->keys[r], t, f) >= 0)
+			fpb_index_corrupt(index, v->blkno,
+							  "Posting page run %d is not above run %d.",
+							  r, r - 1);
+	}
 }
 
 /*
@@ -789,19 +1011,32 @@ fpb_check_posting(Relation index, Page page, BlockNumber blkno,
 						  runs ? ((uint32 *) fpb_line(page, 0))[1] : n,
 						  opq->hwm);
 	fpb_posting_view(page, &v);
+	v.blkno = blkno;
 	if (runs && (problem = fpb_runs_order_problem(&v)) != NULL)
 		fpb_index_corrupt(index, blkno, "The %s.", problem);
+	if (v.wide)
+		fpb_check_posting_wide(index, &v);
 	ents = palloc(sizeof(FpbEntry) * n);
 	for (int r = 0; r < v.nruns; r++)
 	{
 		uint64		k = v.keys[r];
+		const char *f = v.wide ? fpb_run_value(&v, r) : NULL;
 
 		for (int i = fpb_run_start(&v, r); i < fpb_run_end(&v, r); i++, m++)
 		{
 			ents[m].k = k;
 			ents[m].t = fpb_tid_to_t(&v.tids[i]);
 			ents[m].child = InvalidBlockNumber;
-			if ((ents[m].t & FPB_T_NULLBIT) && k != FPB_KEY_MAX)
+			ents[m].f = f;
+			if (v.wide)
+			{
+				if (((ents[m].t ^ ents[m - (i - fpb_run_start(&v, r))].t) &
+					 FPB_T_NULLBIT) != 0)
+					fpb_index_corrupt(index, blkno,
+									  "Posting page run %d mixes NULL and non-NULL entries.",
+									  r);
+			}
+			else if ((ents[m].t & FPB_T_NULLBIT) && k != FPB_KEY_MAX)
 				fpb_index_corrupt(index, blkno,
 								  "Posting page entry %d is NULL but the key is %s.",
 								  m, fpb_keydesc(k, ents[m].t));

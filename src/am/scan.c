@@ -156,8 +156,43 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 
 	if (FpbPageIsPosting(opq))
 	{
-		n = fpb_posting_scan(page, blkno, so->lok, so->lot, so->hik, so->hit,
-							 so->skipdead, so->items, &before_lo);
+		FpbEntry	lo = fpb_scan_lo(so);
+		FpbEntry	hi = fpb_scan_hi(so);
+
+		n = fpb_posting_scan(page, so->cmp, blkno, &lo, &hi, so->skipdead,
+							 so->items, &before_lo);
+		if (wide)
+		{
+			/* a run's entries share one value: filter and copy it once */
+			int			m = 0;
+			uint64		lastk = 0;
+			bool		keep = true;
+			const char *kept = NULL;
+
+			for (int i = 0; i < n; i++)
+			{
+				FpbScanItem *item = &so->items[i];
+
+				if (i == 0 || item->k != lastk)
+				{
+					lastk = item->k;
+					keep = so->nfilters == 0 ||
+						fpb_scan_filter(so, fpb_slot_get(page, item->k, blkno));
+					kept = NULL;
+					if (keep && wantvals)
+					{
+						vp = fpb_scan_keepval(page, item->k, blkno, vp, item);
+						kept = item->f;
+					}
+				}
+				if (!keep)
+					continue;
+				so->items[m] = *item;
+				so->items[m].f = kept;
+				m++;
+			}
+			n = m;
+		}
 		line = FPB_NONE;
 	}
 	else

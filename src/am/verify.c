@@ -411,9 +411,13 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 						FpbPageIsLeaf(opq) ? "set" : "not set", level);
 		if (opq->flags & ~(FPB_F_LEAF | FPB_F_INCOMPLETE_SPLIT |
 						   FPB_F_HALF_DEAD | FPB_F_SPLIT_END | FPB_F_WIDE |
-						   FPB_F_POSTING | FPB_F_RUNS))
+						   FPB_F_POSTING | FPB_F_RUNS | FPB_F_DEDUP))
 			fpb_corrupt(st, blkno, "Page has unknown flags 0x%04x.",
 						opq->flags);
+		/* indexes built before runs of wide values have pages without */
+		if ((opq->flags & FPB_F_DEDUP) && (cmp == NULL || !cmp->dedup))
+			fpb_corrupt(st, blkno,
+						"Page may hold runs of equal values, but the index's values cannot share them.");
 		if (((opq->flags & FPB_F_WIDE) != 0) != (cmp != NULL))
 			fpb_corrupt(st, blkno,
 						"Page is %s, but the index's operator class makes it %s.",

@@ -203,6 +203,51 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp)
 	return true;
 }
 
+/*
+ * May equal values of a one-column wide index share one stored value on a
+ * page of runs (posting.c)?  Only where the comparison calls values equal
+ * exactly when their bytes are (fpb_full_image_eq): uuid, bytea, and text
+ * (varchar) under a deterministic collation or in the pattern classes.
+ * Elsewhere equal values may differ (numeric 1.0 and 1.00, bpchar's
+ * trailing spaces, a case-insensitive collation): an index-only scan must
+ * return each entry's own, and runs of equal bytes could then interleave.
+ */
+static bool
+fpb_col_dedup(const FpbCmp *cmp)
+{
+	switch (cmp->proc.fn_oid)
+	{
+		case F_UUID_CMP:
+		case F_BYTEACMP:
+		case F_BTTEXT_PATTERN_CMP:
+			return true;
+		case F_BTTEXTCMP:
+			return OidIsValid(cmp->collation) &&
+				get_collation_isdeterministic(cmp->collation);
+		default:
+			return false;
+	}
+}
+
+/*
+ * Are two full values the same bytes (the varlena header's form aside)?
+ * fl is what a wide page records as their size (fpb_cmp_fulllen).  Either
+ * may be NULL (no value).
+ */
+bool
+fpb_full_image_eq(int fl, const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	if (fl == FPB_FULLLEN_TUPLE)
+		return IndexTupleSize((IndexTuple) a) == IndexTupleSize((IndexTuple) b) &&
+			memcmp(a, b, IndexTupleSize((IndexTuple) a)) == 0;
+	if (fl > 0)
+		return memcmp(a, b, fl) == 0;
+	return VARSIZE_ANY_EXHDR(a) == VARSIZE_ANY_EXHDR(b) &&
+		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), VARSIZE_ANY_EXHDR(a)) == 0;
+}
+
 /* Bytes fpb_cmp_init needs besides the FpbCmp (its space argument). */
 Size
 fpb_cmp_space(Relation index)
@@ -230,7 +275,10 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 		fpb_multi_init(index, cmp, space);
 		return true;
 	}
-	return fpb_col_init(index, 0, cmp);
+	if (!fpb_col_init(index, 0, cmp))
+		return false;
+	cmp->dedup = fpb_col_dedup(cmp);
+	return true;
 }
 
 /* The full value of a stored key of a wide page, or NULL when it has none. */

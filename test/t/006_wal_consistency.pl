@@ -91,6 +91,17 @@ INSERT INTO w SELECT 70000 + g, 1000001 + 2 * (g % 200), NULL
 DELETE FROM w WHERE id > 60000 AND id % 5 = 0;
 VACUUM w;
 INSERT INTO w SELECT 80000 + g, 1000000 + g % 300, NULL FROM generate_series(1, 2000) g;
+-- wide pages of runs (text): each value once, in the slotted area, before
+-- its run; in-place inserts, new values between the runs (laid out again
+-- with a new slot), splits, dead rows removed by VACUUM
+INSERT INTO w SELECT 90000 + g, NULL, NULL, 'run-' || (g % 150)
+	FROM generate_series(1, 8000) g ORDER BY hashint4(g);
+INSERT INTO w SELECT 100000 + g, NULL, NULL, 'run-' || (g % 150) || '-b'
+	FROM generate_series(1, 3000) g ORDER BY hashint4(g * 5);
+DELETE FROM w WHERE id > 90000 AND id % 4 = 0;
+VACUUM w;
+INSERT INTO w SELECT 110000 + g, NULL, NULL, 'run-' || (g % 200)
+	FROM generate_series(1, 2000) g;
 });
 
 $primary->wait_for_catchup($standby, 'replay');
@@ -109,6 +120,7 @@ for my $q (
 	q{SELECT count(*), sum(id) FROM w WHERE f < 0},
 	q{SELECT count(*) FROM w WHERE f IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE s < '8'},
+	q{SELECT count(*), sum(id) FROM w WHERE s >= 'run-1' AND s < 'run-3'},
 	q{SELECT count(*) FROM w WHERE s IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE k = 42 AND s IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE k > 0 AND s > '8'})
