@@ -147,8 +147,11 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	{
 		/*
 		 * A page's values fit in a page; with 4-byte alignment of each copy
-		 * twice that is plenty.  Copied for index-only scans.
+		 * twice that is plenty.  Copied for index-only scans.  The copies
+		 * of this page take the places of the last page's: a tuple made
+		 * from one of those is made again.
 		 */
+		so->formedtup = NULL;
 		if (so->itemvals == NULL)
 			so->itemvals = MemoryContextAlloc(so->scancxt, 2 * BLCKSZ);
 		vp = so->itemvals;
@@ -874,6 +877,7 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 			Size		size = IndexTupleSize((IndexTuple) item->f);
 			MemoryContext old;
 
+			so->formedtup = NULL;
 			MemoryContextReset(fpb_scan_tupcxt(so));
 			old = MemoryContextSwitchTo(so->tupcxt);
 			scan->xs_itup = palloc(size);
@@ -920,6 +924,12 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 				scan->xs_itup = so->valtup;
 			}
 		}
+		else if (so->formedtup != NULL && so->formedf == item->f &&
+				 so->formednull == isnull)
+		{
+			/* the entries of a run share one copy of their value (posting.c) */
+			scan->xs_itup = so->formedtup;
+		}
 		else
 		{
 			MemoryContext old;
@@ -929,6 +939,9 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 			scan->xs_itup = index_form_tuple(scan->xs_itupdesc, &value,
 											 &isnull);
 			MemoryContextSwitchTo(old);
+			so->formedtup = scan->xs_itup;
+			so->formedf = item->f;
+			so->formednull = isnull;
 		}
 	}
 	return true;
