@@ -42,7 +42,7 @@ include $(PGXS)
 endif
 
 # pgxs does not track header dependencies
-$(filter src/am/%.o,$(OBJS)) src/fpbtree.o: src/am/fpbtree.h src/compat.h
+$(filter src/am/%.o,$(OBJS)) src/fpbtree.o: $(wildcard src/am/*.h) src/compat.h
 $(filter src/exec/%.o,$(OBJS)) src/fpbtree.o: $(wildcard src/exec/*.h) src/compat.h
 $(filter src/exec/%.o,$(OBJS)) src/guc_alias.o: src/guc_alias.h
 
