@@ -924,10 +924,13 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 				scan->xs_itup = so->valtup;
 			}
 		}
-		else if (so->formedtup != NULL && so->formedf == item->f &&
-				 so->formednull == isnull)
+		else if (so->cmp != NULL && so->formedtup != NULL &&
+				 so->formedf == item->f && so->formednull == isnull)
 		{
-			/* the entries of a run share one copy of their value (posting.c) */
+			/*
+			 * The entries of a run share one copy of their value (posting.c).
+			 * (A narrow by-reference value is decoded from the key: no copy.)
+			 */
 			scan->xs_itup = so->formedtup;
 		}
 		else
