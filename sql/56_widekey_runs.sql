@@ -168,3 +168,59 @@ SELECT f.runs > 0 AS some_runs FROM wr_formats('wr_uq_k') f;
 INSERT INTO wr_uq VALUES ('key-17', 0);
 INSERT INTO wr_uq VALUES ('key-17x', 0);
 SELECT fpb_same('SELECT k FROM wr_uq WHERE k = ''key-17''', 'wr_uq_k');
+
+-- multi-column indexes: runs of equal tuples where every key column's equal
+-- values are equal bytes and there are no INCLUDE columns; not with a float
+-- key column (its two zeros) nor with INCLUDE columns
+CREATE TABLE wr_mc (id int, c int4, s text COLLATE "C", f float8, d date)
+	WITH (autovacuum_enabled = off);
+CREATE INDEX wr_mc_cs ON wr_mc USING fpbtree (c, s);
+CREATE INDEX wr_mc_sdesc ON wr_mc USING fpbtree (s DESC NULLS FIRST, d);
+CREATE INDEX wr_mc_cf ON wr_mc USING fpbtree (c, f);
+CREATE INDEX wr_mc_inc ON wr_mc USING fpbtree (c) INCLUDE (s);
+INSERT INTO wr_mc
+SELECT g, CASE WHEN g % 97 = 0 THEN NULL ELSE g % 40 END,
+	   CASE WHEN g % 89 = 0 THEN NULL ELSE 'st-' || (g % 7) END,
+	   CASE WHEN g % 2 = 0 THEN '0'::float8 ELSE '-0'::float8 END,
+	   date '2024-01-01' + g % 3
+FROM generate_series(1, 20000) g ORDER BY hashint4(g * 7);
+VACUUM ANALYZE wr_mc;
+SELECT x.idx, fpbtree_check(x.idx::regclass, true), f.runs > 0 AS some_runs,
+	   f.dedup > 0 AS may_dedup
+FROM unnest(ARRAY['wr_mc_cs', 'wr_mc_sdesc', 'wr_mc_cf', 'wr_mc_inc']) x(idx),
+	 LATERAL wr_formats(x.idx::regclass) f;
+DROP INDEX wr_mc_sdesc, wr_mc_cf, wr_mc_inc;
+SELECT fpb_same('SELECT c, s FROM wr_mc WHERE c = 7', 'wr_mc_cs');
+SELECT fpb_same('SELECT c, s FROM wr_mc WHERE c = 7 AND s = ''st-3''', 'wr_mc_cs');
+SELECT fpb_same('SELECT c, s, id FROM wr_mc WHERE c BETWEEN 3 AND 5 AND s > ''st-4''', 'wr_mc_cs');
+SELECT fpb_same('SELECT c, s FROM wr_mc WHERE c IS NULL', 'wr_mc_cs');
+SELECT fpb_same('SELECT c, s FROM wr_mc WHERE c = 11 AND s IS NULL', 'wr_mc_cs');
+SELECT fpb_same('SELECT c, s FROM wr_mc WHERE c IN (1, 5, 39) ORDER BY c DESC, s DESC', 'wr_mc_cs', true);
+-- built by CREATE INDEX: no larger than btree's
+CREATE INDEX wr_mc_cs_built ON wr_mc USING fpbtree (c, s);
+CREATE INDEX wr_mc_cs_btree ON wr_mc USING btree (c, s);
+SELECT fpbtree_check('wr_mc_cs_built', true),
+	   pg_relation_size('wr_mc_cs_built') <= 1.1 * pg_relation_size('wr_mc_cs_btree') AS size_ok,
+	   f.runs > f.regular AS mostly_runs
+FROM wr_formats('wr_mc_cs_built') f;
+DROP INDEX wr_mc_cs_built, wr_mc_cs_btree;
+-- deletes, VACUUM, new keys between the runs
+DELETE FROM wr_mc WHERE id % 3 = 0;
+SELECT fpb_same('SELECT c, s FROM wr_mc WHERE c BETWEEN 10 AND 20', 'wr_mc_cs');
+VACUUM wr_mc;
+INSERT INTO wr_mc SELECT g, g % 40, 'st-' || (g % 7) || 'x', 0, NULL
+FROM generate_series(20001, 24000) g ORDER BY hashint4(g);
+SELECT fpbtree_check('wr_mc_cs', true);
+SELECT fpb_same('SELECT c, s FROM wr_mc WHERE c BETWEEN 10 AND 20', 'wr_mc_cs');
+-- a unique two-column index with versions of its keys
+CREATE TABLE wr_mcu (a int4, b text COLLATE "C", v int) WITH (autovacuum_enabled = off);
+CREATE UNIQUE INDEX wr_mcu_ab ON wr_mcu USING fpbtree (a, b);
+CREATE INDEX wr_mcu_v ON wr_mcu USING fpbtree (v);
+INSERT INTO wr_mcu SELECT g % 20, 'k' || (g / 20), g FROM generate_series(1, 400) g;
+UPDATE wr_mcu SET v = v + 1000;
+UPDATE wr_mcu SET v = v + 1000;
+UPDATE wr_mcu SET v = v + 1000;
+SELECT fpbtree_check('wr_mcu_ab', true);
+INSERT INTO wr_mcu VALUES (3, 'k5', 0);
+INSERT INTO wr_mcu VALUES (3, 'k5x', 0);
+SELECT fpb_same('SELECT a, b FROM wr_mcu WHERE a = 3', 'wr_mcu_ab');

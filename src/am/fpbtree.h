@@ -77,8 +77,8 @@ typedef struct FpbCmp
 	bool		textc;			/* text under "C": memcmp, then length */
 	bool		plain;			/* a varlena type stored with a 4-byte header
 								 * only (oidvector): never made short */
-	bool		dedup;			/* one key column whose equal values are
-								 * equal bytes: pages of runs (FPB_F_DEDUP) */
+	bool		dedup;			/* equal keys are equal bytes, stored values
+								 * are keys only: pages of runs (FPB_F_DEDUP) */
 	int			maxkey;			/* largest full value accepted (bytes) */
 
 	/*
@@ -488,6 +488,7 @@ extern void fpb_check_row_size(const FpbCmp *cmp, Relation index, Size size);
 extern bool fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x,
 						 void *space);
 extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp);
+extern bool fpb_col_dedup(const FpbCmp *cmp);
 extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
 extern int	fpb_slot_need(Page page, const char *f, int upper);
 extern Size fpb_slot_len(Page page, const char *f);

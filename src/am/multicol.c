@@ -90,6 +90,19 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 		col->desc = (opt & INDOPTION_DESC) != 0;
 		col->nullsfirst = (opt & INDOPTION_NULLS_FIRST) != 0;
 	}
+
+	/*
+	 * Runs of equal tuples share one (posting.c) when equal tuples are
+	 * equal bytes: no INCLUDE columns (rows of one key differ there), and
+	 * no key column whose equal values may differ (a float's two zeros, a
+	 * wide type fpb_col_dedup refuses).  fpb_build_tuple makes the bytes
+	 * of a tuple depend on its values alone.
+	 */
+	cmp->dedup = (nkeys == cmp->tupdesc->natts);
+	for (int j = 0; j < nkeys; j++)
+		if (cmp->cols[j].encproc ? cmp->cols[j].canonzero :
+			!fpb_col_dedup(&cmp->cols[j]))
+			cmp->dedup = false;
 	cmp->bounddesc = (TupleDesc) (space + MAXALIGN(sizeof(FpbCmp) * nkeys));
 	TupleDescCopy(cmp->bounddesc, bd);
 	FreeTupleDesc(bd);

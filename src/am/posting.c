@@ -949,17 +949,21 @@ fpb_check_posting_wide(Relation index, const FpbRuns *v)
 		!(FpbPageGetOpaque(v->page)->flags & FPB_F_DEDUP))
 		fpb_index_corrupt(index, v->blkno,
 						  "Page is a wide posting page, but the index's values cannot share runs.");
-	encproc = index_getprocinfo(index, 1, FPB_ENCODE_PROC);
+	encproc = cmp->multi ? NULL : index_getprocinfo(index, 1, FPB_ENCODE_PROC);
 	for (int r = 0; r < v->nruns; r++)
 	{
 		uint64		t = fpb_tid_to_t(&v->tids[fpb_run_start(v, r)]);
 		const char *f = fpb_run_value(v, r);
 
-		if ((f == NULL) != ((t & FPB_T_NULLBIT) != 0))
+		/* a multi-column entry has a tuple even when its first column is NULL */
+		if (cmp->multi ? f == NULL : (f == NULL) != ((t & FPB_T_NULLBIT) != 0))
 			fpb_index_corrupt(index, v->blkno,
 							  "Posting page run %d %s a value.", r,
 							  f ? "is NULL but has" : "has no");
-		if (f != NULL)
+		if (cmp->multi)
+			fpb_check_multi_key(index, cmp, f, v->keys[r], t, v->blkno,
+								psprintf("Posting page run %d", r));
+		else if (f != NULL)
 		{
 			uint64		p = fpb_encode(encproc, cmp->collation,
 									   PointerGetDatum(f));

@@ -212,7 +212,7 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp)
  * trailing spaces, a case-insensitive collation): an index-only scan must
  * return each entry's own, and runs of equal bytes could then interleave.
  */
-static bool
+bool
 fpb_col_dedup(const FpbCmp *cmp)
 {
 	switch (cmp->proc.fn_oid)

@@ -36,6 +36,7 @@ CREATE INDEX w_k ON w USING fpbtree (k);
 CREATE INDEX w_f ON w USING fpbtree (f) WITH (nonleaf_lines = 2, leaf_lines = 3);
 CREATE INDEX w_s ON w USING fpbtree (s);
 CREATE INDEX w_ksf ON w USING fpbtree (k, s) INCLUDE (f);
+CREATE INDEX w_sk ON w USING fpbtree (s, k);
 });
 
 $primary->backup('base');
@@ -121,6 +122,7 @@ for my $q (
 	q{SELECT count(*) FROM w WHERE f IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE s < '8'},
 	q{SELECT count(*), sum(id) FROM w WHERE s >= 'run-1' AND s < 'run-3'},
+	q{SELECT count(*), sum(id) FROM w WHERE s = 'run-17' AND k IS NULL},
 	q{SELECT count(*) FROM w WHERE s IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE k = 42 AND s IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE k > 0 AND s > '8'})
@@ -129,7 +131,7 @@ for my $q (
 		$primary->safe_psql('postgres', $q),
 		"standby index scan equals the primary: $q");
 }
-for my $i (qw(w_k w_f w_s w_ksf))
+for my $i (qw(w_k w_f w_s w_ksf w_sk))
 {
 	my ($ret, $stdout, $stderr) =
 	  $standby->psql('postgres', "SELECT fpbtree_check('$i', true)");
