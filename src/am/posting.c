@@ -453,13 +453,12 @@ fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
 	int			i;
 	int		   *runlen;
 	uint64	   *wkeys = NULL;
+	double		regfill = fill > 0 ? fill : FPB_REORG_MAX_FILL;
 
 	/* the cheap tests first: most layouts are of a regular page's entries */
 	if (!fpb_posting_page_ok(page, n) ||
-		(!wide && n <= fpb_page_capacity(opq->w, opq->x, false,
-										 fill > 0 ? fill : FPB_REORG_MAX_FILL)) ||
-		(wide && fpb_posting_regular_fits(page, entries, n,
-										  fill > 0 ? fill : FPB_REORG_MAX_FILL)))
+		(!wide && n <= fpb_page_capacity(opq->w, opq->x, false, regfill)) ||
+		(wide && fpb_posting_regular_fits(page, entries, n, regfill)))
 	{
 		opq->flags &= ~(FPB_F_POSTING | FPB_F_RUNS);
 		return false;
@@ -955,7 +954,7 @@ fpb_check_posting_wide(Relation index, const FpbRuns *v)
 		uint64		t = fpb_tid_to_t(&v->tids[fpb_run_start(v, r)]);
 		const char *f = fpb_run_value(v, r);
 
-		/* a multi-column entry has a tuple even when its first column is NULL */
+		/* a multi-column entry has a tuple, also with a NULL first column */
 		if (cmp->multi ? f == NULL : (f == NULL) != ((t & FPB_T_NULLBIT) != 0))
 			fpb_index_corrupt(index, v->blkno,
 							  "Posting page run %d %s a value.", r,

@@ -240,8 +240,12 @@ fpb_full_image_eq(int fl, const char *a, const char *b)
 	if (a == NULL || b == NULL)
 		return a == b;
 	if (fl == FPB_FULLLEN_TUPLE)
-		return IndexTupleSize((IndexTuple) a) == IndexTupleSize((IndexTuple) b) &&
-			memcmp(a, b, IndexTupleSize((IndexTuple) a)) == 0;
+	{
+		Size		size = IndexTupleSize((IndexTuple) a);
+
+		return size == IndexTupleSize((IndexTuple) b) &&
+			memcmp(a, b, size) == 0;
+	}
 	if (fl > 0)
 		return memcmp(a, b, fl) == 0;
 	return VARSIZE_ANY_EXHDR(a) == VARSIZE_ANY_EXHDR(b) &&
