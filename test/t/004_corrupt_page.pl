@@ -23,8 +23,9 @@
 #    are zero, the version is wrong, a posting page counts more TIDs than
 #    it holds or has two out of order, a page of runs counts more runs than
 #    it holds, has two keys out of order or a run that overlaps the next
-#    one, a high key's value (wide and
-#    multi-column indexes) is longer than the page.  Every statement through the index, and
+#    one, a wide page of runs has a value outside its slotted area or two
+#    keys out of order, a high key's value (wide and multi-column indexes)
+#    is longer than the page.  Every statement through the index, and
 #    fpbtree_check, must fail at once with ERRCODE_INDEX_CORRUPTED (XX002)
 #    naming the block.  Without validation, most of these hang (some
 #    uninterruptibly), wait for their own buffer lock, return too few rows
@@ -87,6 +88,8 @@ my @dcases = (
 	[ d_runskeys => 100, 'g % 500' ],
 	[ d_runsend => 100, 'g % 500' ],
 	[ d_varsize => 10, undef, '(k::text) COLLATE "C"' ],
+	[ d_wrunsoff => 100, 'g % 500', '(k::text) COLLATE "C"' ],
+	[ d_wrunskeys => 100, 'g % 500', '(k::text) COLLATE "C"' ],
 	[ d_tuplesize => 10, undef, 'k, id' ],);
 for my $c (@dcases)
 {
@@ -94,7 +97,8 @@ for my $c (@dcases)
 	# d_post*: one key, so the leaves are posting pages (src/am/posting.c);
 	# d_runs*: 20 rows a key, so the build makes pages of runs
 	$kexpr //= '(g * 7919) % 100003';
-	# d_varsize: a wide index (text); d_tuplesize: a multi-column one
+	# d_varsize: a wide index (text); d_tuplesize: a multi-column one;
+	# d_wruns*: a wide index of 20 rows a value, so of pages of runs
 	$cols //= 'k';
 	$node->safe_psql(
 		'postgres', qq{
@@ -507,6 +511,30 @@ my (%dblk, %dnote);
 		$dblk{$t} = [ $leaves[1] ];
 	}
 
+	# wide pages of runs: each run's key is (prefix, the offset of its
+	# value's slot).  A key whose offset points into the lines, below the
+	# slotted area; two keys out of order.
+	for my $t (qw(d_wrunsoff d_wrunskeys))
+	{
+		$f = $path{$t};
+		@leaves = grep { (opaque(read_block($f, $_))->{flags} & 0x1C0) == 0x1C0 }
+		  level_chain($f, 0);
+		die "no wide page of runs in $t" unless @leaves;
+		my $page = read_block($f, $leaves[1]);
+		if ($t eq 'd_wrunsoff')
+		{
+			patch($f, $leaves[1], raw => [ 72, 'v', 100 ]);
+			$dnote{$t} = "wide page of runs $leaves[1] first value at offset 100";
+		}
+		else
+		{
+			my ($k0, $k1) = (substr($page, 72, 8), substr($page, 80, 8));
+			patch($f, $leaves[1], raw => [ 72, 'a16', $k1 . $k0 ]);
+			$dnote{$t} = "wide page of runs $leaves[1] first two keys swapped";
+		}
+		$dblk{$t} = [ $leaves[1] ];
+	}
+
 	# a leaf's high key, a value in the slotted area, says it is longer
 	# than the page: a scan copies the high key it leaves (wide index,
 	# the varlena header), an index-only scan each entry's tuple
@@ -632,6 +660,8 @@ my @dplan = (
 	[ d_runskeys => qw(fwd bwd check) ],
 	[ d_runsend => qw(fwd bwd check) ],
 	[ d_varsize => qw(fwdt check) ],
+	[ d_wrunsoff => qw(fwdt check) ],
+	[ d_wrunskeys => qw(fwdt check) ],
 	[ d_tuplesize => qw(fwd check) ],);
 for my $p (@dplan)
 {
