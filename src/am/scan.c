@@ -873,16 +873,25 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 
 		if (so->cmp && so->cmp->multi)
 		{
-			/* the tuple kept from the leaf holds every column */
+			/*
+			 * The tuple kept from the leaf holds every column; copied for
+			 * its alignment, once for the entries of a run (posting.c).
+			 */
 			Size		size = IndexTupleSize((IndexTuple) item->f);
 			MemoryContext old;
 
-			so->formedtup = NULL;
+			if (so->formedtup != NULL && so->formedf == item->f)
+			{
+				scan->xs_itup = so->formedtup;
+				return true;
+			}
 			MemoryContextReset(fpb_scan_tupcxt(so));
 			old = MemoryContextSwitchTo(so->tupcxt);
 			scan->xs_itup = palloc(size);
 			memcpy(scan->xs_itup, item->f, size);
 			MemoryContextSwitchTo(old);
+			so->formedtup = scan->xs_itup;
+			so->formedf = item->f;
 			return true;
 		}
 		/* every returned entry passes here: look the procedure up once */
