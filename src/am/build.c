@@ -295,9 +295,7 @@ fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
 static inline bool
 fpb_build_same(const FpbCmp *cmp, const FpbEntry *a, const FpbEntry *b)
 {
-	return FPB_WIDE_PREFIX(a->k) == FPB_WIDE_PREFIX(b->k) &&
-		((a->t ^ b->t) & FPB_T_NULLBIT) == 0 &&
-		fpb_full_image_eq(fpb_cmp_fulllen(cmp), a->f, b->f);
+	return fpb_entry_image_same(fpb_cmp_fulllen(cmp), a, b);
 }
 
 /*

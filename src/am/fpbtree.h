@@ -493,6 +493,8 @@ extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
 extern int	fpb_slot_need(Page page, const char *f, int upper);
 extern Size fpb_slot_len(Page page, const char *f);
 extern bool fpb_full_image_eq(int fl, const char *a, const char *b);
+extern bool fpb_entry_image_same(int fl, const FpbEntry *a,
+								 const FpbEntry *b);
 extern uint64 fpb_slot_put(Page page, uint64 k, const char *f);
 extern void fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf);
 extern void fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e);

@@ -300,9 +300,7 @@ fpb_posting_same(Page page, const FpbEntry *a, const FpbEntry *b)
 {
 	if (!(FpbPageGetOpaque(page)->flags & FPB_F_WIDE))
 		return a->k == b->k;
-	return FPB_WIDE_PREFIX(a->k) == FPB_WIDE_PREFIX(b->k) &&
-		((a->t ^ b->t) & FPB_T_NULLBIT) == 0 &&
-		fpb_full_image_eq(FpbPageGetOpaque(page)->fulllen, a->f, b->f);
+	return fpb_entry_image_same(FpbPageGetOpaque(page)->fulllen, a, b);
 }
 
 /* Distinct keys of sorted entries. */
@@ -374,10 +372,10 @@ fpb_runs_slots(int nruns, int room)
 }
 
 /*
- * Are entries[0..n) worth a posting page instead of a split?  They fit
- * one, and have one key, or runs of two entries or more on average that
- * leave an eighth of the page's slots free.  A page of runs of distinct keys would hold about what
- * a regular page holds, and each entry of a new key would lay it out
+ * Are n entries in nruns runs worth a posting page of room bytes instead
+ * of a split?  They fit one, and have one key, or runs of two entries or
+ * more on average that leave an eighth of the page's slots free.  A page
+ * of runs of distinct keys would hold about what a regular page holds, and each entry of a new key would lay it out
  * again; and a page of runs with few free slots would be laid out again
  * (its free slots shared out anew, a record of most of the page) every few
  * inserts: better to split it, or first to let the inserter remove the
@@ -385,20 +383,13 @@ fpb_runs_slots(int nruns, int room)
  * half may still become a page of shorter runs when it cannot be a regular
  * page: fpb_posting_layout.)
  */
-bool
-fpb_posting_worth(Page page, const FpbEntry *entries, int n)
+static bool
+fpb_runs_worth(bool wide, int nruns, int n, int room)
 {
-	bool		wide = (FpbPageGetOpaque(page)->flags & FPB_F_WIDE) != 0;
-	int			nruns;
-	int			room;
 	int			nslots;
 
-	if (!fpb_posting_page_ok(page, n))
-		return false;
-	nruns = fpb_entries_runs(page, entries, n);
 	if (nruns == 1 && !wide)
 		return true;
-	room = fpb_posting_room(page, entries, n);
 	if (!fpb_runs_fit(wide, nruns, n, room))
 		return false;
 	if (nruns == 1)
@@ -407,6 +398,17 @@ fpb_posting_worth(Page page, const FpbEntry *entries, int n)
 		return false;
 	nslots = fpb_runs_slots(nruns, room);
 	return nslots - n >= nslots / 8;
+}
+
+/* fpb_runs_worth of sorted entries on page */
+bool
+fpb_posting_worth(Page page, const FpbEntry *entries, int n)
+{
+	if (!fpb_posting_page_ok(page, n))
+		return false;
+	return fpb_runs_worth((FpbPageGetOpaque(page)->flags & FPB_F_WIDE) != 0,
+						  fpb_entries_runs(page, entries, n), n,
+						  fpb_posting_room(page, entries, n));
 }
 
 /*
@@ -469,7 +471,7 @@ fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
 
 		if (!fpb_runs_fit(wide, nruns, n, room) ||
 			(fpb_posting_regular_fits(page, entries, n, 1.0) &&
-			 !fpb_posting_worth(page, entries, n)))
+			 !fpb_runs_worth(wide, nruns, n, room)))
 		{
 			opq->flags &= ~(FPB_F_POSTING | FPB_F_RUNS);
 			return false;

@@ -252,6 +252,18 @@ fpb_full_image_eq(int fl, const char *a, const char *b)
 		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), VARSIZE_ANY_EXHDR(a)) == 0;
 }
 
+/*
+ * Do two wide entries belong to one run of a page of runs (posting.c)?  The
+ * same prefix, NULL bit and value bytes; fl as for fpb_full_image_eq.
+ */
+bool
+fpb_entry_image_same(int fl, const FpbEntry *a, const FpbEntry *b)
+{
+	return FPB_WIDE_PREFIX(a->k) == FPB_WIDE_PREFIX(b->k) &&
+		((a->t ^ b->t) & FPB_T_NULLBIT) == 0 &&
+		fpb_full_image_eq(fl, a->f, b->f);
+}
+
 /* Bytes fpb_cmp_init needs besides the FpbCmp (its space argument). */
 Size
 fpb_cmp_space(Relation index)
