@@ -95,6 +95,7 @@ typedef struct FpbCmp
 								 * compared as +0 (fpb_col_key) */
 	bool		desc;			/* in cols[]: DESC */
 	bool		nullsfirst;		/* in cols[]: NULLS FIRST */
+	uint16		mprefix;		/* FPB_MPREFIX_*, from the metapage */
 	TupleDesc	tupdesc;		/* the index's: stored tuples */
 	TupleDesc	bounddesc;		/* scan bounds: narrow columns as keys */
 } FpbCmp;
@@ -411,7 +412,13 @@ typedef struct FpbMetaPageData
 	float8		t1;				/* calibration used by the width model (ns) */
 	float8		tnext;
 	uint16		vac_cycle;		/* last VACUUM cycle id (0 in old indexes) */
+	uint16		mprefix;		/* multi-column prefix: FPB_MPREFIX_* (0 in
+								 * old indexes) */
 } FpbMetaPageData;
+
+/* the prefix of a multi-column entry (multicol.c) */
+#define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */
+#define FPB_MPREFIX_CODED	1	/* the narrow leading columns, coded */
 
 #define FpbPageGetMeta(page) ((FpbMetaPageData *) PageGetContents(page))
 
@@ -501,6 +508,26 @@ extern void fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e);
 extern bool fpb_entry_keys_differ(const FpbCmp *cmp, const FpbEntry *a,
 								  const FpbEntry *b);
 
+/*
+ * fpb_wide_cmp of the entry (ak, at) of a wide page with (bk, bt, bf): the
+ * entry's value is read only when prefixes and NULL bits tie, so that a
+ * search touches the slotted area only there.
+ */
+static inline int
+fpb_wide_cmp_at(const FpbCmp *cmp, Page page, BlockNumber blkno, uint64 ak,
+				uint64 at, uint64 bk, uint64 bt, const char *bf)
+{
+	uint64		pa = FPB_WIDE_PREFIX(ak);
+	uint64		pb = FPB_WIDE_PREFIX(bk);
+
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	if ((at ^ bt) & FPB_T_NULLBIT)
+		return (at & FPB_T_NULLBIT) ? 1 : -1;
+	return fpb_wide_cmp(cmp, ak, at, fpb_slot_get(page, ak, blkno),
+						bk, bt, bf);
+}
+
 /* What a wide page records as the size of its values (fulllen). */
 static inline uint8
 fpb_cmp_fulllen(const FpbCmp *cmp)
@@ -523,7 +550,12 @@ extern IndexTuple fpb_build_tuple(TupleDesc desc, Datum *values,
 extern const char *fpb_make_bound(const FpbCmp *cmp, int m, Datum *vals,
 								  bool *isnull, int sign);
 extern uint64 fpb_col_key(const FpbCmp *col, uint64 k);
-extern uint64 fpb_multi_prefix(const FpbCmp *cmp, uint64 k, bool isnull);
+extern uint64 fpb_multi_prefix(const FpbCmp *cmp, int m, const uint64 *keys,
+							   const bool *isnull, int sign);
+extern uint64 fpb_multi_null_prefix(const FpbCmp *cmp);
+extern uint16 fpb_new_mprefix(void);
+extern void fpb_multi_row_keys(const FpbCmp *cmp, Relation index,
+							   Datum *values, bool *isnull, uint64 *keys);
 extern bool fpb_index_is_multi(Relation index);
 extern bool fpb_tuple_keys_null(const FpbCmp *cmp, const char *f);
 extern void fpb_check_multi_key(Relation index, const FpbCmp *cmp,
@@ -666,6 +698,7 @@ extern Buffer fpb_newbuf(Relation index);
 extern bool fpb_page_recyclable(Page page);
 extern uint16 fpb_vacuum_cycleid(Relation index);
 extern uint16 fpb_meta_cycleid(Page metapage);
+extern uint16 fpb_meta_mprefix(Page metapage);
 extern void fpb_relbuf(Buffer buf);
 
 /* ---- search.c: descent ---- */
@@ -854,6 +887,7 @@ extern IndexBulkDeleteResult *fpbvacuumcleanup(IndexVacuumInfo *info,
 
 /* ---- pagedel.c: deletion of empty leaf pages ---- */
 extern bool fpb_debug_pagedel_stop;
+extern bool fpb_debug_multi_prefix_first;
 extern bool fpb_pagedel(Relation index, BlockNumber blkno,
 						BlockNumber *parent);
 extern FullTransactionId fpb_page_safexid(FpbPageOpaque opq);

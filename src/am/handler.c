@@ -64,6 +64,11 @@ fpb_am_init(void)
 							 "For tests of half-dead pages left by a crash; never for production use.",
 							 &fpb_debug_pagedel_stop, false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomBoolVariable("fpbtree.debug_multi_prefix_first",
+							 "Developer setting: CREATE INDEX gives multi-column fpbtree indexes the old prefix format, the first column's key alone.",
+							 "For tests of indexes built by older builds of fpbtree; never for production use.",
+							 &fpb_debug_multi_prefix_first, false,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 
 	fpb_init_reloptions();
 	fpb_pattern_init();

@@ -44,6 +44,7 @@ fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
 	meta->fillfactor = fillfactor;
 	meta->t1 = t1;
 	meta->tnext = tnext;
+	meta->mprefix = fpb_new_mprefix();
 	/* keep the metadata out of the hole generic WAL skips */
 	((PageHeader) page)->pd_lower =
 		((char *) meta + sizeof(FpbMetaPageData)) - (char *) page;
@@ -80,6 +81,10 @@ fpb_check_meta(Relation index, Page page)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
 						  "Metapage root level %u is impossible.",
 						  meta->rootlevel);
+	if (fpb_meta_mprefix(page) > FPB_MPREFIX_CODED)
+		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
+						  "Metapage prefix format %u is unknown.",
+						  fpb_meta_mprefix(page));
 	nblocks = RelationGetNumberOfBlocks(index);
 	if (meta->root == FPB_METAPAGE_BLKNO || meta->root >= nblocks)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
@@ -98,6 +103,7 @@ fpb_read_meta(Relation index, FpbMetaPageData *out)
 
 	fpb_check_meta(index, BufferGetPage(buf));
 	memcpy(out, FpbPageGetMeta(BufferGetPage(buf)), sizeof(FpbMetaPageData));
+	out->mprefix = fpb_meta_mprefix(BufferGetPage(buf));
 	UnlockReleaseBuffer(buf);
 }
 
@@ -150,6 +156,8 @@ fpb_index_cmp(Relation index)
 	{
 		c->wide = fpb_cmp_init(index, &c->cmp, c->meta.w, c->meta.x,
 							   (char *) c + MAXALIGN(sizeof(FpbRelCache)));
+		/* how this index's multi-column prefixes were made */
+		c->cmp.mprefix = c->meta.mprefix;
 		c->cmpknown = true;
 	}
 	return c->wide ? &c->cmp : NULL;
@@ -262,6 +270,22 @@ fpb_meta_cycleid(Page metapage)
 		(char *) &meta->vac_cycle + sizeof(uint16) - (char *) metapage)
 		return 0;
 	return meta->vac_cycle;
+}
+
+/*
+ * The multi-column prefix format in the metapage.  A metapage older than
+ * the field holds zero there (its pd_lower may end before it): the first
+ * format, which such an index was built with.
+ */
+uint16
+fpb_meta_mprefix(Page metapage)
+{
+	FpbMetaPageData *meta = FpbPageGetMeta(metapage);
+
+	if (((PageHeader) metapage)->pd_lower <
+		(char *) &meta->mprefix + sizeof(uint16) - (char *) metapage)
+		return FPB_MPREFIX_FIRST;
+	return meta->mprefix;
 }
 
 uint16

@@ -28,8 +28,20 @@
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "fpbtree.h"
+#include "port/pg_bitutils.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+
+/* developer setting: new indexes take the old prefix format (tests) */
+bool		fpb_debug_multi_prefix_first = false;
+
+/* The prefix format of an index being built. */
+uint16
+fpb_new_mprefix(void)
+{
+	return fpb_debug_multi_prefix_first ? FPB_MPREFIX_FIRST :
+		FPB_MPREFIX_CODED;
+}
 
 /* Bytes fpb_multi_init needs: the columns' comparisons, bounddesc. */
 Size
@@ -126,15 +138,16 @@ fpb_col_key(const FpbCmp *col, uint64 k)
 }
 
 /*
- * The prefix of an entry whose first column has key k (fpb_heap_key), or
- * is NULL.  It follows the column's order: a DESC column's prefix is that
- * of the complemented key.  NULLs are last by their NULL bit, with the
- * largest prefix; NULLS FIRST gives them prefix 0 instead and every value
- * a prefix above 0, which merges the lowest prefix into the next but keeps
- * the order (a prefix need only never decrease along the index order).
+ * The prefix of the first format (FPB_MPREFIX_FIRST): the first column's key
+ * k (fpb_heap_key) cut to 48 bits, or its NULL.  It follows the column's
+ * order: a DESC column's prefix is that of the complemented key.  NULLs are
+ * last by their NULL bit, with the largest prefix; NULLS FIRST gives them
+ * prefix 0 instead and every value a prefix above 0, which merges the lowest
+ * prefix into the next but keeps the order (a prefix need only never
+ * decrease along the index order).
  */
-uint64
-fpb_multi_prefix(const FpbCmp *cmp, uint64 k, bool isnull)
+static uint64
+fpb_multi_prefix_first(const FpbCmp *cmp, uint64 k, bool isnull)
 {
 	const FpbCmp *col = &cmp->cols[0];
 	uint64		p;
@@ -146,6 +159,121 @@ fpb_multi_prefix(const FpbCmp *cmp, uint64 k, bool isnull)
 	if (col->nullsfirst && p == 0)
 		p = UINT64CONST(1) << FPB_WIDE_OFFBITS;
 	return p;
+}
+
+/* bits of a coded prefix: those above the slot offset */
+#define FPB_MPREFIX_BITS	(64 - FPB_WIDE_OFFBITS)
+
+/* Append the top n bits of v to the prefix *p of *used bits, while room. */
+static inline void
+fpb_mprefix_put(uint64 *p, int *used, uint64 v, int n)
+{
+	n = Min(n, FPB_MPREFIX_BITS - *used);
+	if (n <= 0)
+		return;
+	*p |= (v >> (64 - n)) << (64 - *used - n);
+	*used += n;
+}
+
+/*
+ * Append the code of a column's key k (README "Multi-column keys"): its top
+ * bit, its next bit b, the length r of the run of b that starts there (a
+ * run of ones counts up, one of zeros down, so that longer runs of zeros
+ * code lower), then the bits after the bit that ends the run.  The code is
+ * one-to-one and order-preserving, and no code is a prefix of another, so
+ * codes put one after another compare as the columns do; a small number,
+ * whose key has a long run at the top, takes few bits.
+ */
+static inline void
+fpb_mprefix_code(uint64 *p, int *used, uint64 k)
+{
+	uint64		x = k << 1;
+	bool		b = (x >> 63) != 0;
+	int			r = 63 - pg_leftmost_one_pos64(b ? ~x : (x | 1));
+
+	fpb_mprefix_put(p, used,
+					((k >> 63) << 63) | ((uint64) b << 62) |
+					((uint64) (b ? r : 63 - r) << 56), 8);
+	if (r < 62)
+		fpb_mprefix_put(p, used, k << (r + 2), 62 - r);
+}
+
+/*
+ * The prefix of a row or a scan bound: the first m key columns have keys
+ * keys[] (a narrow column's, or the first column's fpb_encode value) or are
+ * NULL; the rest are absent, below (sign < 0) or above (sign > 0) every
+ * value, or, for a stored row (sign 0), nothing.
+ *
+ * FPB_MPREFIX_CODED (README "Multi-column keys"): the codes of the leading
+ * narrow columns one after another (a DESC column's of its complemented
+ * key), cut to 48 bits.  A NULL column ends it with all ones (NULLS LAST) or
+ * zeros (NULLS FIRST), a wide column with zeros, the end of a bound's
+ * columns with its sign's side.  Rows of one prefix then share every column
+ * the prefix spans, or tie; the order of the columns is kept.  An index with
+ * a wide first column, or built before the format (mprefix 0), keeps
+ * FPB_MPREFIX_FIRST.
+ */
+uint64
+fpb_multi_prefix(const FpbCmp *cmp, int m, const uint64 *keys,
+				 const bool *isnull, int sign)
+{
+	uint64		p = 0;
+	int			used = 0;
+	bool		ones = sign > 0;
+
+	if (cmp->mprefix == FPB_MPREFIX_FIRST || !cmp->cols[0].encproc ||
+		isnull[0])
+		return fpb_multi_prefix_first(cmp, keys[0], isnull[0]);
+	for (int j = 0; j < m && used < FPB_MPREFIX_BITS; j++)
+	{
+		const FpbCmp *col = &cmp->cols[j];
+		uint64		k;
+
+		if (!col->encproc || isnull[j])
+		{
+			ones = col->encproc && !col->nullsfirst;
+			break;
+		}
+		k = fpb_col_key(col, keys[j]);
+		fpb_mprefix_code(&p, &used, col->desc ? ~k : k);
+	}
+	if (ones)
+		fpb_mprefix_put(&p, &used, PG_UINT64_MAX, FPB_MPREFIX_BITS);
+	/* strictly above the NULLs' 0, see fpb_multi_prefix_first */
+	if (cmp->cols[0].nullsfirst && p == 0)
+		p = UINT64CONST(1) << FPB_WIDE_OFFBITS;
+	return p;
+}
+
+/* The prefix of an entry whose first column is NULL (either format). */
+uint64
+fpb_multi_null_prefix(const FpbCmp *cmp)
+{
+	return fpb_multi_prefix_first(cmp, 0, true);
+}
+
+/*
+ * The keys fpb_multi_prefix needs of a row: the first column's fpb_encode
+ * value, and those of the narrow columns after it up to the first NULL or
+ * wide one (the coded format only).
+ */
+void
+fpb_multi_row_keys(const FpbCmp *cmp, Relation index, Datum *values,
+				   bool *isnull, uint64 *keys)
+{
+	keys[0] = isnull[0] ? FPB_KEY_MAX :
+		fpb_encode(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
+				   cmp->collation, values[0]);
+	if (cmp->mprefix == FPB_MPREFIX_FIRST || !cmp->cols[0].encproc)
+		return;
+	for (int j = 1; j < cmp->nkeys; j++)
+	{
+		const FpbCmp *col = &cmp->cols[j];
+
+		if (!col->encproc || isnull[j])
+			break;
+		keys[j] = fpb_encode(col->encproc, col->collation, values[j]);
+	}
 }
 
 /*
@@ -295,19 +423,19 @@ fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
 	return (const char *) t;
 }
 
-/*
- * The entry of a heap row at htid: the first column's key (fpb_heap_key)
- * cut to its prefix, and the row's index tuple.
- */
+/* The entry of a heap row at htid: its prefix and its index tuple. */
 FpbEntry
 fpb_multi_entry(const FpbCmp *cmp, Relation index, Datum *values,
 				bool *isnull, ItemPointer htid)
 {
+	uint64		keys[INDEX_MAX_KEYS];
 	FpbKey		key = fpb_heap_key(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
 								   index->rd_indcollation[0], values[0],
 								   isnull[0], htid);
-	FpbEntry	e = fpb_mkkey(fpb_multi_prefix(cmp, key.k, isnull[0]), key.t);
+	FpbEntry	e;
 
+	fpb_multi_row_keys(cmp, index, values, isnull, keys);
+	e = fpb_mkkey(fpb_multi_prefix(cmp, cmp->nkeys, keys, isnull, 0), key.t);
 	e.f = fpb_form_tuple(cmp, index, values, isnull);
 	return e;
 }
@@ -338,8 +466,9 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 {
 	IndexTuple	tup = (IndexTuple) f;
 	Size		size = IndexTupleSize(tup);
-	bool		isnull;
-	Datum		v;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS] = {0};
+	uint64		keys[INDEX_MAX_KEYS];
 	uint64		p;
 
 	if (tup->t_tid.ip_posid != 0 || tup->t_tid.ip_blkid.bi_lo != 0 ||
@@ -349,19 +478,18 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 		fpb_index_corrupt(index, blkno,
 						  "%s %s holds no sound index tuple.",
 						  what, fpb_keydesc(k, t));
-	v = index_getattr(tup, 1, cmp->tupdesc, &isnull);
-	if (isnull != ((t & FPB_T_NULLBIT) != 0))
+	for (int j = 0; j < cmp->nkeys; j++)
+		values[j] = index_getattr(tup, j + 1, cmp->tupdesc, &isnull[j]);
+	if (isnull[0] != ((t & FPB_T_NULLBIT) != 0))
 		fpb_index_corrupt(index, blkno,
 						  "%s %s has a NULL flag that differs from its first column's.",
 						  what, fpb_keydesc(k, t));
-	p = isnull ? FPB_KEY_MAX :
-		fpb_encode(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
-				   cmp->collation, v);
-	if (fpb_multi_prefix(cmp, p, isnull) != FPB_WIDE_PREFIX(k))
+	fpb_multi_row_keys(cmp, index, values, isnull, keys);
+	p = fpb_multi_prefix(cmp, cmp->nkeys, keys, isnull, 0);
+	if (p != FPB_WIDE_PREFIX(k))
 		fpb_index_corrupt(index, blkno,
-						  "%s %s has a prefix that differs from its first column's, %s.",
-						  what, fpb_keydesc(k, t),
-						  fpb_keydesc(fpb_multi_prefix(cmp, p, isnull), t));
+						  "%s %s has a prefix that differs from its columns', %s.",
+						  what, fpb_keydesc(k, t), fpb_keydesc(p, t));
 }
 
 /*

@@ -251,9 +251,8 @@ fpb_node_search_wide(const FpbCmp *cmp, Page page, BlockNumber blkno,
 		int			mid = (lo + hi) / 2;
 		int			c;
 
-		c = fpb_wide_cmp(cmp, keys[mid], fpb_tid_to_t(&tids[mid]),
-						 fpb_slot_get(page, keys[mid], blkno),
-						 key->k, key->t, key->f);
+		c = fpb_wide_cmp_at(cmp, page, blkno, keys[mid],
+							fpb_tid_to_t(&tids[mid]), key->k, key->t, key->f);
 		if (after_equal ? c <= 0 : c < 0)
 			lo = mid + 1;
 		else
@@ -614,9 +613,8 @@ fpb_page_key_run(Page page, const FpbCmp *cmp, const FpbEntry *lo,
 		{
 			uint64		t = fpb_tid_to_t(&tids[i]);
 
-			if (cmp ? fpb_wide_cmp(cmp, keys[i], t,
-								   fpb_slot_get(page, keys[i], blkno),
-								   hi->k, hi->t, hi->f) > 0 :
+			if (cmp ? fpb_wide_cmp_at(cmp, page, blkno, keys[i], t,
+									  hi->k, hi->t, hi->f) > 0 :
 				(keys[i] > hi->k || (keys[i] == hi->k && t > hi->t)))
 			{
 				*ended = true;

@@ -250,9 +250,9 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		if (need_lo)
 		{
 			while (i < hdr->n &&
-				   fpb_scan_cmp(so, keys[i], fpb_tid_to_t(&tids[i]),
-								wide ? fpb_slot_get(page, keys[i], blkno) : NULL,
-								so->lok, so->lot, so->lof) < 0)
+				   fpb_scan_cmp_at(so, page, blkno, keys[i],
+								   fpb_tid_to_t(&tids[i]),
+								   so->lok, so->lot, so->lof) < 0)
 			{
 				before_lo = true;
 				i++;
@@ -261,10 +261,9 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				need_lo = false;
 		}
 		if (hdr->n == 0 ||
-			fpb_scan_cmp(so, keys[hdr->n - 1],
-						 fpb_tid_to_t(&tids[hdr->n - 1]),
-						 wide ? fpb_slot_get(page, keys[hdr->n - 1], blkno) : NULL,
-						 so->hik, so->hit, so->hif) <= 0)
+			fpb_scan_cmp_at(so, page, blkno, keys[hdr->n - 1],
+							fpb_tid_to_t(&tids[hdr->n - 1]),
+							so->hik, so->hit, so->hif) <= 0)
 		{
 			for (; i < hdr->n; i++)
 			{
@@ -288,9 +287,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 			{
 				uint64		t = fpb_tid_to_t(&tids[i]);
 
-				if (fpb_scan_cmp(so, keys[i], t,
-								 wide ? fpb_slot_get(page, keys[i], blkno) : NULL,
-								 so->hik, so->hit, so->hif) > 0)
+				if (fpb_scan_cmp_at(so, page, blkno, keys[i], t,
+									so->hik, so->hit, so->hif) > 0)
 					break;
 				if (so->skipdead && fpb_tid_is_dead(&tids[i]))
 					continue;

@@ -139,6 +139,16 @@ fpb_scan_cmp(FpbScanOpaque so, uint64 k, uint64 t, const char *f,
 	return fpb_wide_cmp(so->cmp, k, t, f, bk, bt, bf);
 }
 
+/* fpb_scan_cmp of an entry of page, whose value is read only if needed */
+static inline int
+fpb_scan_cmp_at(FpbScanOpaque so, Page page, BlockNumber blkno, uint64 k,
+				uint64 t, uint64 bk, uint64 bt, const char *bf)
+{
+	if (so->cmp == NULL)
+		return fpb_key_cmp(k, t, bk, bt);
+	return fpb_wide_cmp_at(so->cmp, page, blkno, k, t, bk, bt, bf);
+}
+
 extern void fpb_scan_keep_interval(FpbScanOpaque so, FpbScanInterval *iv);
 
 #endif							/* FPB_SCAN_H */

@@ -236,6 +236,7 @@ fpb_scan_end(IndexScanDesc scan, const FpbColBound *c0, bool exact0,
 	const FpbCmp *cmp = so->cmp;
 	Datum		vals[INDEX_MAX_KEYS];
 	bool		nulls[INDEX_MAX_KEYS];
+	uint64		keys[INDEX_MAX_KEYS];
 	int			ncols = exact0 ? m : 0;
 	int			sign = upper ? 1 : -1;
 
@@ -269,14 +270,21 @@ fpb_scan_end(IndexScanDesc scan, const FpbColBound *c0, bool exact0,
 	}
 	if (ncols == 0)
 		return false;
-	if (cmp->cols[0].encproc)
-		*k = fpb_multi_prefix(cmp, c0->k, false);
-	else
-		*k = fpb_multi_prefix(cmp,
-							  fpb_encode(index_getprocinfo(scan->indexRelation,
-														   1, FPB_ENCODE_PROC),
-										 cmp->collation, c0->v),
-							  false);
+	/* the columns' keys: a narrow column's bound holds its key */
+	for (int j = 0; j < ncols; j++)
+	{
+		if (nulls[j])
+			break;
+		if (cmp->cols[j].encproc)
+			keys[j] = (uint64) DatumGetInt64(vals[j]);
+		else if (j == 0)
+			keys[j] = fpb_encode(index_getprocinfo(scan->indexRelation, 1,
+												   FPB_ENCODE_PROC),
+								 cmp->collation, vals[0]);
+		else
+			break;
+	}
+	*k = fpb_multi_prefix(cmp, ncols, keys, nulls, sign);
 	*f = fpb_make_bound(cmp, ncols, vals, nulls, sign);
 	return true;
 }

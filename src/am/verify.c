@@ -625,7 +625,7 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 								i, fpb_keydesc(e->k, e->t));
 				if ((e->t & FPB_T_NULLBIT) &&
 					(cmp ? (FPB_WIDE_PREFIX(e->k) !=
-							(cmp->multi ? fpb_multi_prefix(cmp, 0, true) :
+							(cmp->multi ? fpb_multi_null_prefix(cmp) :
 							 FPB_WIDE_PREFIX(FPB_KEY_MAX)) ||
 							(e->f != NULL && !cmp->multi)) :
 					 e->k != FPB_KEY_MAX))
@@ -792,6 +792,11 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 					"pd_lower %u does not cover the metapage contents.",
 					((PageHeader) st->page)->pd_lower);
 	memcpy(&st->meta, meta, sizeof(FpbMetaPageData));
+	st->meta.mprefix = fpb_meta_mprefix(st->page);
+	if (st->meta.mprefix > FPB_MPREFIX_CODED)
+		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
+					"Metapage prefix format %u is unknown.",
+					st->meta.mprefix);
 	if (st->meta.w < 1 || st->meta.w > FPB_MAX_WIDTH ||
 		st->meta.x < 1 || st->meta.x > FPB_MAX_WIDTH)
 		fpb_corrupt(st, FPB_METAPAGE_BLKNO,

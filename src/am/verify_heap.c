@@ -47,7 +47,12 @@ fpb_check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 
 	/* wide indexes: prefix and TID, the TID naming one entry */
 	if (st->cmp && st->cmp->multi)
-		key.k = fpb_multi_prefix(st->cmp, key.k, isnull[0]);
+	{
+		uint64		keys[INDEX_MAX_KEYS];
+
+		fpb_multi_row_keys(st->cmp, index, values, isnull, keys);
+		key.k = fpb_multi_prefix(st->cmp, st->cmp->nkeys, keys, isnull, 0);
+	}
 	else if (st->cmp)
 		key.k = FPB_WIDE_PREFIX(key.k);
 

@@ -284,6 +284,8 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 {
 	memset(cmp, 0, sizeof(FpbCmp));
 	cmp->maxkey = fpb_wide_maxkey(w, x);
+	/* a new index's; fpb_index_cmp sets the metapage's */
+	cmp->mprefix = fpb_new_mprefix();
 	if (fpb_index_is_multi(index))
 	{
 		if (space == NULL)
