@@ -21,20 +21,7 @@ SELECT pg_relation_size('runs_fp_s') AS fpbtree_bytes,
 SET max_parallel_workers_per_gather = 0;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-CREATE FUNCTION pg_temp.best_ms(q text, n int) RETURNS float8
-LANGUAGE plpgsql AS $$
-DECLARE
-	t0 timestamptz;
-	best float8 := 'Infinity';
-	c bigint;
-BEGIN
-	FOR i IN 1..n LOOP
-		t0 := clock_timestamp();
-		EXECUTE q INTO c;
-		best := least(best, extract(epoch FROM clock_timestamp() - t0) * 1000);
-	END LOOP;
-	RETURN best;
-END $$;
+\ir best_ms.sql
 SELECT t AS am,
 	   pg_temp.best_ms(format('SELECT count(*) FROM %I WHERE s >= ''status-20'' AND s < ''status-36''', t), 7) AS range16_ms,
 	   pg_temp.best_ms(format('SELECT count(*) FROM %I WHERE s = ''status-77''', t), 15) AS one_value_ms,
