@@ -19,11 +19,14 @@ SET min_parallel_table_scan_size = 0;
 SET parallel_leader_participation = off;
 
 -- The entries of the only index on tbl, in index order, read by an index
--- scan: "ctid=k" each.
-CREATE FUNCTION pb_entries(tbl regclass) RETURNS text[]
+-- scan: "ctid=k" each; for an index on cols (as in CREATE INDEX) other
+-- than k, "ctid=row".
+CREATE FUNCTION pb_entries(tbl regclass, cols text DEFAULT 'k') RETURNS text[]
 LANGUAGE plpgsql AS $$
 DECLARE
-	q text := format('SELECT ctid::text || ''='' || coalesce(k::text, ''NULL'') AS e FROM %s ORDER BY k', tbl);
+	q text := format('SELECT ctid::text || ''='' || %s AS e FROM %s x ORDER BY %s',
+					 CASE WHEN cols = 'k' THEN 'coalesce(k::text, ''NULL'')' ELSE 'x::text' END,
+					 tbl, cols);
 	plan text := '';
 	line text;
 	res text[];
@@ -45,17 +48,20 @@ END $$;
 CREATE FUNCTION pb_stats(idx regclass) RETURNS text
 LANGUAGE sql AS $$ SELECT row(s.*)::text FROM fpbtree_stats(idx) s $$;
 
--- What a serial build of fpbtree (k) on tbl gives, kept for pb_same.
-CREATE TABLE pb_serial (tbl text PRIMARY KEY, entries text[], stats text);
-CREATE FUNCTION pb_serial_build(tbl text) RETURNS bigint
+-- What a serial build of fpbtree (k), or (cols), on tbl gives, kept for
+-- pb_same.
+CREATE TABLE pb_serial (tbl text PRIMARY KEY, entries text[], stats text,
+						cols text);
+CREATE FUNCTION pb_serial_build(tbl text, cols text DEFAULT 'k') RETURNS bigint
 LANGUAGE plpgsql AS $$
 BEGIN
 	PERFORM set_config('max_parallel_maintenance_workers', '0', true);
-	EXECUTE format('CREATE INDEX pb_serial_idx ON %I USING fpbtree (k)', tbl);
+	EXECUTE format('CREATE INDEX pb_serial_idx ON %I USING fpbtree (%s)', tbl, cols);
 	PERFORM fpbtree_check('pb_serial_idx', true);
 	DELETE FROM pb_serial WHERE pb_serial.tbl = pb_serial_build.tbl;
 	INSERT INTO pb_serial
-		VALUES (tbl, pb_entries(tbl::regclass), pb_stats('pb_serial_idx'));
+		VALUES (tbl, pb_entries(tbl::regclass, cols), pb_stats('pb_serial_idx'),
+				cols);
 	EXECUTE 'DROP INDEX pb_serial_idx';
 	RETURN (SELECT cardinality(entries) FROM pb_serial s WHERE s.tbl = pb_serial_build.tbl);
 END $$;
@@ -70,7 +76,7 @@ DECLARE
 BEGIN
 	PERFORM fpbtree_check(idx, true);
 	SELECT * INTO s FROM pb_serial WHERE tbl = rel::text;
-	e := pb_entries(rel);
+	e := pb_entries(rel, s.cols);
 	IF e IS DISTINCT FROM s.entries THEN
 		RETURN format('entries differ: %s vs %s serial, %s missing, %s extra',
 					  cardinality(e), cardinality(s.entries),
@@ -255,20 +261,21 @@ BEGIN
 	RETURN lo - 1;
 END $$;
 
--- Build fpbtree (k) on tbl with workers and compare with the serial build:
--- all workers with the leader, then one fewer without it.
-CREATE FUNCTION pb_parallel_same(tbl text, workers int) RETURNS SETOF text
+-- Build fpbtree (k), or (cols), on tbl with workers and compare with the
+-- serial build: all workers with the leader, then one fewer without it.
+CREATE FUNCTION pb_parallel_same(tbl text, workers int, cols text DEFAULT 'k')
+RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
 	lp bool;
 BEGIN
-	PERFORM pb_serial_build(tbl);
+	PERFORM pb_serial_build(tbl, cols);
 	EXECUTE format('ALTER TABLE %I SET (parallel_workers = %s)', tbl, workers);
 	FOREACH lp IN ARRAY ARRAY[true, false] LOOP
 		PERFORM set_config('parallel_leader_participation', lp::text, true);
 		PERFORM set_config('max_parallel_maintenance_workers',
 						   (workers - (NOT lp)::int)::text, true);
-		EXECUTE format('CREATE INDEX pb_par_k ON %I USING fpbtree (k)', tbl);
+		EXECUTE format('CREATE INDEX pb_par_k ON %I USING fpbtree (%s)', tbl, cols);
 		RETURN NEXT format('%s, %s workers, leader %s: %s', tbl,
 						   workers - (NOT lp)::int, lp, pb_same('pb_par_k'));
 		EXECUTE 'DROP INDEX pb_par_k';
@@ -422,6 +429,58 @@ DROP INDEX pb_wuniq_k;
 INSERT INTO pb_wuniq VALUES (upper(md5('777')));
 SET client_min_messages = debug1;
 CREATE UNIQUE INDEX pb_wuniq_k ON pb_wuniq USING fpbtree (k);
+RESET client_min_messages;
+
+-- Multi-column indexes build in parallel as one wide column does: every
+-- participant sorts its share by the columns, the leader merges and loads.
+-- Narrow and wide columns, DESC and NULLS FIRST, NULLs in every column,
+-- duplicates, HOT chains, deleted rows; an INCLUDE column; a unique index
+-- with a duplicate found only across participants' shares.
+CREATE TABLE pb_multi (a int4, b text COLLATE "C", c float8, d int8, v int)
+	WITH (fillfactor = 70);
+INSERT INTO pb_multi
+	SELECT CASE WHEN g % 29 = 0 THEN NULL ELSE g % 40 END,
+		   CASE WHEN g % 31 = 0 THEN NULL ELSE md5((g % 300)::text) END,
+		   CASE g % 9 WHEN 0 THEN '-0'::float8 WHEN 1 THEN NULL ELSE (g % 70) / 4.0 END,
+		   hashint4(g) % 100000, g
+	FROM generate_series(1, 40000) g;
+UPDATE pb_multi SET v = -v WHERE v % 5 = 0;
+DELETE FROM pb_multi WHERE v % 11 = 0;
+SET client_min_messages = debug1;
+SELECT pb_parallel_same('pb_multi', 3, 'a, d');
+SELECT pb_parallel_same('pb_multi', 3, 'a DESC NULLS LAST, b, d');
+SELECT pb_parallel_same('pb_multi', 2, 'b NULLS FIRST, c DESC');
+RESET client_min_messages;
+SET max_parallel_maintenance_workers = 0;
+CREATE INDEX pb_multi_i ON pb_multi USING fpbtree (d, a) INCLUDE (b);
+SELECT pb_stats('pb_multi_i') AS serial_stats,
+	   md5(pb_entries('pb_multi', 'd, a')::text) AS serial_entries \gset
+DROP INDEX pb_multi_i;
+SET max_parallel_maintenance_workers = 2;
+SET client_min_messages = debug1;
+CREATE INDEX pb_multi_i ON pb_multi USING fpbtree (d, a) INCLUDE (b);
+RESET client_min_messages;
+SELECT fpbtree_check('pb_multi_i', true),
+	   pb_stats('pb_multi_i') = :'serial_stats' AS same_stats,
+	   md5(pb_entries('pb_multi', 'd, a')::text) = :'serial_entries' AS same_entries;
+DROP INDEX pb_multi_i;
+SELECT pb_serial_build('pb_multi', 'b, a DESC');
+SET client_min_messages = debug1;
+CREATE INDEX CONCURRENTLY pb_multi_i ON pb_multi USING fpbtree (b, a DESC);
+RESET client_min_messages;
+SELECT pb_same('pb_multi_i');
+DROP INDEX pb_multi_i;
+CREATE TABLE pb_muniq (a int4, b int8) WITH (parallel_workers = 3);
+INSERT INTO pb_muniq SELECT g % 100, g FROM generate_series(1, 30000) g;
+SET max_parallel_maintenance_workers = 3;
+SET client_min_messages = debug1;
+CREATE UNIQUE INDEX pb_muniq_ab ON pb_muniq USING fpbtree (a, b);
+RESET client_min_messages;
+SELECT fpbtree_check('pb_muniq_ab', true);
+DROP INDEX pb_muniq_ab;
+INSERT INTO pb_muniq VALUES (7, 29907);
+SET client_min_messages = debug1;
+CREATE UNIQUE INDEX pb_muniq_ab ON pb_muniq USING fpbtree (a, b);
 RESET client_min_messages;
 
 -- an error in a worker of a wide build reaches the leader, and no

@@ -738,8 +738,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	 * empty table needs none: index_build() asks for none when it rebuilds
 	 * the indexes of a table just truncated, and cannot tell us so.
 	 */
-	if (IsNormalProcessingMode() && RelationGetNumberOfBlocks(heap) > 0 &&
-		!(bs.cmp && bs.cmp->multi))
+	if (IsNormalProcessingMode() && RelationGetNumberOfBlocks(heap) > 0)
 		nworkers = plan_create_index_workers(RelationGetRelid(heap),
 											 RelationGetRelid(index));
 	if (nworkers > 0)

@@ -270,9 +270,9 @@ fpb_wide_scan(Relation heap, Relation index, IndexInfo *indexInfo,
 }
 
 /*
- * A parallel build participant's share of a one-column wide index: the
- * entries of the blocks the parallel scan hands it, sorted into the shared
- * sort's runs for the leader to merge.
+ * A parallel build participant's share of a wide index (one column, or
+ * several): the entries of the blocks the parallel scan hands it, sorted
+ * into the shared sort's runs for the leader to merge.
  */
 double
 fpb_wide_participate(Relation heap, Relation index, IndexInfo *indexInfo,
@@ -286,7 +286,7 @@ fpb_wide_participate(Relation heap, Relation index, IndexInfo *indexInfo,
 	double		reltuples;
 
 	/* the metapage is not written yet: the sort needs no node widths */
-	if (!fpb_cmp_init(index, &cmp, 0, 0, NULL) || cmp.multi)
+	if (!fpb_cmp_init(index, &cmp, 0, 0, NULL))
 		elog(ERROR, "fpbtree: parallel wide build of an unexpected index");
 	coord.isWorker = true;
 	coord.nParticipants = -1;
@@ -323,7 +323,6 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 	if (fp)
 	{
 		/* the leader's sort merges the participants' runs */
-		Assert(!cmp->multi);
 		*reltuples = fpb_parallel_scan(fp, heap, index, indexInfo, indtuples);
 		desc = fpb_wide_sort_begin(index, cmp, maintenance_work_mem,
 								   fpb_parallel_coordinate(fp), &sp);

@@ -88,7 +88,7 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 
 	if (f == NULL)
 		return vp;
-	vp = (char *) INTALIGN(vp);
+	vp = (char *) MAXALIGN(vp);
 	memcpy(vp, f, len);
 	item->f = vp;
 	return vp + len;
@@ -146,8 +146,10 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	if (wantvals)
 	{
 		/*
-		 * A page's values fit in a page; with 4-byte alignment of each copy
-		 * twice that is plenty.  Copied for index-only scans.  The copies
+		 * A page's values fit in a page; with each copy MAXALIGNed (an
+		 * index tuple is handed out in place) twice that is plenty: an
+		 * entry takes more than the 7 bytes of padding its copy may add.
+		 * Copied for index-only scans.  The copies
 		 * of this page take the places of the last page's: a tuple made
 		 * from one of those is made again.
 		 */
@@ -872,24 +874,11 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 		if (so->cmp && so->cmp->multi)
 		{
 			/*
-			 * The tuple kept from the leaf holds every column; copied for
-			 * its alignment, once for the entries of a run (posting.c).
+			 * The tuple copied from the leaf holds every column, MAXALIGNed
+			 * in the batch, which keeps it until the next page is read: the
+			 * executor reads it before asking for the next row.
 			 */
-			Size		size = IndexTupleSize((IndexTuple) item->f);
-			MemoryContext old;
-
-			if (so->formedtup != NULL && so->formedf == item->f)
-			{
-				scan->xs_itup = so->formedtup;
-				return true;
-			}
-			MemoryContextReset(fpb_scan_tupcxt(so));
-			old = MemoryContextSwitchTo(so->tupcxt);
-			scan->xs_itup = palloc(size);
-			memcpy(scan->xs_itup, item->f, size);
-			MemoryContextSwitchTo(old);
-			so->formedtup = scan->xs_itup;
-			so->formedf = item->f;
+			scan->xs_itup = (IndexTuple) item->f;
 			return true;
 		}
 		/* every returned entry passes here: look the procedure up once */
