@@ -75,23 +75,47 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	so->more_left = so->more_right = false;
 }
 
+/* where the value sits in the index tuple of a one-column wide index */
+#define FPB_ITUP_HOFF	MAXALIGN(sizeof(IndexTupleData))
+
+/* the batch's value buffer (see fpb_scan_readpage) */
+#define FPB_ITEMVALS_SIZE	(3 * BLCKSZ)
+
 /*
  * Wide index-only scans: copy the value of stored key k of the leaf to vp
- * (the batch's value buffer) for item, and return where the next goes.
+ * (the batch's value buffer, which ends at end) for item, and return where
+ * the next goes.  The copy is an index tuple the executor gets in place: a
+ * multi-column slot is one; a one-column value gets a tuple header in front
+ * (item->f still points at the value).
  */
 static char *
 fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
-				 FpbScanItem *item)
+				 const char *end, bool multi, FpbScanItem *item)
 {
 	const char *f = fpb_slot_get(page, k, blkno);
 	Size		len = fpb_slot_len(page, f);
+	Size		hoff = multi ? 0 : FPB_ITUP_HOFF;
 
 	if (f == NULL)
 		return vp;
 	vp = (char *) MAXALIGN(vp);
-	memcpy(vp, f, len);
-	item->f = vp;
-	return vp + len;
+	if (vp + hoff + len > end)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("fpbtree page %u is corrupted: %s", blkno,
+						"its values exceed a page")));
+	if (!multi)
+	{
+		IndexTuple	t = (IndexTuple) vp;
+		int			fl = FpbPageGetOpaque(page)->fulllen;
+
+		/* as index_form_tuple makes it: no NULL, one value at hoff */
+		memset(&t->t_tid, 0, sizeof(t->t_tid));
+		t->t_info = MAXALIGN(hoff + len) | (fl == 0 ? INDEX_VAR_MASK : 0);
+	}
+	memcpy(vp + hoff, f, len);
+	item->f = vp + hoff;
+	return vp + hoff + len;
 }
 
 /* Prefetch the leaf node after `line` in the in-page chain; return it. */
@@ -132,6 +156,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	bool		wide = (so->cmp != NULL);
 	bool		wantvals = wide && scan->xs_want_itup;
 	char	   *vp = NULL;
+	char	   *vend = NULL;
+	bool		multi = wide && so->cmp->multi;
 
 	if (!FpbPageIsLeaf(opq))
 		ereport(ERROR,
@@ -146,17 +172,17 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	if (wantvals)
 	{
 		/*
-		 * A page's values fit in a page; with each copy MAXALIGNed (an
-		 * index tuple is handed out in place) twice that is plenty: an
-		 * entry takes more than the 7 bytes of padding its copy may add.
-		 * Copied for index-only scans.  The copies
-		 * of this page take the places of the last page's: a tuple made
-		 * from one of those is made again.
+		 * Copied for index-only scans, each an index tuple handed out in
+		 * place (fpb_scan_keepval).  The values fit in a page; a copy adds
+		 * at most 15 bytes (alignment, a tuple header), about what its
+		 * entry takes in its node (a key and a TID, 14 bytes), so a page's
+		 * copies take less than three pages.  They take the places of the
+		 * last page's, which the executor has read.
 		 */
-		so->formedtup = NULL;
 		if (so->itemvals == NULL)
-			so->itemvals = MemoryContextAlloc(so->scancxt, 2 * BLCKSZ);
+			so->itemvals = MemoryContextAlloc(so->scancxt, FPB_ITEMVALS_SIZE);
 		vp = so->itemvals;
+		vend = so->itemvals + FPB_ITEMVALS_SIZE;
 	}
 
 	if (FpbPageIsPosting(opq))
@@ -186,7 +212,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 					kept = NULL;
 					if (keep && wantvals)
 					{
-						vp = fpb_scan_keepval(page, item->k, blkno, vp, item);
+						vp = fpb_scan_keepval(page, item->k, blkno, vp, vend,
+												  multi, item);
 						kept = item->f;
 					}
 				}
@@ -278,8 +305,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				so->items[n].t = fpb_tid_to_t(&tids[i]);
 				so->items[n].f = NULL;
 				if (wantvals)
-					vp = fpb_scan_keepval(page, keys[i], blkno, vp,
-										  &so->items[n]);
+					vp = fpb_scan_keepval(page, keys[i], blkno, vp, vend,
+										  multi, &so->items[n]);
 				n++;
 			}
 		}
@@ -301,8 +328,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				so->items[n].t = t;
 				so->items[n].f = NULL;
 				if (wantvals)
-					vp = fpb_scan_keepval(page, keys[i], blkno, vp,
-										  &so->items[n]);
+					vp = fpb_scan_keepval(page, keys[i], blkno, vp, vend,
+										  multi, &so->items[n]);
 				n++;
 			}
 			done = true;
@@ -847,6 +874,25 @@ fpb_scan_tupcxt(FpbScanOpaque so)
 	return so->tupcxt;
 }
 
+/* The index-only tuple of a NULL, formed once per scan. */
+static IndexTuple
+fpb_scan_nulltup(IndexScanDesc scan)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+
+	if (so->nulltup == NULL)
+	{
+		/* in the scan's context: tupcxt is reset for each narrow value */
+		MemoryContext old = MemoryContextSwitchTo(so->scancxt);
+		Datum		zero = (Datum) 0;
+		bool		t = true;
+
+		so->nulltup = index_form_tuple(scan->xs_itupdesc, &zero, &t);
+		MemoryContextSwitchTo(old);
+	}
+	return so->nulltup;
+}
+
 bool
 fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 {
@@ -881,56 +927,43 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 			scan->xs_itup = (IndexTuple) item->f;
 			return true;
 		}
-		/* every returned entry passes here: look the procedure up once */
 		if (so->cmp)
 		{
-			/* a wide index returns the value kept from the leaf */
-			if (!isnull)
-				value = PointerGetDatum(item->f);
+			/* a value's tuple was made with its copy (fpb_scan_keepval) */
+			if (isnull)
+				scan->xs_itup = fpb_scan_nulltup(scan);
+			else
+				scan->xs_itup = (IndexTuple) (item->f - FPB_ITUP_HOFF);
+			return true;
 		}
-		else
+		/* every returned entry passes here: look the procedure up once */
+		if (so->decproc == NULL)
+			so->decproc = index_getprocinfo(scan->indexRelation, 1,
+											FPB_DECODE_PROC);
+		if (!isnull)
+			value = fpb_decode(so->decproc, item->k);
+		if (isnull)
+			scan->xs_itup = fpb_scan_nulltup(scan);
+		else if (att->attbyval)
 		{
-			if (so->decproc == NULL)
-				so->decproc = index_getprocinfo(scan->indexRelation, 1,
-												FPB_DECODE_PROC);
-			if (!isnull)
-				value = fpb_decode(so->decproc, item->k);
-		}
-		if (att->attbyval)
-		{
-			/* form the two tuple shapes once; then only the datum changes */
+			/* form the tuple once; then only the datum changes */
 			if (so->valtup == NULL)
 			{
-				MemoryContext old = MemoryContextSwitchTo(fpb_scan_tupcxt(so));
+				MemoryContext old = MemoryContextSwitchTo(so->scancxt);
 				Datum		zero = (Datum) 0;
-				bool		t = true,
-							f = false;
+				bool		f = false;
 
 				so->valtup = index_form_tuple(scan->xs_itupdesc, &zero, &f);
-				so->nulltup = index_form_tuple(scan->xs_itupdesc, &zero, &t);
 				so->valdata = (char *) so->valtup +
 					IndexInfoFindDataOffset(so->valtup->t_info);
 				MemoryContextSwitchTo(old);
 			}
-			if (isnull)
-				scan->xs_itup = so->nulltup;
-			else
-			{
-				store_att_byval(so->valdata, value, att->attlen);
-				scan->xs_itup = so->valtup;
-			}
-		}
-		else if (so->cmp != NULL && so->formedtup != NULL &&
-				 so->formedf == item->f && so->formednull == isnull)
-		{
-			/*
-			 * The entries of a run share one copy of their value (posting.c).
-			 * (A narrow by-reference value is decoded from the key: no copy.)
-			 */
-			scan->xs_itup = so->formedtup;
+			store_att_byval(so->valdata, value, att->attlen);
+			scan->xs_itup = so->valtup;
 		}
 		else
 		{
+			/* a narrow by-reference value, decoded from the key */
 			MemoryContext old;
 
 			MemoryContextReset(fpb_scan_tupcxt(so));
@@ -938,9 +971,6 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 			scan->xs_itup = index_form_tuple(scan->xs_itupdesc, &value,
 											 &isnull);
 			MemoryContextSwitchTo(old);
-			so->formedtup = scan->xs_itup;
-			so->formedf = item->f;
-			so->formednull = isnull;
 		}
 	}
 	return true;
@@ -992,6 +1022,10 @@ fpbendscan(IndexScanDesc scan)
 		MemoryContextDelete(so->boundcxt);
 	if (so->itemvals)
 		pfree(so->itemvals);
+	if (so->valtup)
+		pfree(so->valtup);
+	if (so->nulltup)
+		pfree(so->nulltup);
 	pfree(so->items);
 	if (so->killed)
 		pfree(so->killed);

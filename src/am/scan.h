@@ -51,11 +51,9 @@ typedef struct FpbScanOpaqueData
 	int			xcol;			/* the column (0-based) it is for */
 	MemoryContext scancxt;		/* where the scan lives */
 	MemoryContext tupcxt;		/* index-only scan tuples, made when needed */
-	IndexTuple	formedtup;		/* by-reference types: the tuple made last, */
-	const char *formedf;		/* from this value of the batch (NULL: */
-	bool		formednull;		/* none), or of a NULL; formedtup NULL */
-	IndexTuple	valtup;			/* reusable index-only tuples (by-value */
-	IndexTuple	nulltup;		/* types: the datum is overwritten) */
+	IndexTuple	valtup;			/* reusable index-only tuple (narrow by-value
+								 * types: the datum is overwritten) */
+	IndexTuple	nulltup;		/* index-only tuple of a NULL */
 	FmgrInfo   *decproc;		/* index-only scans: decode, looked up once */
 	char	   *valdata;		/* where valtup's datum lives */
 
