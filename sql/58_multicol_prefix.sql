@@ -16,13 +16,10 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pageinspect;
 RESET client_min_messages;
 
--- the metapage's prefix format (FpbMetaPageData.mprefix: contents at 24,
--- field at 42; little-endian)
-CREATE FUNCTION pg_temp.mprefix(idx regclass) RETURNS int
-LANGUAGE sql AS $$
-	SELECT get_byte(get_raw_page(idx::text, 0), 66) +
-		   256 * get_byte(get_raw_page(idx::text, 0), 67)
-$$;
+-- the metapage's version (FpbMetaPageData.version, a uint32 at byte 4 of
+-- the contents, which begin at 24; little-endian): 2 for coded prefixes
+CREATE FUNCTION pg_temp.version(idx regclass) RETURNS int
+LANGUAGE sql AS $$ SELECT get_byte(get_raw_page(idx::text, 0), 28) $$;
 
 -- Shapes: name, column definitions, index columns, the index order
 -- reversed, a row expression of g (values near zero, extremes, NULLs,
@@ -60,6 +57,14 @@ INSERT INTO shapes VALUES
  ARRAY[$$quote_literal((ARRAY['-0', 'NaN', 'Infinity', '-Infinity', '0', '0.5',
 							  '-1', '1.5'])[1 + (r * 8)::int % 8]) || '::float8'$$,
 	   $$((r * 7)::int - 1)::text$$]),
+('float2', 'a int4, b float8', 'a, b DESC', 'a DESC, b',
+ $$g % 3,
+   CASE g % 11 WHEN 0 THEN '-0'::float8 WHEN 1 THEN 0 WHEN 2 THEN 'NaN'
+		WHEN 3 THEN '-Infinity' WHEN 4 THEN 'Infinity' WHEN 5 THEN NULL
+		ELSE ((g % 7) - 3) * 0.5 END$$,
+ ARRAY[$$((r * 4)::int - 1)::text$$,
+	   $$quote_literal((ARRAY['-0', 'NaN', 'Infinity', '-Infinity', '0', '0.5',
+							  '-1', '1.5'])[1 + (r * 8)::int % 8]) || '::float8'$$]),
 ('wide', 'a int8, b text, c int4', 'a, b, c', 'a DESC, b DESC, c DESC',
  $$(g % 5)::int8, CASE WHEN g % 37 = 0 THEN NULL ELSE 'v' || (g % 4) END, g % 11$$,
  ARRAY[$$((r * 7)::int - 1)::text$$, $$quote_literal('v' || (r * 5)::int)$$,
@@ -73,6 +78,15 @@ INSERT INTO shapes VALUES
    hashint4(g) % 100000$$,
  ARRAY[$$((r * 4)::int)::text$$, $$((r * 6)::int)::text$$, $$((r * 310)::int)::text$$,
 	   $$((r * 200000)::int - 100000)::text$$]),
+('zero', 'a int8, b int8', 'a DESC, b NULLS FIRST', 'a, b DESC NULLS LAST',
+ $$CASE g % 5 WHEN 0 THEN 9223372036854775807 WHEN 1 THEN NULL
+		WHEN 2 THEN -9223372036854775808 ELSE g % 7 END,
+   CASE g % 4 WHEN 0 THEN -9223372036854775808 WHEN 1 THEN NULL
+		WHEN 2 THEN 9223372036854775807 ELSE g % 3 END$$,
+ ARRAY[$$(CASE WHEN r < 0.4 THEN 9223372036854775807 WHEN r > 0.9 THEN -9223372036854775808
+			   ELSE (r * 9)::int - 1 END)::text$$,
+	   $$(CASE WHEN r < 0.3 THEN -9223372036854775808 WHEN r > 0.9 THEN 9223372036854775807
+			   ELSE (r * 5)::int - 1 END)::text$$]),
 ('extremes', 'a int8, b int8', 'a DESC NULLS LAST, b DESC', 'a NULLS FIRST, b',
  $$CASE g % 6 WHEN 0 THEN -9223372036854775808 WHEN 1 THEN 9223372036854775807
 		WHEN 2 THEN NULL WHEN 3 THEN 0 WHEN 4 THEN -1 ELSE g END,
@@ -157,7 +171,7 @@ BEGIN
 			END IF;
 		END LOOP;
 		-- (not floats: -0 and 0 are equal, and their order free)
-		ordered := random() < 0.3 AND s.name <> 'float';
+		ordered := random() < 0.3 AND s.name NOT LIKE 'float%';
 		FOREACH t IN ARRAY pg_temp.tabs(s) LOOP
 			q := format('SELECT %s FROM %I WHERE true%s', array_to_string(colnames, ', '), t, w);
 			IF ordered THEN
@@ -172,9 +186,10 @@ BEGIN
 END $$;
 
 SELECT pg_temp.make(s, 6000) FROM shapes s;
--- the formats the metapages record (the old one only where asked for)
-SELECT s.name, pg_temp.mprefix((s.name || '_coded_i')::regclass) AS coded,
-	   pg_temp.mprefix((s.name || '_first_i')::regclass) AS first
+-- the versions the metapages record: the old format where asked for, and
+-- where the first column is a float or a timestamp (no room for more)
+SELECT s.name, pg_temp.version((s.name || '_coded_i')::regclass) AS coded,
+	   pg_temp.version((s.name || '_first_i')::regclass) AS first
 FROM shapes s ORDER BY 1;
 -- each index sound, its prefixes those of its format
 SELECT s.name, t, fpbtree_check((t || '_i')::regclass, true)
@@ -185,7 +200,8 @@ SELECT s.name, pg_temp.probe(s, 60, 0.25) FROM shapes s;
 SELECT pg_temp.churn(s, 6000) FROM shapes s;
 VACUUM ANALYZE ii_coded, ii_first, desc_coded, desc_first, unsigned_coded,
 	unsigned_first, float_coded, float_first, wide_coded, wide_first,
-	ts_coded, ts_first, four_coded, four_first, extremes_coded, extremes_first;
+	ts_coded, ts_first, four_coded, four_first, extremes_coded, extremes_first,
+	zero_coded, zero_first, float2_coded, float2_first;
 SELECT s.name, t, fpbtree_check((t || '_i')::regclass, true)
 FROM shapes s, unnest(pg_temp.tabs(s)) t ORDER BY 1, 2;
 SELECT s.name, pg_temp.probe(s, 60, 0.5) FROM shapes s;

@@ -451,11 +451,11 @@ fpb_build_finish(FpbBuildState *bs, uint32 *rootlevel)
 
 static void
 fpb_write_meta(Relation index, Buffer metabuf, BlockNumber root,
-			   uint32 rootlevel, int w, int x, int ff)
+			   uint32 rootlevel, int w, int x, int ff, uint16 mprefix)
 {
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	fpb_init_metapage(BufferGetPage(metabuf), root, rootlevel, w, x, ff,
-					  fpb_t1_ns, fpb_tnext_ns);
+					  fpb_t1_ns, fpb_tnext_ns, mprefix);
 	MarkBufferDirty(metabuf);
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 }
@@ -792,7 +792,8 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		fpb_parallel_end(fp);
 
 	root = fpb_build_finish(&bs, &rootlevel);
-	fpb_write_meta(index, metabuf, root, rootlevel, bs.w, bs.x, bs.fillfactor);
+	fpb_write_meta(index, metabuf, root, rootlevel, bs.w, bs.x, bs.fillfactor,
+				   fpb_cmp_mprefix(bs.cmp));
 	ReleaseBuffer(metabuf);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
 
@@ -835,10 +836,14 @@ fpbbuildempty(Relation index)
 	int			w,
 				x,
 				ff;
+	FpbCmp		cmp;
+	bool		wide;
 
 	fpb_build_widths(index, &w, &x, &ff);
+	wide = fpb_cmp_init(index, &cmp, w, x, NULL);
 
-	fpb_init_metapage(page, 1, 0, w, x, ff, fpb_t1_ns, fpb_tnext_ns);
+	fpb_init_metapage(page, 1, 0, w, x, ff, fpb_t1_ns, fpb_tnext_ns,
+					  fpb_cmp_mprefix(wide ? &cmp : NULL));
 	PageSetChecksumInplace(page, FPB_METAPAGE_BLKNO);
 	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, FPB_METAPAGE_BLKNO,
 			   (char *) page, true);
@@ -846,16 +851,12 @@ fpbbuildempty(Relation index)
 				page, true);
 
 	fpb_page_init(page, 0, FPB_F_LEAF, w, x);
+	/* a wide index's pages say so from the first (README "Wide keys") */
+	if (wide)
 	{
-		FpbCmp		cmp;
-
-		/* a wide index's pages say so from the first (README "Wide keys") */
-		if (fpb_cmp_init(index, &cmp, w, x, NULL))
-		{
-			FpbPageGetOpaque(page)->flags |= FPB_F_WIDE |
-				(cmp.dedup ? FPB_F_DEDUP : 0);
-			FpbPageGetOpaque(page)->fulllen = fpb_cmp_fulllen(&cmp);
-		}
+		FpbPageGetOpaque(page)->flags |= FPB_F_WIDE |
+			(cmp.dedup ? FPB_F_DEDUP : 0);
+		FpbPageGetOpaque(page)->fulllen = fpb_cmp_fulllen(&cmp);
 	}
 	PageSetChecksumInplace(page, 1);
 	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, 1, (char *) page, true);

@@ -214,7 +214,10 @@ fpb_t_to_heaptid(uint64 t, ItemPointer htid)
 
 #define FPB_PAGE_ID			0xFB7E
 #define FPB_META_MAGIC		0xF9B7EE01
-#define FPB_VERSION			1
+#define FPB_VERSION			1	/* every index but the next */
+#define FPB_VERSION_CODED	2	/* a multi-column index whose prefixes are
+								 * coded (FPB_MPREFIX_CODED): refused by
+								 * builds that would read them as version 1's */
 
 /* page flags */
 #define FPB_F_LEAF				0x0001
@@ -553,7 +556,9 @@ extern uint64 fpb_col_key(const FpbCmp *col, uint64 k);
 extern uint64 fpb_multi_prefix(const FpbCmp *cmp, int m, const uint64 *keys,
 							   const bool *isnull, int sign);
 extern uint64 fpb_multi_null_prefix(const FpbCmp *cmp);
-extern uint16 fpb_new_mprefix(void);
+extern uint16 fpb_new_mprefix(Relation index);
+extern uint16 fpb_cmp_mprefix(const FpbCmp *cmp);
+extern bool fpb_debug_multi_prefix_first;
 extern void fpb_multi_row_keys(const FpbCmp *cmp, Relation index,
 							   Datum *values, bool *isnull, uint64 *keys);
 extern bool fpb_index_is_multi(Relation index);
@@ -688,7 +693,7 @@ extern FpbEntry *fpb_check_posting(Relation index, Page page,
 /* ---- meta.c ---- */
 extern void fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel,
 							  int w, int x, int fillfactor, double t1,
-							  double tnext);
+							  double tnext, uint16 mprefix);
 extern void fpb_read_meta(Relation index, FpbMetaPageData *meta);
 extern FpbMetaPageData *fpb_cached_meta(Relation index, bool refresh);
 extern const FpbCmp *fpb_index_cmp(Relation index);
@@ -887,7 +892,6 @@ extern IndexBulkDeleteResult *fpbvacuumcleanup(IndexVacuumInfo *info,
 
 /* ---- pagedel.c: deletion of empty leaf pages ---- */
 extern bool fpb_debug_pagedel_stop;
-extern bool fpb_debug_multi_prefix_first;
 extern bool fpb_pagedel(Relation index, BlockNumber blkno,
 						BlockNumber *parent);
 extern FullTransactionId fpb_page_safexid(FpbPageOpaque opq);

@@ -479,11 +479,8 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
 		  IndexInfo *indexInfo)
 {
-	FpbKey		key = fpb_heap_key(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
-								   index->rd_indcollation[0],
-								   values[0], isnull[0], ht_ctid);
 	const FpbCmp *cmp = fpb_index_cmp(index);
-	FpbEntry	e = fpb_mkkey(key.k, key.t);
+	FpbEntry	e;
 	bool		anynull = isnull[0];
 
 	if (cmp && cmp->multi)
@@ -491,11 +488,20 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		e = fpb_multi_entry(cmp, index, values, isnull, ht_ctid);
 		anynull = fpb_tuple_keys_null(cmp, e.f);
 	}
-	else if (cmp)
+	else
 	{
-		e.k = FPB_WIDE_PREFIX(key.k);
-		if (!isnull[0])
-			e.f = fpb_full_image(cmp, values[0], index);
+		FpbKey		key = fpb_heap_key(index_getprocinfo(index, 1,
+														 FPB_ENCODE_PROC),
+									   index->rd_indcollation[0],
+									   values[0], isnull[0], ht_ctid);
+
+		e = fpb_mkkey(key.k, key.t);
+		if (cmp)
+		{
+			e.k = FPB_WIDE_PREFIX(key.k);
+			if (!isnull[0])
+				e.f = fpb_full_image(cmp, values[0], index);
+		}
 	}
 
 	/*

@@ -26,7 +26,7 @@
  */
 void
 fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
-				  int fillfactor, double t1, double tnext)
+				  int fillfactor, double t1, double tnext, uint16 mprefix)
 {
 	FpbMetaPageData *meta;
 
@@ -36,7 +36,8 @@ fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
 	meta = FpbPageGetMeta(page);
 	memset(meta, 0, sizeof(FpbMetaPageData));
 	meta->magic = FPB_META_MAGIC;
-	meta->version = FPB_VERSION;
+	meta->version = mprefix == FPB_MPREFIX_CODED ? FPB_VERSION_CODED :
+		FPB_VERSION;
 	meta->root = root;
 	meta->rootlevel = rootlevel;
 	meta->w = w;
@@ -44,7 +45,7 @@ fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
 	meta->fillfactor = fillfactor;
 	meta->t1 = t1;
 	meta->tnext = tnext;
-	meta->mprefix = fpb_new_mprefix();
+	meta->mprefix = mprefix;
 	/* keep the metadata out of the hole generic WAL skips */
 	((PageHeader) page)->pd_lower =
 		((char *) meta + sizeof(FpbMetaPageData)) - (char *) page;
@@ -68,10 +69,10 @@ fpb_check_meta(Relation index, Page page)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" is not an fpbtree: bad metapage at block %u",
 						RelationGetRelationName(index), FPB_METAPAGE_BLKNO)));
-	if (meta->version != FPB_VERSION)
+	if (meta->version != FPB_VERSION && meta->version != FPB_VERSION_CODED)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
-						  "Metapage version is %u, expected %u.",
-						  meta->version, FPB_VERSION);
+						  "Metapage version is %u, expected %u or %u.",
+						  meta->version, FPB_VERSION, FPB_VERSION_CODED);
 	if (meta->w < 1 || meta->w > FPB_MAX_WIDTH ||
 		meta->x < 1 || meta->x > FPB_MAX_WIDTH)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
@@ -81,10 +82,12 @@ fpb_check_meta(Relation index, Page page)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
 						  "Metapage root level %u is impossible.",
 						  meta->rootlevel);
-	if (fpb_meta_mprefix(page) > FPB_MPREFIX_CODED)
+	if (fpb_meta_mprefix(page) !=
+		(meta->version == FPB_VERSION_CODED ? FPB_MPREFIX_CODED :
+		 FPB_MPREFIX_FIRST))
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
-						  "Metapage prefix format %u is unknown.",
-						  fpb_meta_mprefix(page));
+						  "Metapage prefix format %u does not belong to version %u.",
+						  fpb_meta_mprefix(page), meta->version);
 	nblocks = RelationGetNumberOfBlocks(index);
 	if (meta->root == FPB_METAPAGE_BLKNO || meta->root >= nblocks)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
@@ -273,9 +276,10 @@ fpb_meta_cycleid(Page metapage)
 }
 
 /*
- * The multi-column prefix format in the metapage.  A metapage older than
- * the field holds zero there (its pd_lower may end before it): the first
- * format, which such an index was built with.
+ * The multi-column prefix format in the metapage (version 2 has the coded
+ * one, version 1 the first).  A metapage older than the field holds zero
+ * there (its pd_lower may end before it): the first format, which such an
+ * index was built with.
  */
 uint16
 fpb_meta_mprefix(Page metapage)

@@ -35,12 +35,29 @@
 /* developer setting: new indexes take the old prefix format (tests) */
 bool		fpb_debug_multi_prefix_first = false;
 
-/* The prefix format of an index being built. */
+/*
+ * The prefix format of an index being built.  Coded unless the first
+ * column's keys are large numbers whose top bits vary: a float's or a
+ * timestamp's key leaves no room for a second column in 48 bits, where its
+ * code (8 bits of header) would keep fewer of its own bits than the key.
+ */
 uint16
-fpb_new_mprefix(void)
+fpb_new_mprefix(Relation index)
 {
-	return fpb_debug_multi_prefix_first ? FPB_MPREFIX_FIRST :
-		FPB_MPREFIX_CODED;
+	Oid			typid = index->rd_opcintype[0];
+
+	if (fpb_debug_multi_prefix_first || typid == FLOAT4OID ||
+		typid == FLOAT8OID || typid == TIMESTAMPOID ||
+		typid == TIMESTAMPTZOID)
+		return FPB_MPREFIX_FIRST;
+	return FPB_MPREFIX_CODED;
+}
+
+/* What the metapage of an index being built with cmp records. */
+uint16
+fpb_cmp_mprefix(const FpbCmp *cmp)
+{
+	return cmp != NULL && cmp->multi ? cmp->mprefix : FPB_MPREFIX_FIRST;
 }
 
 /* Bytes fpb_multi_init needs: the columns' comparisons, bounddesc. */
@@ -429,13 +446,11 @@ fpb_multi_entry(const FpbCmp *cmp, Relation index, Datum *values,
 				bool *isnull, ItemPointer htid)
 {
 	uint64		keys[INDEX_MAX_KEYS];
-	FpbKey		key = fpb_heap_key(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
-								   index->rd_indcollation[0], values[0],
-								   isnull[0], htid);
 	FpbEntry	e;
 
 	fpb_multi_row_keys(cmp, index, values, isnull, keys);
-	e = fpb_mkkey(fpb_multi_prefix(cmp, cmp->nkeys, keys, isnull, 0), key.t);
+	e = fpb_mkkey(fpb_multi_prefix(cmp, cmp->nkeys, keys, isnull, 0),
+				  fpb_make_t(htid, isnull[0]));
 	e.f = fpb_form_tuple(cmp, index, values, isnull);
 	return e;
 }

@@ -100,10 +100,8 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 		return vp;
 	vp = (char *) MAXALIGN(vp);
 	if (vp + hoff + len > end)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("fpbtree page %u is corrupted: %s", blkno,
-						"its values exceed a page")));
+		elog(ERROR, "fpbtree: index-only copies of block %u overrun their buffer",
+			 blkno);
 	if (!multi)
 	{
 		IndexTuple	t = (IndexTuple) vp;
@@ -212,8 +210,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 					kept = NULL;
 					if (keep && wantvals)
 					{
-						vp = fpb_scan_keepval(page, item->k, blkno, vp, vend,
-												  multi, item);
+						vp = fpb_scan_keepval(page, item->k, blkno, vp,
+											  vend, multi, item);
 						kept = item->f;
 					}
 				}

@@ -284,8 +284,11 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 {
 	memset(cmp, 0, sizeof(FpbCmp));
 	cmp->maxkey = fpb_wide_maxkey(w, x);
-	/* a new index's; fpb_index_cmp sets the metapage's */
-	cmp->mprefix = fpb_new_mprefix();
+	/*
+	 * A new index's format; fpb_index_cmp sets the metapage's, which every
+	 * use of an existing index must take.
+	 */
+	cmp->mprefix = fpb_new_mprefix(index);
 	if (fpb_index_is_multi(index))
 	{
 		if (space == NULL)
