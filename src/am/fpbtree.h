@@ -488,6 +488,22 @@ extern int	fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b);
 extern int	fpb_wide_cmp(const FpbCmp *cmp, uint64 ak, uint64 at,
 						 const char *af, uint64 bk, uint64 bt,
 						 const char *bf);
+extern int	fpb_wide_cmp_values(const FpbCmp *cmp, uint64 at, const char *af,
+								uint64 bt, const char *bf);
+
+/* The first steps of fpb_wide_cmp: prefix (no slot offset), NULL bit. */
+static inline int
+fpb_wide_cmp_head(uint64 ak, uint64 at, uint64 bk, uint64 bt)
+{
+	uint64		pa = FPB_WIDE_PREFIX(ak);
+	uint64		pb = FPB_WIDE_PREFIX(bk);
+
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	if ((at ^ bt) & FPB_T_NULLBIT)
+		return (at & FPB_T_NULLBIT) ? 1 : -1;
+	return 0;
+}
 extern Size fpb_full_size(const FpbCmp *cmp, const char *f);
 extern int	fpb_wide_maxkey(int w, int x);
 extern const char *fpb_full_form(const FpbCmp *cmp, Datum value);
@@ -520,15 +536,12 @@ static inline int
 fpb_wide_cmp_at(const FpbCmp *cmp, Page page, BlockNumber blkno, uint64 ak,
 				uint64 at, uint64 bk, uint64 bt, const char *bf)
 {
-	uint64		pa = FPB_WIDE_PREFIX(ak);
-	uint64		pb = FPB_WIDE_PREFIX(bk);
+	int			c = fpb_wide_cmp_head(ak, at, bk, bt);
 
-	if (pa != pb)
-		return pa < pb ? -1 : 1;
-	if ((at ^ bt) & FPB_T_NULLBIT)
-		return (at & FPB_T_NULLBIT) ? 1 : -1;
-	return fpb_wide_cmp(cmp, ak, at, fpb_slot_get(page, ak, blkno),
-						bk, bt, bf);
+	if (c != 0)
+		return c;
+	return fpb_wide_cmp_values(cmp, at, fpb_slot_get(page, ak, blkno),
+							   bt, bf);
 }
 
 /* What a wide page records as the size of its values (fulllen). */

@@ -63,13 +63,18 @@ int
 fpb_wide_cmp(const FpbCmp *cmp, uint64 ak, uint64 at, const char *af,
 			 uint64 bk, uint64 bt, const char *bf)
 {
-	uint64		pa = FPB_WIDE_PREFIX(ak);
-	uint64		pb = FPB_WIDE_PREFIX(bk);
+	int			c = fpb_wide_cmp_head(ak, at, bk, bt);
 
-	if (pa != pb)
-		return pa < pb ? -1 : 1;
-	if ((at ^ bt) & FPB_T_NULLBIT)
-		return (at & FPB_T_NULLBIT) ? 1 : -1;
+	if (c != 0)
+		return c;
+	return fpb_wide_cmp_values(cmp, at, af, bt, bf);
+}
+
+/* The rest of fpb_wide_cmp, once prefixes and NULL bits tie. */
+int
+fpb_wide_cmp_values(const FpbCmp *cmp, uint64 at, const char *af,
+					uint64 bt, const char *bf)
+{
 	if (af != bf)
 	{
 		int			c;
