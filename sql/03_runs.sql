@@ -11,11 +11,8 @@
 \set ECHO none
 \i sql/include/setup.sql
 \i sql/include/fpb_helpers.sql
+\i sql/include/pageinspect.sql
 \set ECHO all
-
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS pageinspect;
-RESET client_min_messages;
 
 -- idx's leaf pages by format, from the flags in the special space (bytes 28
 -- and 29 of its 64): regular (FPB_F_LEAF 0x1 alone), posting pages of one

@@ -11,10 +11,8 @@
 \set ECHO none
 \i sql/include/setup.sql
 \i sql/include/fpb_helpers.sql
+\i sql/include/pageinspect.sql
 \set ECHO all
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS pageinspect;
-RESET client_min_messages;
 
 CREATE COLLATION wke_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 

@@ -11,11 +11,8 @@
 \set ECHO none
 \i sql/include/setup.sql
 \i sql/include/fpb_helpers.sql
+\i sql/include/pageinspect.sql
 \set ECHO all
-
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS pageinspect;
-RESET client_min_messages;
 
 -- idx's leaf pages: regular, pages of runs (FPB_F_POSTING 0x80 and
 -- FPB_F_RUNS 0x100), and pages that may become one (FPB_F_DEDUP 0x200)

@@ -11,10 +11,8 @@
 \set ECHO none
 \i sql/include/setup.sql
 \i sql/include/fpb_helpers.sql
+\i sql/include/pageinspect.sql
 \set ECHO all
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS pageinspect;
-RESET client_min_messages;
 
 -- the metapage's version (FpbMetaPageData.version, a uint32 at byte 4 of
 -- the contents, which begin at 24; little-endian): 2 for coded prefixes
