@@ -40,8 +40,7 @@ fpb_check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 						bool *isnull, bool tupleIsAlive, void *state)
 {
 	FpbCheckState *st = (FpbCheckState *) state;
-	FpbKey		key = fpb_heap_key(st->encproc, index->rd_indcollation[0],
-									   values[0], isnull[0], tid);
+	FpbKey		key;
 	int64		lo = 0,
 				hi = st->nleafkeys;
 
@@ -52,9 +51,15 @@ fpb_check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 
 		fpb_multi_row_keys(st->cmp, index, values, isnull, keys);
 		key.k = fpb_multi_prefix(st->cmp, st->cmp->nkeys, keys, isnull, 0);
+		key.t = fpb_make_t(tid, isnull[0]);
 	}
-	else if (st->cmp)
-		key.k = FPB_WIDE_PREFIX(key.k);
+	else
+	{
+		key = fpb_heap_key(st->encproc, index->rd_indcollation[0],
+						   values[0], isnull[0], tid);
+		if (st->cmp)
+			key.k = FPB_WIDE_PREFIX(key.k);
+	}
 
 	st->heaptuples++;
 
