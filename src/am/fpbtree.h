@@ -77,6 +77,8 @@ typedef struct FpbCmp
 	bool		textc;			/* text under "C": memcmp, then length */
 	bool		plain;			/* a varlena type stored with a 4-byte header
 								 * only (oidvector): never made short */
+	bool		byval;			/* passed by value (an enum; only in cols[]):
+								 * its "full value" is the Datum itself */
 	bool		dedup;			/* equal keys are equal bytes, stored values
 								 * are keys only: pages of runs (FPB_F_DEDUP) */
 	int			maxkey;			/* largest full value accepted (bytes) */

@@ -97,12 +97,6 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 
 		if (fpb_col_init(index, j, col))
 		{
-			/* the comparison reads a wide value in place */
-			if (att->attbyval)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("fpbtree cannot compare column %d of index \"%s\" in a multi-column index",
-								j + 1, RelationGetRelationName(index))));
 			TupleDescInitEntry(bd, j + 1, NULL, att->atttypid,
 							   att->atttypmod, 0);
 			TupleDescInitEntryCollation(bd, j + 1, col->collation);
@@ -296,13 +290,16 @@ fpb_multi_row_keys(const FpbCmp *cmp, Relation index, Datum *values,
 /*
  * Is the index multi-column in the sense of this file?  Also a one-column
  * index with DESC or NULLS FIRST: only the comparison by columns knows
- * them.
+ * them; and one of a wide by-value type (an enum), whose value the
+ * one-column slots, which hold values by reference, cannot store.
  */
 bool
 fpb_index_is_multi(Relation index)
 {
 	return IndexRelationGetNumberOfAttributes(index) > 1 ||
-		index->rd_indoption[0] != 0;
+		index->rd_indoption[0] != 0 ||
+		(TupleDescAttr(RelationGetDescr(index), 0)->attbyval &&
+		 OidIsValid(index_getprocid(index, 1, FPB_CMP_PROC)));
 }
 
 /* Key columns of a tuple, and the sign of the rest (0: a stored tuple). */

@@ -151,8 +151,11 @@ fpb_colbound_exact(const FpbCmp *col, const FpbColBound *lo,
 static Datum
 fpb_scan_colvalue(const FpbCmp *col, Datum value)
 {
-	const char *img = fpb_full_form(col, value);
+	const char *img;
 
+	if (col->byval)
+		return value;
+	img = fpb_full_form(col, value);
 	if (col->typlen > 0 || img == DatumGetPointer(value))
 	{
 		Size		size = fpb_full_size(col, img);

@@ -205,14 +205,16 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp)
 	/* the column's type: an array class may index oidvector */
 	cmp->plain = (TupleDescAttr(RelationGetDescr(index), col)->attstorage ==
 				  TYPSTORAGE_PLAIN);
+	cmp->byval = TupleDescAttr(RelationGetDescr(index), col)->attbyval;
 	return true;
 }
 
 /*
  * May equal values of a one-column wide index share one stored value on a
  * page of runs (posting.c)?  Only where the comparison calls values equal
- * exactly when their bytes are (fpb_full_image_eq): uuid, bytea, and text
- * (varchar) under a deterministic collation or in the pattern classes.
+ * exactly when their bytes are (fpb_full_image_eq): uuid, bytea, enums
+ * (one OID per label), and text (varchar) under a deterministic collation
+ * or in the pattern classes.
  * Elsewhere equal values may differ (numeric 1.0 and 1.00, bpchar's
  * trailing spaces, a case-insensitive collation): an index-only scan must
  * return each entry's own, and runs of equal bytes could then interleave.
@@ -225,6 +227,7 @@ fpb_col_dedup(const FpbCmp *cmp)
 		case F_UUID_CMP:
 		case F_BYTEACMP:
 		case F_BTTEXT_PATTERN_CMP:
+		case F_ENUM_CMP:
 			return true;
 		case F_BTTEXTCMP:
 			return OidIsValid(cmp->collation) &&

@@ -6,9 +6,10 @@
 # fpbtree_dead_entries(), fpbtree_stats' page deletion columns; before the
 # update the 1.1 fpbtree_stats still works with the new library), then to
 # 1.3 (the operator classes of wide keys: uuid, text, bpchar), then to
-# 1.4 (numeric, bytea, interval, inet, the pattern classes and more), and
-# a fresh installation and an updated one have the same members in every
-# operator family and the same functions.
+# 1.4 (numeric, bytea, interval, inet, the pattern classes and more), then
+# to 1.5 (enums and composite types), and a fresh installation and an
+# updated one have the same members in every operator family and the same
+# functions.
 
 use strict;
 use warnings;
@@ -44,7 +45,7 @@ WHERE e.extname = 'fpbtree'};
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('fresh', 'CREATE EXTENSION fpbtree');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'fpbtree'"),
-	'1.4', 'a fresh installation is version 1.4');
+	'1.5', 'a fresh installation is version 1.5');
 
 $node->safe_psql(
 	'postgres', q{
@@ -94,6 +95,15 @@ my $nq = "SELECT count(*), sum(n) FROM wn WHERE n > -12.5 AND n <= 100";
 is($node->safe_psql('postgres', "SET enable_seqscan = off; SET enable_bitmapscan = off; $nq"),
 	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $nq"),
 	'after the update to 1.4 a numeric index returns the rows a sequential scan returns');
+$node->safe_psql('postgres', "CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy'); CREATE TABLE we (m mood); INSERT INTO we SELECT (enum_range(NULL::mood))[1 + g % 3] FROM generate_series(1, 3000) g");
+($ret, $out, $err) = $node->psql('postgres', 'CREATE INDEX ON we USING fpbtree (m)');
+like($err, qr/no default operator class/, 'version 1.4 has no enum operator class');
+$node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.5'");
+$node->safe_psql('postgres', 'CREATE INDEX we_m ON we USING fpbtree (m)');
+my $eq = "SELECT count(*) FROM we WHERE m >= 'ok'";
+is($node->safe_psql('postgres', "SET enable_seqscan = off; SET enable_bitmapscan = off; $eq"),
+	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $eq"),
+	'after the update to 1.5 an enum index returns the rows a sequential scan returns');
 is($node->safe_psql('postgres', $functions), $node->safe_psql('fresh', $functions),
 	'the updated installation has the fresh one\'s functions');
 is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
