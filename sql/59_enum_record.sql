@@ -162,13 +162,13 @@ SELECT pg_relation_size('esz_f') <= pg_relation_size('esz_b') AS no_larger_than_
 -- Composite types: record_ops compares the columns with their default
 -- btree classes (NULL fields after values), record_image_ops their bytes
 -- (numeric 1.0 and 1.00 differ).
-CREATE TYPE pt AS (a int4, b text, c numeric);
-CREATE TABLE rc (id int4, p pt) WITH (autovacuum_enabled = off);
+CREATE TYPE rc_t AS (a int4, b text, c numeric);
+CREATE TABLE rc (id int4, p rc_t) WITH (autovacuum_enabled = off);
 INSERT INTO rc
 SELECT g, CASE WHEN g % 23 = 0 THEN NULL
 			   ELSE ROW(CASE WHEN g % 19 = 0 THEN NULL ELSE g % 30 END,
 						CASE WHEN g % 7 = 0 THEN NULL ELSE 'v' || (g % 11) END,
-						CASE (g / 30) % 3 WHEN 0 THEN 1.0 WHEN 1 THEN 1.00 ELSE g % 5 END)::pt END
+						CASE (g / 30) % 3 WHEN 0 THEN 1.0 WHEN 1 THEN 1.00 ELSE g % 5 END)::rc_t END
 FROM generate_series(1, 6000) g ORDER BY hashint4(g);
 CREATE INDEX rc_p ON rc USING fpbtree (p);
 CREATE INDEX rc_pi ON rc USING fpbtree (p record_image_ops);
@@ -178,17 +178,17 @@ SELECT fpbtree_check('rc_p', true), fpbtree_check('rc_pi', true),
 	   fpbtree_check('rc_ip', true);
 SELECT q, fpb_same(q, i, q LIKE '%ORDER BY%')
 FROM (VALUES
-	('SELECT p FROM rc WHERE p < ROW(10, ''v3'', 1)::pt', 'rc_p'),
-	('SELECT p FROM rc WHERE p = ROW(4, ''v4'', 1)::pt', 'rc_p'),
-	('SELECT p FROM rc WHERE p >= ROW(29, NULL, NULL)::pt', 'rc_p'),
-	('SELECT (p).a, (p).b FROM rc WHERE p > ROW(20, ''v5'', 2)::pt ORDER BY p DESC', 'rc_p'),
-	('SELECT (p).a, (p).b FROM rc WHERE p <= ROW(3, NULL, NULL)::pt ORDER BY p', 'rc_p'),
-	('SELECT p FROM rc WHERE p *= ROW(3, ''v3'', 1.00)::pt', 'rc_pi'),
-	('SELECT p FROM rc WHERE p *< ROW(3, ''v3'', 1.0)::pt', 'rc_pi'),
-	('SELECT p FROM rc WHERE p *>= ROW(27, ''v1'', 1.0)::pt', 'rc_pi'),
-	('SELECT id % 10, p FROM rc WHERE id % 10 = 4 AND p <= ROW(12, ''v2'', 4)::pt', 'rc_ip'))
+	('SELECT p FROM rc WHERE p < ROW(10, ''v3'', 1)::rc_t', 'rc_p'),
+	('SELECT p FROM rc WHERE p = ROW(4, ''v4'', 1)::rc_t', 'rc_p'),
+	('SELECT p FROM rc WHERE p >= ROW(29, NULL, NULL)::rc_t', 'rc_p'),
+	('SELECT (p).a, (p).b FROM rc WHERE p > ROW(20, ''v5'', 2)::rc_t ORDER BY p DESC', 'rc_p'),
+	('SELECT (p).a, (p).b FROM rc WHERE p <= ROW(3, NULL, NULL)::rc_t ORDER BY p', 'rc_p'),
+	('SELECT p FROM rc WHERE p *= ROW(3, ''v3'', 1.00)::rc_t', 'rc_pi'),
+	('SELECT p FROM rc WHERE p *< ROW(3, ''v3'', 1.0)::rc_t', 'rc_pi'),
+	('SELECT p FROM rc WHERE p *>= ROW(27, ''v1'', 1.0)::rc_t', 'rc_pi'),
+	('SELECT id % 10, p FROM rc WHERE id % 10 = 4 AND p <= ROW(12, ''v2'', 4)::rc_t', 'rc_ip'))
 	v(q, i);
 -- = and *= differ on 1.0 against 1.00 (IS NULL on a row tests its fields:
 -- never an index condition, for btree neither)
-SELECT (SELECT count(*) FROM rc WHERE p = ROW(3, 'v3', 1.00)::pt) AS eq,
-	   (SELECT count(*) FROM rc WHERE p *= ROW(3, 'v3', 1.00)::pt) AS image_eq;
+SELECT (SELECT count(*) FROM rc WHERE p = ROW(3, 'v3', 1.00)::rc_t) AS eq,
+	   (SELECT count(*) FROM rc WHERE p *= ROW(3, 'v3', 1.00)::rc_t) AS image_eq;

@@ -72,6 +72,7 @@ fpb_am_init(void)
 
 	fpb_init_reloptions();
 	fpb_pattern_init();
+	fpb_rowcompare_init();
 }
 
 static void

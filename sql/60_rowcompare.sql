@@ -1,0 +1,144 @@
+--
+-- 60_rowcompare: row comparisons such as "(ts, id) > (x, y)", the keyset
+-- pagination condition (src/am/README.md, "Row comparisons").  PostgreSQL
+-- 15 gives a row comparison to btree indexes only; on an fpbtree index
+-- whose first column is the row's first, the condition it implies on that
+-- column ("ts >= x") becomes the index condition and the row comparison
+-- stays the filter.  Results against sequential scans (fpb_same) for each
+-- operator, both sides, ordered both ways with LIMIT, NULLs in both
+-- columns, duplicates, cross-type values, parameters of a generic plan,
+-- a DESC index, a text index under ICU, a partitioned table.
+--
+
+\set ECHO none
+\i sql/include/setup.sql
+\i sql/include/fpb_helpers.sql
+\set ECHO all
+
+CREATE TABLE rk (ts timestamptz, id int8, t text COLLATE "en-x-icu")
+WITH (autovacuum_enabled = off);
+INSERT INTO rk
+SELECT CASE WHEN g % 53 = 0 THEN NULL
+			ELSE timestamptz '2026-01-01 00:00+00' + (g / 3) * interval '1 min' END,
+	   CASE WHEN g % 41 = 0 THEN NULL ELSE g END,
+	   CASE WHEN g % 37 = 0 THEN NULL ELSE 'w' || (g % 500) END
+FROM generate_series(1, 30000) g ORDER BY hashint4(g);
+CREATE INDEX rk_i ON rk USING fpbtree (ts, id);
+VACUUM ANALYZE rk;
+
+-- the implied condition bounds the scan; the row comparison filters
+SELECT fpb_plan($$SELECT ts, id FROM rk WHERE (ts, id) > ('2026-01-05 00:00+00', 11000)
+	ORDER BY ts, id LIMIT 20$$, 'index');
+SELECT fpb_plan($$SELECT ts, id FROM rk WHERE ('2026-01-05 00:00+00', 11000) >= (ts, id)
+	ORDER BY ts DESC, id DESC LIMIT 20$$, 'index');
+-- a row whose first column is not the index's first: no condition
+SELECT fpb_plan($$SELECT ts, id FROM rk WHERE (id, ts) > (11000, '2026-01-05 00:00+00')$$, 'index');
+
+-- random bounds, each operator, the column on either side, ordered the way
+-- pagination reads (forward for > and >=, backward for < and <=) and not
+CREATE FUNCTION pg_temp.rk_probe(n int, seed float8) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	ops text[] := ARRAY['<', '<=', '>', '>='];
+	op text;
+	x text;
+	y text;
+	q text;
+	r text;
+	dir text;
+BEGIN
+	PERFORM setseed(seed);
+	FOR i IN 1..n LOOP
+		op := ops[1 + floor(random() * 4)::int];
+		x := quote_literal(timestamptz '2026-01-01 00:00+00'
+						   + floor(random() * 10200)::int * interval '1 min');
+		y := CASE WHEN random() < 0.05 THEN 'NULL'
+				  ELSE floor(random() * 31000)::int::text END;
+		IF random() < 0.1 THEN
+			x := 'NULL::timestamptz';
+		END IF;
+		dir := CASE WHEN op LIKE '<%' THEN 'DESC' ELSE 'ASC' END;
+		IF i % 2 = 0 THEN
+			q := format('SELECT ts, id FROM rk WHERE (ts, id) %s (%s, %s)', op, x, y);
+		ELSE
+			q := format('SELECT ts, id FROM rk WHERE (%s, %s) %s (ts, id)', x, y,
+						translate(op, '<>', '><'));
+		END IF;
+		IF i % 3 <> 0 THEN
+			q := q || format(' ORDER BY ts %s, id %s LIMIT %s', dir, dir,
+							 1 + floor(random() * 60)::int);
+		END IF;
+		r := fpb_same(q, 'rk_i', q LIKE '%ORDER BY%');
+		IF r <> 'ok' THEN
+			RETURN NEXT q || ': ' || r;
+		END IF;
+	END LOOP;
+END $$;
+SELECT pg_temp.rk_probe(150, 0.3);
+
+-- bounds of other types of the family, a longer row, a bound on the
+-- first column besides
+SELECT q, fpb_same(q, 'rk_i', q LIKE '%ORDER BY%')
+FROM (VALUES
+	($$SELECT ts, id FROM rk WHERE (ts, id) >= (date '2026-01-04', 4::int4) ORDER BY ts, id LIMIT 30$$),
+	($$SELECT ts, id FROM rk WHERE (ts, id) < (timestamp '2026-01-04 12:00', 9000::int2)$$),
+	($$SELECT ts, id, t FROM rk WHERE (ts, id, t) > ('2026-01-03 00:00+00', 7000, 'w7') ORDER BY ts, id LIMIT 10$$),
+	($$SELECT ts, id FROM rk WHERE (ts, id) > ('2026-01-06 00:00+00', 5) AND ts < '2026-01-06 01:00+00'$$),
+	($$SELECT ts, id FROM rk WHERE (ts, id) > ('2026-01-06 00:00+00', 5) AND id < 100$$))
+	v(q);
+
+-- parameters: the condition is a run-time key of a generic plan
+SET plan_cache_mode = force_generic_plan;
+SET max_parallel_workers_per_gather = 0;
+PREPARE rk_page(timestamptz, int8) AS
+SELECT ts, id FROM rk WHERE (ts, id) > ($1, $2) ORDER BY ts, id LIMIT 5;
+EXPLAIN (COSTS OFF) EXECUTE rk_page('2026-01-02 00:00+00', 2500);
+EXECUTE rk_page('2026-01-02 00:00+00', 2500);
+EXECUTE rk_page('2026-01-02 00:00+00', NULL);
+SELECT ts, id FROM rk WHERE (ts, id) > ('2026-01-02 00:00+00', 2500)
+ORDER BY ts, id LIMIT 5;
+DEALLOCATE rk_page;
+RESET plan_cache_mode;
+RESET max_parallel_workers_per_gather;
+
+-- a nested loop whose inner side is bounded by the outer row: a join
+-- clause, left as a filter, still the same rows
+CREATE TABLE rk_outer AS
+SELECT ts, id FROM rk WHERE id % 5000 = 7
+UNION ALL VALUES (NULL::timestamptz, 3::int8), ('2026-01-02 00:00+00', NULL);
+SELECT fpb_same($$SELECT o.id, count(*) FROM rk_outer o JOIN LATERAL
+	(SELECT 1 FROM rk WHERE (rk.ts, rk.id) > (o.ts, o.id) ORDER BY rk.ts, rk.id LIMIT 7) s ON true
+	GROUP BY o.id$$, 'rk_i');
+
+-- a DESC index read forward for "<"
+CREATE TABLE rk_desc AS SELECT ts, id FROM rk;
+CREATE INDEX rk_desc_i ON rk_desc USING fpbtree (ts DESC, id DESC);
+VACUUM ANALYZE rk_desc;
+SELECT fpb_plan($$SELECT ts, id FROM rk_desc WHERE (ts, id) < ('2026-01-05 00:00+00', 11000)
+	ORDER BY ts DESC, id DESC LIMIT 20$$, 'index');
+SELECT fpb_same($$SELECT ts, id FROM rk_desc WHERE (ts, id) < ('2026-01-05 00:00+00', 11000)
+	ORDER BY ts DESC, id DESC LIMIT 20$$, 'rk_desc_i', true);
+SELECT fpb_same($$SELECT ts, id FROM rk_desc WHERE (ts, id) >= ('2026-01-05 00:00+00', 11000)
+	ORDER BY ts, id LIMIT 20$$, 'rk_desc_i', true);
+
+-- text under ICU: the implied condition keeps the row's collation
+CREATE TABLE rk_text AS SELECT t, id FROM rk;
+CREATE INDEX rk_text_i ON rk_text USING fpbtree (t, id);
+VACUUM ANALYZE rk_text;
+SELECT fpb_plan($$SELECT t, id FROM rk_text WHERE (t, id) > ('w250', 100) ORDER BY t, id LIMIT 5$$, 'index');
+SELECT fpb_same($$SELECT t, id FROM rk_text WHERE (t, id) > ('w250', 100) ORDER BY t, id LIMIT 50$$, 'rk_text_i', true);
+SELECT fpb_same($$SELECT t, id FROM rk_text WHERE (t, id) <= ('W25', 100)$$, 'rk_text_i');
+-- another collation than the index's: no condition from it
+SELECT fpb_plan($$SELECT t, id FROM rk_text WHERE (t COLLATE "C", id) > ('w250', 100)$$, 'index');
+
+-- a partitioned table: each partition's index gets the condition
+CREATE TABLE rk_parted (ts timestamptz, id int8) PARTITION BY RANGE (ts);
+CREATE TABLE rk_parted1 PARTITION OF rk_parted FOR VALUES FROM (MINVALUE) TO ('2026-01-04 00:00+00');
+CREATE TABLE rk_parted2 PARTITION OF rk_parted FOR VALUES FROM ('2026-01-04 00:00+00') TO (MAXVALUE);
+INSERT INTO rk_parted SELECT ts, id FROM rk WHERE ts IS NOT NULL;
+CREATE INDEX rk_parted_i ON rk_parted USING fpbtree (ts, id);
+VACUUM ANALYZE rk_parted;
+SELECT fpb_plan($$SELECT ts, id FROM rk_parted WHERE (ts, id) > ('2026-01-05 00:00+00', 11000)
+	ORDER BY ts, id LIMIT 20$$, 'index');
+SELECT fpb_same($$SELECT ts, id FROM rk_parted WHERE (ts, id) > ('2026-01-03 00:00+00', 11000)
+	ORDER BY ts, id LIMIT 20$$, 'rk_parted1_ts_id_idx', true);
