@@ -37,6 +37,11 @@ typedef struct FpbWideSpool
 	TupleTableSlot *slot;
 	double		indtuples;
 	const FpbCmp *cmp;
+	FmgrInfo   *encproc;		/* one column: its prefix procedure */
+	MemoryContext tmpcxt;		/* one column: what the prefix procedure
+								 * allocates (a detoasted value), per row */
+	bool		sortk;			/* one column: sorted by the prefix first
+								 * (not when it is a constant) */
 	int			natts;			/* multi: the index's columns */
 	int			keypos[INDEX_MAX_KEYS]; /* multi: slot column of a narrow
 										 * key column's key, or 0 */
@@ -45,6 +50,16 @@ typedef struct FpbWideSpool
 /* multi: the tiebreaker comes first in the sorted tuples, then the values */
 #define FPB_MSLOT_T		0
 #define FPB_MSLOT_VAL	1
+
+/*
+ * One column: the prefix (its top bit flipped, so that int8 "<" sorts it
+ * as unsigned), the value, the tiebreaker.  The prefix is computed once,
+ * by whichever process scans the row (in a parallel build, in parallel),
+ * and spares the sort most calls of the type's comparison.
+ */
+#define FPB_WSLOT_K		0
+#define FPB_WSLOT_V		1
+#define FPB_WSLOT_T		2
 
 /* Upper bound of the bytes a value takes in a slot, alignment included. */
 Size
@@ -106,10 +121,23 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 		sp->indtuples++;
 		return;
 	}
-	slot->tts_values[0] = values[0];
-	slot->tts_isnull[0] = isnull[0];
-	slot->tts_values[1] = Int64GetDatum((int64) fpb_make_t(tid, false));
-	slot->tts_isnull[1] = false;
+	slot->tts_values[FPB_WSLOT_K] = (Datum) 0;
+	slot->tts_isnull[FPB_WSLOT_K] = isnull[0] || !sp->sortk;
+	if (!slot->tts_isnull[FPB_WSLOT_K])
+	{
+		MemoryContext old = MemoryContextSwitchTo(sp->tmpcxt);
+		uint64		k = fpb_encode(sp->encproc, sp->cmp->collation, values[0]);
+
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(sp->tmpcxt);
+		slot->tts_values[FPB_WSLOT_K] =
+			Int64GetDatum((int64) (FPB_WIDE_PREFIX(k) ^ FPB_T_NULLBIT));
+	}
+	slot->tts_values[FPB_WSLOT_V] = values[0];
+	slot->tts_isnull[FPB_WSLOT_V] = isnull[0];
+	slot->tts_values[FPB_WSLOT_T] =
+		Int64GetDatum((int64) fpb_make_t(tid, false));
+	slot->tts_isnull[FPB_WSLOT_T] = false;
 	ExecStoreVirtualTuple(slot);
 	tuplesort_puttupleslot(sp->sort, slot);
 	sp->indtuples++;
@@ -197,8 +225,10 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 
 /*
  * Begin the sort of a wide index's entries into sp->sort; returns the
- * descriptor of its tuples.  One column: (value, tiebreaker) by the
- * family's "<" under the column's collation, then the tiebreaker.  coord
+ * descriptor of its tuples.  One column: (prefix, value, tiebreaker) by the
+ * prefix, the family's "<" under the column's collation, then the
+ * tiebreaker; the prefix agrees with the "<", so this is the order of the
+ * values, and that of the entries.  coord
  * is NULL for a serial build; a parallel build's participants and its
  * leader pass theirs (every participant's sort must be begun the same way).
  */
@@ -217,13 +247,17 @@ fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
 											index->rd_opcintype[0],
 											BTLessStrategyNumber);
 	TupleDesc	desc;
-	AttrNumber	attnums[2] = {1, 2};
-	Oid			sortops[2];
-	Oid			colls[2];
-	bool		nullsfirst[2] = {false, false};
+	AttrNumber	attnums[3] = {FPB_WSLOT_K + 1, FPB_WSLOT_V + 1, FPB_WSLOT_T + 1};
+	Oid			sortops[3];
+	Oid			colls[3];
+	bool		nullsfirst[3] = {false, false, false};
 
 	sp->cmp = cmp;
 	sp->indtuples = 0;
+	sp->encproc = cmp->multi ? NULL :
+		index_getprocinfo(index, 1, FPB_ENCODE_PROC);
+	sp->sortk = !cmp->multi &&
+		!fpb_prefix_is_const(sp->encproc, cmp->collation);
 	if (cmp->multi)
 		return fpb_build_multi_sortdesc(index, sp, workmem, coord);
 	if (!OidIsValid(ltopr))
@@ -231,17 +265,23 @@ fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
 				 errmsg("could not identify an ordering operator for type %s",
 						format_type_be(typid))));
-	desc = CreateTemplateTupleDesc(2);
-	TupleDescInitEntry(desc, 1, "v", typid, -1, 0);
-	TupleDescInitEntryCollation(desc, 1, cmp->collation);
-	TupleDescInitEntry(desc, 2, "t", INT8OID, -1, 0);
-	sortops[0] = ltopr;
-	sortops[1] = Int8LessOperator;
-	colls[0] = cmp->collation;
-	colls[1] = InvalidOid;
-	sp->sort = tuplesort_begin_heap(desc, 2, attnums, sortops, colls,
-									nullsfirst, workmem, coord,
-									TUPLESORT_NONE);
+	desc = CreateTemplateTupleDesc(3);
+	TupleDescInitEntry(desc, FPB_WSLOT_K + 1, "k", INT8OID, -1, 0);
+	TupleDescInitEntry(desc, FPB_WSLOT_V + 1, "v", typid, -1, 0);
+	TupleDescInitEntryCollation(desc, FPB_WSLOT_V + 1, cmp->collation);
+	TupleDescInitEntry(desc, FPB_WSLOT_T + 1, "t", INT8OID, -1, 0);
+	sortops[FPB_WSLOT_K] = Int8LessOperator;
+	sortops[FPB_WSLOT_V] = ltopr;
+	sortops[FPB_WSLOT_T] = Int8LessOperator;
+	colls[FPB_WSLOT_K] = InvalidOid;
+	colls[FPB_WSLOT_V] = cmp->collation;
+	colls[FPB_WSLOT_T] = InvalidOid;
+	/* without the prefix: (value, tiebreaker) */
+	sp->sort = sp->sortk ?
+		tuplesort_begin_heap(desc, 3, attnums, sortops, colls,
+							 nullsfirst, workmem, coord, TUPLESORT_NONE) :
+		tuplesort_begin_heap(desc, 2, attnums + 1, sortops + 1, colls + 1,
+							 nullsfirst, workmem, coord, TUPLESORT_NONE);
 	return desc;
 }
 
@@ -260,9 +300,12 @@ fpb_wide_scan(Relation heap, Relation index, IndexInfo *indexInfo,
 	/* the scan puts virtual tuples */
 	sp->slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 	sp->indtuples = 0;
+	sp->tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
+									   "fpbtree prefix", ALLOCSET_SMALL_SIZES);
 	reltuples = table_index_build_scan(heap, index, indexInfo, scan != NULL,
 									   progress, fpb_wide_callback, sp,
 									   scan);
+	MemoryContextDelete(sp->tmpcxt);
 	ExecDropSingleTupleTableSlot(sp->slot);
 	sp->slot = NULL;
 	*indtuples += sp->indtuples;
@@ -311,7 +354,6 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 {
 	Relation	index = bs->index;
 	const FpbCmp *cmp = bs->cmp;
-	FmgrInfo   *encproc = index_getprocinfo(index, 1, FPB_ENCODE_PROC);
 	TupleDesc	desc;
 	FpbWideSpool sp;
 	MemoryContext valcxt[2];
@@ -365,9 +407,10 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 		bool		isnull = false,
 					tnull;
 		Datum		v = cmp->multi ? (Datum) 0 :
-			slot_getattr(sp.slot, 1, &isnull);
+			slot_getattr(sp.slot, FPB_WSLOT_V + 1, &isnull);
 		uint64		t = cmp->multi ? 0 :
-			(uint64) DatumGetInt64(slot_getattr(sp.slot, 2, &tnull));
+			(uint64) DatumGetInt64(slot_getattr(sp.slot, FPB_WSLOT_T + 1,
+												&tnull));
 		FpbEntry	e;
 		MemoryContext old;
 		BlockNumber leaf;
@@ -392,7 +435,13 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 		else if (!isnull)
 		{
 			old = MemoryContextSwitchTo(valcxt[cur]);
-			e.k = fpb_encode(encproc, cmp->collation, v);
+			if (sp.sortk)
+				e.k = (uint64) DatumGetInt64(slot_getattr(sp.slot,
+														  FPB_WSLOT_K + 1,
+														  &tnull)) ^
+					FPB_T_NULLBIT;
+			else
+				e.k = fpb_encode(sp.encproc, cmp->collation, v);
 			e.t = t;
 			e.f = fpb_full_image(cmp, v, index);
 			if (cmp->typlen > 0 || e.f == DatumGetPointer(v))

@@ -483,6 +483,7 @@ extern void fpb_key_equal_range(Oid typid, uint64 k, uint64 *lo, uint64 *hi);
 #define FPB_PREFIX_LEN		8	/* bytes of a value in its prefix */
 extern uint64 fpb_prefix_bytes(const char *data, Size len);
 extern uint64 fpb_prefix_text(Datum value, Oid collid);
+extern bool fpb_prefix_is_const(const FmgrInfo *proc, Oid collid);
 extern uint64 fpb_prefix_bpchar(Datum value, Oid collid);
 extern uint64 fpb_prefix_cstring(const char *data, Size len, Oid collid);
 

@@ -207,6 +207,28 @@ fpb_prefix_bpchar(Datum value, Oid collid)
 	return k;
 }
 
+/* widekey_types.c's, compared by address below */
+extern Datum fpbtree_prefix_none(PG_FUNCTION_ARGS);
+extern Datum fpbtree_prefix_name(PG_FUNCTION_ARGS);
+
+/*
+ * Does prefix procedure proc give every value under collation collid the
+ * same prefix (a build then gains nothing by sorting on it)?
+ */
+bool
+fpb_prefix_is_const(const FmgrInfo *proc, Oid collid)
+{
+	pg_locale_t locale;
+
+	if (proc->fn_addr == fpbtree_prefix_none)
+		return true;
+	if (proc->fn_addr == fpbtree_prefix_text ||
+		proc->fn_addr == fpbtree_prefix_bpchar ||
+		proc->fn_addr == fpbtree_prefix_name)
+		return fpb_prefix_kind(collid, &locale) == FPB_PREFIX_CONST;
+	return false;
+}
+
 Datum
 fpbtree_prefix_uuid(PG_FUNCTION_ARGS)
 {
