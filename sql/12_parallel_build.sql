@@ -450,6 +450,7 @@ SET client_min_messages = debug1;
 SELECT pb_parallel_same('pb_multi', 3, 'a, d');
 SELECT pb_parallel_same('pb_multi', 3, 'a DESC NULLS LAST, b, d');
 SELECT pb_parallel_same('pb_multi', 2, 'b NULLS FIRST, c DESC');
+SELECT pb_parallel_same('pb_multi', 3, 'b DESC NULLS LAST, a');
 RESET client_min_messages;
 SET max_parallel_maintenance_workers = 0;
 CREATE INDEX pb_multi_i ON pb_multi USING fpbtree (d, a) INCLUDE (b);

@@ -40,8 +40,11 @@ typedef struct FpbWideSpool
 	FmgrInfo   *encproc;		/* one column: its prefix procedure */
 	MemoryContext tmpcxt;		/* one column: what the prefix procedure
 								 * allocates (a detoasted value), per row */
-	bool		sortk;			/* one column: sorted by the prefix first
-								 * (not when it is a constant) */
+	bool		sortk;			/* sorted by the prefix first (one column:
+								 * unless it is a constant; multi: when the
+								 * first column is wide, its prefix not
+								 * constant) */
+	int			kpos;			/* multi: slot column of the prefix, or 0 */
 	int			natts;			/* multi: the index's columns */
 	int			keypos[INDEX_MAX_KEYS]; /* multi: slot column of a narrow
 										 * key column's key, or 0 */
@@ -116,6 +119,20 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 				slot->tts_values[kp] = Int64GetDatum((int64) k);
 			}
 		}
+		if (sp->kpos)
+		{
+			MemoryContext old = MemoryContextSwitchTo(sp->tmpcxt);
+			uint64		keys[INDEX_MAX_KEYS];
+			uint64		p;
+
+			fpb_multi_row_keys(sp->cmp, index, values, isnull, keys);
+			p = fpb_multi_prefix(sp->cmp, sp->cmp->nkeys, keys, isnull, 0);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(sp->tmpcxt);
+			slot->tts_values[sp->kpos] =
+				Int64GetDatum((int64) (FPB_WIDE_PREFIX(p) ^ FPB_T_NULLBIT));
+			slot->tts_isnull[sp->kpos] = false;
+		}
 		ExecStoreVirtualTuple(slot);
 		tuplesort_puttupleslot(sp->sort, slot);
 		sp->indtuples++;
@@ -157,17 +174,39 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 	const FpbCmp *cmp = sp->cmp;
 	TupleDesc	itd = RelationGetDescr(index);
 	int			natts = itd->natts;
-	int			nsort = cmp->nkeys + 1;
 	int			ncols = FPB_MSLOT_VAL + natts;
-	AttrNumber	attnums[INDEX_MAX_KEYS + 1];
-	Oid			sortops[INDEX_MAX_KEYS + 1];
-	Oid			colls[INDEX_MAX_KEYS + 1];
-	bool		nullsfirst[INDEX_MAX_KEYS + 1];
+	AttrNumber	attnums[INDEX_MAX_KEYS + 2];
+	Oid			sortops[INDEX_MAX_KEYS + 2];
+	Oid			colls[INDEX_MAX_KEYS + 2];
+	bool		nullsfirst[INDEX_MAX_KEYS + 2];
+	int			o;				/* sort keys before the columns' */
 	TupleDesc	desc;
 
 	sp->natts = natts;
 	for (int j = 0; j < cmp->nkeys; j++)
 		sp->keypos[j] = cmp->cols[j].encproc ? ncols++ : 0;
+
+	/*
+	 * A wide first column's prefix leads the sort (it never decreases along
+	 * the index order): computed once per row, by the participant that
+	 * scans it, it spares the sort most calls of the type's "<" and the
+	 * load its computation.  A narrow first column's key is sorted as an
+	 * integer already.
+	 */
+	sp->kpos = 0;
+	if (!cmp->cols[0].encproc &&
+		!fpb_prefix_is_const(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
+							 cmp->cols[0].collation))
+		sp->kpos = ncols++;
+	sp->sortk = sp->kpos != 0;
+	o = sp->sortk ? 1 : 0;
+	if (sp->sortk)
+	{
+		attnums[0] = sp->kpos + 1;
+		sortops[0] = Int8LessOperator;
+		colls[0] = InvalidOid;
+		nullsfirst[0] = false;
+	}
 	desc = CreateTemplateTupleDesc(ncols);
 	TupleDescInitEntry(desc, FPB_MSLOT_T + 1, "t", INT8OID, -1, 0);
 	for (int i = 0; i < natts; i++)
@@ -187,37 +226,40 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 		TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_LT_OPR |
 											   TYPECACHE_GT_OPR);
 
-		sortops[j] = rev ? tc->gt_opr : tc->lt_opr;
+		sortops[o + j] = rev ? tc->gt_opr : tc->lt_opr;
 		/* a wide column sorts by its family's own order (pattern classes) */
 		if (sp->keypos[j] == 0)
-			sortops[j] = get_opfamily_member(index->rd_opfamily[j],
+			sortops[o + j] = get_opfamily_member(index->rd_opfamily[j],
 											 index->rd_opcintype[j],
 											 index->rd_opcintype[j],
 											 rev ? BTGreaterStrategyNumber :
 											 BTLessStrategyNumber);
-		if (!OidIsValid(sortops[j]))
+		if (!OidIsValid(sortops[o + j]))
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_FUNCTION),
 					 errmsg("could not identify an ordering operator for type %s",
 							format_type_be(typid))));
-		nullsfirst[j] = cmp->cols[j].nullsfirst;
+		nullsfirst[o + j] = cmp->cols[j].nullsfirst;
 		if (sp->keypos[j])
 		{
 			TupleDescInitEntry(desc, sp->keypos[j] + 1, NULL, INT8OID, -1, 0);
-			attnums[j] = sp->keypos[j] + 1;
-			colls[j] = InvalidOid;
+			attnums[o + j] = sp->keypos[j] + 1;
+			colls[o + j] = InvalidOid;
 		}
 		else
 		{
-			attnums[j] = FPB_MSLOT_VAL + 1 + j;
-			colls[j] = index->rd_indcollation[j];
+			attnums[o + j] = FPB_MSLOT_VAL + 1 + j;
+			colls[o + j] = index->rd_indcollation[j];
 		}
 	}
-	attnums[cmp->nkeys] = FPB_MSLOT_T + 1;
-	sortops[cmp->nkeys] = Int8LessOperator;
-	colls[cmp->nkeys] = InvalidOid;
-	nullsfirst[cmp->nkeys] = false;
-	sp->sort = tuplesort_begin_heap(desc, nsort, attnums, sortops, colls,
+	attnums[o + cmp->nkeys] = FPB_MSLOT_T + 1;
+	sortops[o + cmp->nkeys] = Int8LessOperator;
+	colls[o + cmp->nkeys] = InvalidOid;
+	nullsfirst[o + cmp->nkeys] = false;
+	if (sp->sortk)
+		TupleDescInitEntry(desc, sp->kpos + 1, "k", INT8OID, -1, 0);
+	sp->sort = tuplesort_begin_heap(desc, o + cmp->nkeys + 1, attnums,
+									sortops, colls,
 									nullsfirst, workmem, coord,
 									TUPLESORT_NONE);
 	return desc;
@@ -258,6 +300,7 @@ fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
 		index_getprocinfo(index, 1, FPB_ENCODE_PROC);
 	sp->sortk = !cmp->multi &&
 		!fpb_prefix_is_const(sp->encproc, cmp->collation);
+	sp->kpos = 0;
 	if (cmp->multi)
 		return fpb_build_multi_sortdesc(index, sp, workmem, coord);
 	if (!OidIsValid(ltopr))
@@ -429,7 +472,18 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 										 &nulls[i]);
 			fpb_t_to_heaptid(t, &htid);
 			old = MemoryContextSwitchTo(valcxt[cur]);
-			e = fpb_multi_entry(cmp, index, values, nulls, &htid);
+			if (sp.kpos)
+			{
+				/* the prefix the scan computed */
+				e = fpb_mkkey((uint64) DatumGetInt64(slot_getattr(sp.slot,
+																  sp.kpos + 1,
+																  &tnull)) ^
+							  FPB_T_NULLBIT,
+							  fpb_make_t(&htid, nulls[0]));
+				e.f = fpb_form_tuple(cmp, index, values, nulls);
+			}
+			else
+				e = fpb_multi_entry(cmp, index, values, nulls, &htid);
 			MemoryContextSwitchTo(old);
 		}
 		else if (!isnull)
