@@ -405,6 +405,8 @@ SELECT pb_parallel_same('pb_text', 3);
 SELECT pb_parallel_same('pb_icu', 3);
 SELECT pb_parallel_same('pb_textci', 3);
 SELECT pb_parallel_same('pb_uuid', 3);
+-- ICU text as a multi-column first column: its prefix leads the sort
+SELECT pb_parallel_same('pb_icu', 3, 'k DESC NULLS FIRST');
 RESET client_min_messages;
 
 -- CREATE INDEX CONCURRENTLY of a wide index with workers

@@ -151,6 +151,25 @@ CREATE UNIQUE INDEX eu_mk ON eu USING fpbtree (k, m) NULLS NOT DISTINCT;
 INSERT INTO eu VALUES (NULL, 4);
 SELECT fpbtree_check('eu_m', true), fpbtree_check('eu_mk', true);
 
+-- NULLS FIRST, and a parallel build equal to the serial one
+CREATE TABLE enf (m mood, x int) WITH (parallel_workers = 2);
+INSERT INTO enf SELECT m, x FROM en_mx;
+CREATE INDEX enf_m ON enf USING fpbtree (m NULLS FIRST, x);
+SELECT fpb_same('SELECT m, x FROM enf WHERE m <= ''n3'' ORDER BY m NULLS FIRST, x', 'enf_m', true);
+SELECT fpb_same('SELECT m, x FROM enf WHERE m IS NULL AND x < 20', 'enf_m');
+SELECT md5(fpb_rows('SELECT m, x FROM enf ORDER BY m NULLS FIRST, x', 'index')::text)
+	AS serial_rows \gset
+DROP INDEX enf_m;
+SET max_parallel_maintenance_workers = 2;
+SET client_min_messages = debug1;
+CREATE INDEX enf_m ON enf USING fpbtree (m NULLS FIRST, x);
+RESET client_min_messages;
+RESET max_parallel_maintenance_workers;
+SELECT fpbtree_check('enf_m', true),
+	   md5(fpb_rows('SELECT m, x FROM enf ORDER BY m NULLS FIRST, x', 'index')::text) =
+	   :'serial_rows' AS same_rows;
+SELECT fpb_same('SELECT m, x FROM enf WHERE m > ''n20'' ORDER BY m NULLS FIRST, x', 'enf_m', true);
+
 -- runs of equal labels keep their value once: no larger than btree's
 -- deduplicated index
 CREATE TABLE esz (m mood);
@@ -173,7 +192,10 @@ FROM generate_series(1, 6000) g ORDER BY hashint4(g);
 CREATE INDEX rc_p ON rc USING fpbtree (p);
 CREATE INDEX rc_pi ON rc USING fpbtree (p record_image_ops);
 CREATE INDEX rc_ip ON rc USING fpbtree ((id % 10), p);
-VACUUM ANALYZE rc;
+CREATE TABLE rcd (p rc_t) WITH (autovacuum_enabled = off);
+INSERT INTO rcd SELECT p FROM rc;
+CREATE INDEX rcd_pi ON rcd USING fpbtree (p record_image_ops DESC);
+VACUUM ANALYZE rc, rcd;
 SELECT fpbtree_check('rc_p', true), fpbtree_check('rc_pi', true),
 	   fpbtree_check('rc_ip', true);
 SELECT q, fpb_same(q, i, q LIKE '%ORDER BY%')
@@ -186,7 +208,8 @@ FROM (VALUES
 	('SELECT p FROM rc WHERE p *= ROW(3, ''v3'', 1.00)::rc_t', 'rc_pi'),
 	('SELECT p FROM rc WHERE p *< ROW(3, ''v3'', 1.0)::rc_t', 'rc_pi'),
 	('SELECT p FROM rc WHERE p *>= ROW(27, ''v1'', 1.0)::rc_t', 'rc_pi'),
-	('SELECT id % 10, p FROM rc WHERE id % 10 = 4 AND p <= ROW(12, ''v2'', 4)::rc_t', 'rc_ip'))
+	('SELECT id % 10, p FROM rc WHERE id % 10 = 4 AND p <= ROW(12, ''v2'', 4)::rc_t', 'rc_ip'),
+	('SELECT p FROM rcd WHERE p *> ROW(25, ''v5'', 1.0)::rc_t ORDER BY p USING *>', 'rcd_pi'))
 	v(q, i);
 -- = and *= differ on 1.0 against 1.00 (IS NULL on a row tests its fields:
 -- never an index condition, for btree neither)

@@ -142,3 +142,50 @@ SELECT fpb_plan($$SELECT ts, id FROM rk_parted WHERE (ts, id) > ('2026-01-05 00:
 	ORDER BY ts, id LIMIT 20$$, 'index');
 SELECT fpb_same($$SELECT ts, id FROM rk_parted WHERE (ts, id) > ('2026-01-03 00:00+00', 11000)
 	ORDER BY ts, id LIMIT 20$$, 'rk_parted1_ts_id_idx', true);
+
+-- a partial index takes the condition when the query implies its
+-- predicate; a bitmap scan rechecks by it
+CREATE TABLE rk_part AS SELECT ts, id FROM rk;
+CREATE INDEX rk_part_i ON rk_part USING fpbtree (ts, id) WHERE id > 1000;
+VACUUM ANALYZE rk_part;
+SELECT fpb_plan($$SELECT ts, id FROM rk_part WHERE (ts, id) > ('2026-01-05 00:00+00', 11000)
+	AND id > 1000 ORDER BY ts, id LIMIT 5$$, 'index');
+SELECT fpb_same($$SELECT ts, id FROM rk_part WHERE (ts, id) > ('2026-01-05 00:00+00', 11000)
+	AND id > 1000$$, 'rk_part_i');
+SELECT fpb_plan($$SELECT ts, id FROM rk WHERE (ts, id) <= ('2026-01-01 03:00+00', 500)$$, 'bitmap');
+
+-- an inheritance parent: each child's index gets the condition
+CREATE TABLE rk_inh (ts timestamptz, id int8);
+CREATE TABLE rk_inh1 () INHERITS (rk_inh);
+INSERT INTO rk_inh SELECT ts, id FROM rk WHERE id % 2 = 0;
+INSERT INTO rk_inh1 SELECT ts, id FROM rk WHERE id % 2 = 1;
+CREATE INDEX rk_inh_i ON rk_inh USING fpbtree (ts, id);
+CREATE INDEX rk_inh1_i ON rk_inh1 USING fpbtree (ts, id);
+VACUUM ANALYZE rk_inh, rk_inh1;
+SELECT fpb_plan($$SELECT ts, id FROM rk_inh WHERE (ts, id) > ('2026-01-05 00:00+00', 11000)
+	ORDER BY ts, id LIMIT 5$$, 'index');
+SELECT fpb_same($$SELECT ts, id FROM rk_inh WHERE (ts, id) > ('2026-01-05 00:00+00', 11000)
+	ORDER BY ts, id LIMIT 30$$, 'rk_inh1_i', true);
+
+-- row-level security: the condition joins the policy's, the rows are the
+-- policy's (a leaky function in the row's second column is evaluated only
+-- on rows the policy admits: no row it hides is named)
+CREATE FUNCTION pg_temp.leak(int8) RETURNS int8 LANGUAGE plpgsql COST 0.0001 AS $$
+BEGIN
+	IF $1 % 3 <> 0 THEN RAISE NOTICE 'saw hidden row %', $1; END IF;
+	RETURN $1;
+END $$;
+CREATE TABLE rk_rls AS SELECT ts, id FROM rk WHERE ts IS NOT NULL;
+CREATE INDEX rk_rls_i ON rk_rls USING fpbtree (ts, id);
+ANALYZE rk_rls;
+ALTER TABLE rk_rls ENABLE ROW LEVEL SECURITY;
+CREATE POLICY rk_rls_p ON rk_rls USING (id % 3 = 0);
+GRANT SELECT ON rk_rls TO PUBLIC;
+CREATE ROLE rk_reader;
+SET ROLE rk_reader;
+SELECT count(*) FROM rk_rls WHERE (ts, pg_temp.leak(id)) > ('2026-01-07 00:00+00', 30000);
+SELECT count(*) FROM rk_rls WHERE (ts, id) > ('2026-01-07 00:00+00', 30000);
+RESET ROLE;
+SELECT count(*) FROM rk_rls WHERE (ts, id) > ('2026-01-07 00:00+00', 30000) AND id % 3 = 0;
+DROP TABLE rk_rls;
+DROP ROLE rk_reader;

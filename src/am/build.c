@@ -360,7 +360,7 @@ fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e)
 		eb = fpb_build_slot_bound(bs->cmp, e->f);
 		if (lv->n > 0 &&
 			(lv->n >= lv->cap || !fpb_build_fits(bs, lv, lv->n + 1,
-												 lv->bytes + eb)) &&
+												 lv->bytes + eb, true)) &&
 			!fpb_build_wide_takes(bs, lv, e, eb))
 		{
 			/*
@@ -369,11 +369,11 @@ fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e)
 			 * an entry.
 			 */
 			bool		runs = lv->n > lv->cap ||
-				!fpb_build_fits(bs, lv, lv->n, lv->bytes);
+				!fpb_build_fits(bs, lv, lv->n, lv->bytes, false);
 			bool		hkfits = runs ?
 				fpb_runs_bytes(lv->nruns, lv->n) + lv->hbytes + eb <=
 				FPB_BUILD_WIDE_ROOM :
-				fpb_build_fits(bs, lv, lv->n, lv->bytes + eb);
+				fpb_build_fits(bs, lv, lv->n, lv->bytes + eb, false);
 
 			if (!hkfits)
 			{

@@ -133,7 +133,7 @@ extern void fpb_spool_end(FpbSpool *sp);
 /* build_wide.c */
 extern Size fpb_build_slot_bound(const FpbCmp *cmp, const char *f);
 extern bool fpb_build_fits(const FpbBuildState *bs, const FpbLevel *lv,
-						   int n, Size bytes);
+						   int n, Size bytes, bool room);
 
 /* build_parallel.c */
 typedef struct FpbParallel FpbParallel;

@@ -38,7 +38,7 @@ typedef struct FpbWideSpool
 	double		indtuples;
 	const FpbCmp *cmp;
 	FmgrInfo   *encproc;		/* one column: its prefix procedure */
-	MemoryContext tmpcxt;		/* one column: what the prefix procedure
+	MemoryContext tmpcxt;		/* what the scan's prefix computation
 								 * allocates (a detoasted value), per row */
 	bool		sortk;			/* sorted by the prefix first (one column:
 								 * unless it is a constant; multi: when the
@@ -70,18 +70,28 @@ fpb_build_slot_bound(const FpbCmp *cmp, const char *f)
 {
 	if (f == NULL)
 		return 0;
+	/* an index tuple's size is MAXALIGNed, and so is every slot of one */
 	if (cmp->multi)
-		return fpb_full_size(cmp, f) + MAXIMUM_ALIGNOF - 1;
+		return MAXALIGN(fpb_full_size(cmp, f));
 	return fpb_full_size(cmp, f) +
 		((cmp->typlen < 0 && VARATT_IS_4B(f)) ? 3 : 0);
 }
 
-/* Do n entries whose slots take bytes fit the page of level lv? */
+/*
+ * Do n entries whose slots take bytes fit the page of level lv?  With
+ * room, the slots must also leave the fillfactor's share of their bytes
+ * free, as each leaf node leaves its share of entries: a page filled by
+ * its slots would split at its first insert.  Without, whether they fit at
+ * all (the high key beside them, the choice of a page of runs).
+ */
 bool
-fpb_build_fits(const FpbBuildState *bs, const FpbLevel *lv, int n, Size bytes)
+fpb_build_fits(const FpbBuildState *bs, const FpbLevel *lv, int n, Size bytes,
+			   bool room)
 {
-	return fpb_page_fits(bs->w, bs->x, lv != &bs->levels[0],
-						 bs->fillfactor / 100.0, n, bytes);
+	double		fill = bs->fillfactor / 100.0;
+
+	return fpb_page_fits(bs->w, bs->x, lv != &bs->levels[0], fill, n,
+						 room ? (Size) (bytes / fill) : bytes);
 }
 
 static void
@@ -230,10 +240,10 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 		/* a wide column sorts by its family's own order (pattern classes) */
 		if (sp->keypos[j] == 0)
 			sortops[o + j] = get_opfamily_member(index->rd_opfamily[j],
-											 index->rd_opcintype[j],
-											 index->rd_opcintype[j],
-											 rev ? BTGreaterStrategyNumber :
-											 BTLessStrategyNumber);
+												 index->rd_opcintype[j],
+												 index->rd_opcintype[j],
+												 rev ? BTGreaterStrategyNumber :
+												 BTLessStrategyNumber);
 		if (!OidIsValid(sortops[o + j]))
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_FUNCTION),
@@ -294,13 +304,12 @@ fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
 	Oid			colls[3];
 	bool		nullsfirst[3] = {false, false, false};
 
+	memset(sp, 0, sizeof(*sp));
 	sp->cmp = cmp;
-	sp->indtuples = 0;
 	sp->encproc = cmp->multi ? NULL :
 		index_getprocinfo(index, 1, FPB_ENCODE_PROC);
 	sp->sortk = !cmp->multi &&
 		!fpb_prefix_is_const(sp->encproc, cmp->collation);
-	sp->kpos = 0;
 	if (cmp->multi)
 		return fpb_build_multi_sortdesc(index, sp, workmem, coord);
 	if (!OidIsValid(ltopr))
@@ -503,6 +512,14 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 			MemoryContextSwitchTo(old);
 		}
 		e.k = FPB_WIDE_PREFIX(e.k);
+
+		/*
+		 * The sort compared prefixes first, so this check alone cannot see a
+		 * prefix that disagrees with the values' order; fpbtree_check does
+		 * not either.  Assert-enabled builds compare the values too.
+		 */
+		Assert(loaded == 0 || e.f == NULL || prev.f == NULL ||
+			   fpb_full_cmp(cmp, prev.f, e.f) <= 0);
 		if (loaded > 0 && fpb_entry_cmp(cmp, &prev, &e) >= 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),

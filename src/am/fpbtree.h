@@ -484,6 +484,11 @@ extern void fpb_key_equal_range(Oid typid, uint64 k, uint64 *lo, uint64 *hi);
 extern uint64 fpb_prefix_bytes(const char *data, Size len);
 extern uint64 fpb_prefix_text(Datum value, Oid collid);
 extern bool fpb_prefix_is_const(const FmgrInfo *proc, Oid collid);
+/* prefix procedures fpb_prefix_is_const knows by address */
+extern PGDLLEXPORT Datum fpbtree_prefix_text(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum fpbtree_prefix_bpchar(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum fpbtree_prefix_name(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum fpbtree_prefix_none(PG_FUNCTION_ARGS);
 extern uint64 fpb_prefix_bpchar(Datum value, Oid collid);
 extern uint64 fpb_prefix_cstring(const char *data, Size len, Oid collid);
 

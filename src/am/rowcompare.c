@@ -16,8 +16,10 @@
  * restrictions of each fpbtree index whose first column is "a" for a
  * second create_index_paths over those indexes, then takes them out again:
  * the paths it makes carry "a >= x" as an index condition, and the row
- * comparison stays in their filter, which decides.  No other plan filters by the implied
- * conditions, and the relation's row estimate stays the original one.
+ * comparison stays in their filter, which decides.  No other plan filters
+ * by the implied conditions, and the relation's row estimate stays the
+ * original one.  (The second call makes those indexes' other paths again,
+ * bitmap and parameterized ones among them; add_path drops the copies.)
  * The scan then starts at the first "a = x" entry instead of the index's
  * first entry; only the rows with a = x and the rest below the row bound
  * are read and filtered.
@@ -180,7 +182,11 @@ fpb_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 		rel->indexlist = indexlist;
 		forboth(lc, indexes, lc2, saved)
-			((IndexOptInfo *) lfirst(lc))->indrestrictinfo = (List *) lfirst(lc2);
+		{
+			IndexOptInfo *ind = (IndexOptInfo *) lfirst(lc);
+
+			ind->indrestrictinfo = (List *) lfirst(lc2);
+		}
 	}
 	PG_END_TRY();
 }

@@ -207,10 +207,6 @@ fpb_prefix_bpchar(Datum value, Oid collid)
 	return k;
 }
 
-/* widekey_types.c's, compared by address below */
-extern Datum fpbtree_prefix_none(PG_FUNCTION_ARGS);
-extern Datum fpbtree_prefix_name(PG_FUNCTION_ARGS);
-
 /*
  * Does prefix procedure proc give every value under collation collid the
  * same prefix (a build then gains nothing by sorting on it)?
