@@ -21,13 +21,18 @@ INSERT INTO wf_m SELECT g % 100, g FROM generate_series(1, 100000) g;
 CREATE INDEX wf_m_i ON wf_m USING fpbtree (a, b);
 RESET max_parallel_maintenance_workers;
 
--- free bytes between the nodes and the slots of each page but the
--- metapage and the last one: about a tenth of the slots' bytes
+-- free bytes between the nodes and the slots of each leaf but the
+-- rightmost: about a tenth of the slots' bytes.  (FpbPageOpaqueData begins
+-- at byte 8128: the level, a uint16, at 8142, 0 for a leaf; the right
+-- link at 8148, all ones on the rightmost page.)
 CREATE FUNCTION pg_temp.free_bytes(idx regclass, OUT min int, OUT avg int)
 LANGUAGE sql AS $$
-	SELECT min(upper - lower), avg(upper - lower)::int
-	FROM generate_series(1, pg_relation_size(idx) / 8192 - 2) b,
-		 LATERAL page_header(get_raw_page(idx::text, b::int))
+	SELECT min(h.upper - h.lower), avg(h.upper - h.lower)::int
+	FROM generate_series(1, pg_relation_size(idx) / 8192 - 1) b,
+		 LATERAL (SELECT get_raw_page(idx::text, b::int) AS p) r,
+		 LATERAL page_header(r.p) h
+	WHERE get_byte(r.p, 8142) = 0 AND get_byte(r.p, 8143) = 0 AND
+		  get_byte(r.p, 8148) <> 255
 $$;
 SELECT 'text' AS idx, (pg_temp.free_bytes('wf_t_i')).*
 UNION ALL SELECT 'int4, int8', (pg_temp.free_bytes('wf_m_i')).*;
@@ -49,3 +54,14 @@ CREATE INDEX wf_t_full ON wf_t USING fpbtree (t) WITH (fillfactor = 100);
 SELECT (pg_temp.free_bytes('wf_t_full')).avg < 100 AS full_leaves,
 	   pg_relation_size('wf_t_full') < 0.95 * pg_relation_size('wf_t_90') AS full_is_smaller;
 SELECT fpbtree_check('wf_t_full', true);
+
+-- fillfactor 10 and values of 1,600 bytes: a leaf an entry, and internal
+-- pages filled by bytes alone, or the levels would never narrow to a root
+CREATE TABLE wf_big (t text COLLATE "C") WITH (autovacuum_enabled = off);
+INSERT INTO wf_big SELECT lpad(g::text, 1600, 'x') FROM generate_series(1, 300) g;
+CREATE INDEX wf_big_10 ON wf_big USING fpbtree (t) WITH (fillfactor = 10);
+SELECT height, entries FROM fpbtree_stats('wf_big_10');
+SELECT fpbtree_check('wf_big_10', true);
+SELECT fpb_same('SELECT right(t, 5) FROM wf_big WHERE t > lpad(''250'', 1600, ''x'')', 'wf_big_10');
+INSERT INTO wf_big SELECT lpad(g::text, 1600, 'y') FROM generate_series(1, 50) g;
+SELECT fpbtree_check('wf_big_10', true);

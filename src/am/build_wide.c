@@ -79,19 +79,22 @@ fpb_build_slot_bound(const FpbCmp *cmp, const char *f)
 
 /*
  * Do n entries whose slots take bytes fit the page of level lv?  With
- * room, the slots must also leave the fillfactor's share of their bytes
- * free, as each leaf node leaves its share of entries: a page filled by
- * its slots would split at its first insert.  Without, whether they fit at
- * all (the high key beside them, the choice of a page of runs).
+ * room, a leaf's slots must also leave the fillfactor's share of their
+ * bytes free, as each leaf node leaves its share of entries: a leaf filled
+ * by its slots would split at its first insert.  Not an internal page's:
+ * at a low fillfactor and large values its downlinks would then take a
+ * page each, and the levels never narrow to a root.  Without room, whether
+ * they fit at all (the high key beside them, the choice of a page of runs).
  */
 bool
 fpb_build_fits(const FpbBuildState *bs, const FpbLevel *lv, int n, Size bytes,
 			   bool room)
 {
 	double		fill = bs->fillfactor / 100.0;
+	bool		leaf = (lv == &bs->levels[0]);
 
-	return fpb_page_fits(bs->w, bs->x, lv != &bs->levels[0], fill, n,
-						 room ? (Size) (bytes / fill) : bytes);
+	return fpb_page_fits(bs->w, bs->x, !leaf, fill, n,
+						 room && leaf ? (Size) (bytes / fill) : bytes);
 }
 
 static void
