@@ -171,3 +171,20 @@ CREATE TABLE pt_uqb (b char(8));
 CREATE UNIQUE INDEX pt_uqb_b ON pt_uqb USING fpbtree (b bpchar_pattern_ops);
 INSERT INTO pt_uqb VALUES ('abc'), ('abc  x');
 INSERT INTO pt_uqb VALUES ('abc   ');
+
+-- a nondeterministic collation: refused, as btree refuses its pattern
+-- classes there ("=" under the collation is no range of the byte order)
+CREATE COLLATION pt_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE pt_nd (id int, v text COLLATE pt_ci, w varchar(20) COLLATE pt_ci, b char(8) COLLATE pt_ci);
+INSERT INTO pt_nd SELECT g, CASE WHEN g % 2 = 0 THEN 'abc' ELSE 'ABC' END || g % 100,
+	'x' || g % 7, 'y' || g % 5 FROM generate_series(1, 2000) g;
+CREATE INDEX ON pt_nd USING btree (v text_pattern_ops);
+CREATE INDEX ON pt_nd USING fpbtree (v text_pattern_ops);
+CREATE INDEX ON pt_nd USING fpbtree (w varchar_pattern_ops);
+CREATE INDEX ON pt_nd USING fpbtree (b bpchar_pattern_ops);
+CREATE INDEX ON pt_nd USING fpbtree (id, v text_pattern_ops);
+-- the column's own class is fine, and answers "=" under the collation
+CREATE INDEX pt_nd_v ON pt_nd USING fpbtree (v);
+SELECT fpb_same('SELECT id FROM pt_nd WHERE v = ''abc7''', 'pt_nd_v');
+DROP TABLE pt_nd;
+DROP COLLATION pt_ci;

@@ -718,6 +718,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
+	fpb_check_pattern_collations(index);
 
 	memset(&bs, 0, sizeof(bs));
 	bs.index = index;

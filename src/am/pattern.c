@@ -25,10 +25,15 @@
 #include "postgres.h"
 
 #include "access/stratnum.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_opclass.h"
 #include "catalog/pg_opfamily_d.h"
 #include "catalog/pg_type_d.h"
 #include "optimizer/plancat.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "fpbtree.h"
 
@@ -79,6 +84,49 @@ fpb_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
 									ind->opcintype[i]))
 				ind->opfamily[i] = btfam;
 		}
+	}
+}
+
+/*
+ * Refuse a pattern class on a column of a nondeterministic collation, as
+ * the core refuses btree's (index_create): the planner would take the
+ * column's "=" (texteq under that collation, where 'abc' may equal 'ABC')
+ * for a condition the index answers, but the index orders the bytes, and
+ * the values such an equality admits are not one range of it.  Called when
+ * an index is built (CREATE INDEX, REINDEX).
+ */
+void
+fpb_check_pattern_collations(Relation index)
+{
+	for (int i = 0; i < IndexRelationGetNumberOfKeyAttributes(index); i++)
+	{
+		Oid			coll = index->rd_indcollation[i];
+		Oid			cmpproc = index_getprocid(index, i + 1, FPB_CMP_PROC);
+		Datum		d;
+		bool		isnull;
+		HeapTuple	tup;
+		char	   *opcname;
+
+		if (!OidIsValid(coll) ||
+			(cmpproc != F_BTTEXT_PATTERN_CMP &&
+			 cmpproc != F_BTBPCHAR_PATTERN_CMP) ||
+			get_collation_isdeterministic(coll))
+			continue;
+		/* the operator class's name, for the core's message */
+		d = SysCacheGetAttr(INDEXRELID, index->rd_indextuple,
+							Anum_pg_index_indclass, &isnull);
+		Assert(!isnull);
+		tup = SearchSysCache1(CLAOID, ObjectIdGetDatum(
+								  ((oidvector *) DatumGetPointer(d))->values[i]));
+		if (!HeapTupleIsValid(tup))
+			elog(ERROR, "cache lookup failed for operator class of index \"%s\"",
+				 RelationGetRelationName(index));
+		opcname = pstrdup(NameStr(((Form_pg_opclass) GETSTRUCT(tup))->opcname));
+		ReleaseSysCache(tup);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("nondeterministic collations are not supported for operator class \"%s\"",
+						opcname)));
 	}
 }
 
