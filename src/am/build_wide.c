@@ -64,6 +64,23 @@ typedef struct FpbWideSpool
 #define FPB_WSLOT_V		1
 #define FPB_WSLOT_T		2
 
+/* A prefix as a sort key: int8 "<" on it with its top bit flipped */
+static inline Datum
+fpb_sortk_datum(uint64 k)
+{
+	return Int64GetDatum((int64) (FPB_WIDE_PREFIX(k) ^ FPB_T_NULLBIT));
+}
+
+/* The prefix a sorted tuple carries in column attnum */
+static inline uint64
+fpb_sortk_get(TupleTableSlot *slot, int attnum)
+{
+	bool		isnull;
+
+	return (uint64) DatumGetInt64(slot_getattr(slot, attnum, &isnull)) ^
+		FPB_T_NULLBIT;
+}
+
 /* Upper bound of the bytes a value takes in a slot, alignment included. */
 Size
 fpb_build_slot_bound(const FpbCmp *cmp, const char *f)
@@ -142,8 +159,7 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 			p = fpb_multi_prefix(sp->cmp, sp->cmp->nkeys, keys, isnull, 0);
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(sp->tmpcxt);
-			slot->tts_values[sp->kpos] =
-				Int64GetDatum((int64) (FPB_WIDE_PREFIX(p) ^ FPB_T_NULLBIT));
+			slot->tts_values[sp->kpos] = fpb_sortk_datum(p);
 			slot->tts_isnull[sp->kpos] = false;
 		}
 		ExecStoreVirtualTuple(slot);
@@ -160,8 +176,7 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(sp->tmpcxt);
-		slot->tts_values[FPB_WSLOT_K] =
-			Int64GetDatum((int64) (FPB_WIDE_PREFIX(k) ^ FPB_T_NULLBIT));
+		slot->tts_values[FPB_WSLOT_K] = fpb_sortk_datum(k);
 	}
 	slot->tts_values[FPB_WSLOT_V] = values[0];
 	slot->tts_isnull[FPB_WSLOT_V] = isnull[0];
@@ -487,10 +502,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 			if (sp.kpos)
 			{
 				/* the prefix the scan computed */
-				e = fpb_mkkey((uint64) DatumGetInt64(slot_getattr(sp.slot,
-																  sp.kpos + 1,
-																  &tnull)) ^
-							  FPB_T_NULLBIT,
+				e = fpb_mkkey(fpb_sortk_get(sp.slot, sp.kpos + 1),
 							  fpb_make_t(&htid, nulls[0]));
 				e.f = fpb_form_tuple(cmp, index, values, nulls);
 			}
@@ -502,10 +514,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 		{
 			old = MemoryContextSwitchTo(valcxt[cur]);
 			if (sp.sortk)
-				e.k = (uint64) DatumGetInt64(slot_getattr(sp.slot,
-														  FPB_WSLOT_K + 1,
-														  &tnull)) ^
-					FPB_T_NULLBIT;
+				e.k = fpb_sortk_get(sp.slot, FPB_WSLOT_K + 1);
 			else
 				e.k = fpb_encode(sp.encproc, cmp->collation, v);
 			e.t = t;
