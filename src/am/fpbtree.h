@@ -493,6 +493,14 @@ extern PGDLLEXPORT Datum fpbtree_prefix_none(PG_FUNCTION_ARGS);
 extern uint64 fpb_prefix_bpchar(Datum value, Oid collid);
 extern uint64 fpb_prefix_cstring(const char *data, Size len, Oid collid);
 
+/* ---- widearg.c: cross-type arguments of wide columns ---- */
+extern bool fpb_wide_arg_known(Oid coltype, Oid argtype);
+extern bool fpb_wide_arg(Oid coltype, Oid argtype, Datum *value);
+extern bool fpb_wide_arg_fits(Oid coltype, Oid argtype, Datum value,
+							  bool array);
+extern uint64 fpb_wide_arg_prefix(Oid coltype, Oid argtype, Datum value,
+								  Oid collid);
+
 /* ---- wide.c: full values of wide indexes ---- */
 extern int	fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b);
 extern int	fpb_wide_cmp(const FpbCmp *cmp, uint64 ak, uint64 at,

@@ -12,6 +12,13 @@
 #include "access/genam.h"
 #include "fpbtree.h"
 
+/*
+ * sk_flags bit (the access method's bits 16-31, skey.h) of a key that a
+ * multi-column scan evaluates as a filter although its column is bounded:
+ * its argument has no value of the column's type (widearg.c).
+ */
+#define FPB_SK_FILTER		0x00010000
+
 typedef struct FpbScanOpaqueData
 {
 	bool		empty;			/* the keys can match nothing */

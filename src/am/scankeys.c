@@ -5,7 +5,8 @@
  *
  * A scan's keys become one closed interval [lo, hi] of compound keys, the
  * conjunction of all of them, so no entry is re-checked (but for a
- * timestamptz key in a timestamp column, see fpb_scan_bounds).  Equality
+ * timestamptz key in a timestamp column, see fpb_scan_bounds, and a text
+ * too long for a name column, fpb_scan_wide_loose).  Equality
  * array keys (k = ANY (array), amsearcharray) match a set of values
  * instead: each element becomes the key range of the column values equal
  * to it, the ranges are sorted in index order and merged where they
@@ -73,18 +74,29 @@ fpb_upper_notnull(FpbScanOpaque so)
 }
 
 /*
- * Wide index: the key of a scan argument, its value kept in the scan's
- * bound memory.
+ * Wide index: the key of a scan argument of type subtype, its value kept
+ * in the scan's bound memory.  Returns false, with only the argument's
+ * prefix in *k, when no value of the column's type stands for the argument
+ * (widearg.c).
  */
-static void
-fpb_scan_wide_key(IndexScanDesc scan, Datum value, uint64 *k,
+static bool
+fpb_scan_wide_key(IndexScanDesc scan, Oid subtype, Datum value, uint64 *k,
 				  const char **f)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	Relation	index = scan->indexRelation;
+	Oid			coltype = index->rd_opcintype[0];
 	MemoryContext old = MemoryContextSwitchTo(so->boundcxt);
 	const char *img;
 
+	if (!fpb_wide_arg(coltype, subtype, &value))
+	{
+		*k = FPB_WIDE_PREFIX(fpb_wide_arg_prefix(coltype, subtype, value,
+												 so->cmp->collation));
+		*f = NULL;
+		MemoryContextSwitchTo(old);
+		return false;
+	}
 	*k = FPB_WIDE_PREFIX(fpb_encode(index_getprocinfo(index, 1,
 													  FPB_ENCODE_PROC),
 									so->cmp->collation, value));
@@ -99,6 +111,31 @@ fpb_scan_wide_key(IndexScanDesc scan, Datum value, uint64 *k,
 	}
 	*f = img;
 	MemoryContextSwitchTo(old);
+	return true;
+}
+
+/*
+ * Wide index, a key of strategy strat whose argument no column value
+ * stands for (fpb_scan_wide_key returned false, k its prefix): the
+ * argument's prefix bounds the scan, and the executor rechecks the key.
+ * Under a deterministic collation equal means the same string, which no
+ * column value then is.
+ */
+static void
+fpb_scan_wide_loose(FpbScanOpaque so, int strat, uint64 k)
+{
+	if (strat == BTEqualStrategyNumber &&
+		get_collation_isdeterministic(so->cmp->collation))
+	{
+		so->empty = true;
+		return;
+	}
+	so->recheck = true;
+	if (strat != BTLessStrategyNumber && strat != BTLessEqualStrategyNumber)
+		fpb_lower_f(so, k, 0, NULL);
+	if (strat != BTGreaterStrategyNumber &&
+		strat != BTGreaterEqualStrategyNumber)
+		fpb_upper_f(so, k, FPB_T_MAX_NONNULL, FPB_FULL_PLUSINF);
 }
 
 /*
@@ -150,13 +187,20 @@ fpb_scan_wide_array(IndexScanDesc scan, ScanKey sk)
 	const char *minf = NULL,
 			   *maxf = NULL;
 
+	/* an element no column value stands for: no bound, a recheck */
+	if (!fpb_wide_arg_fits(scan->indexRelation->rd_opcintype[0],
+						   sk->sk_subtype, sk->sk_argument, true))
+	{
+		so->recheck = true;
+		return true;
+	}
 	elems = fpb_array_elems(sk, &nelems);
 	for (int i = 0; i < nelems; i++)
 	{
 		uint64		k;
 		const char *f;
 
-		fpb_scan_wide_key(scan, elems[i], &k, &f);
+		(void) fpb_scan_wide_key(scan, sk->sk_subtype, elems[i], &k, &f);
 		if (i == 0 || fpb_wide_cmp(so->cmp, k, 0, f, mink, 0, minf) < 0)
 		{
 			mink = k;
@@ -326,7 +370,8 @@ fpb_keyrange_cmp(const void *a, const void *b)
  * elements such as -0 and +0 whose ranges overlap, become one range).  The
  * result is strictly increasing and disjoint.  In a wide index each range
  * is one element's value, sorted by the index order and merged where the
- * comparison calls elements equal.
+ * comparison calls elements equal.  Returns NULL when an element bounds no
+ * range (fpb_scan_wide_loose): the key then bounds nothing.
  */
 static FpbKeyRange *
 fpb_array_ranges(IndexScanDesc scan, ScanKey sk, int *nranges)
@@ -348,7 +393,15 @@ fpb_array_ranges(IndexScanDesc scan, ScanKey sk, int *nranges)
 		r[n].f = NULL;
 		if (so->cmp)
 		{
-			fpb_scan_wide_key(scan, elems[i], &r[n].lo, &r[n].f);
+			if (!fpb_scan_wide_key(scan, sk->sk_subtype, elems[i], &r[n].lo,
+								   &r[n].f))
+			{
+				/* as fpb_scan_wide_loose: equal to nothing, or a recheck */
+				if (get_collation_isdeterministic(so->cmp->collation))
+					continue;
+				so->recheck = true;
+				return NULL;
+			}
 			r[n].hi = r[n].lo;
 		}
 		else
@@ -568,7 +621,9 @@ fpb_scan_bounds(IndexScanDesc scan)
 				int			nr;
 
 				r = fpb_array_ranges(scan, sk, &nr);
-				if (neq < 0)
+				if (r == NULL)
+					;			/* no bound: the executor rechecks the key */
+				else if (neq < 0)
 				{
 					eq = r;
 					neq = nr;
@@ -590,8 +645,11 @@ fpb_scan_bounds(IndexScanDesc scan)
 			uint64		k;
 			const char *f;
 
-			fpb_scan_wide_key(scan, sk->sk_argument, &k, &f);
-			fpb_scan_wide_bound(so, sk->sk_strategy, k, f);
+			if (fpb_scan_wide_key(scan, sk->sk_subtype, sk->sk_argument,
+								  &k, &f))
+				fpb_scan_wide_bound(so, sk->sk_strategy, k, f);
+			else
+				fpb_scan_wide_loose(so, sk->sk_strategy, k);
 			fpb_upper_notnull(so);
 			continue;
 		}

@@ -184,6 +184,11 @@ fpb_scan_colkeys(IndexScanDesc scan, int j, ScanKey sk, Datum arg,
 	}
 	else
 	{
+		/* fpb_scan_bounds_multi has made the other arguments filters */
+		if (!fpb_wide_arg(scan->indexRelation->rd_opcintype[j],
+						  sk->sk_subtype, &arg))
+			elog(ERROR, "fpbtree: scan argument of type %u has no value of column %d",
+				 sk->sk_subtype, j + 1);
 		*klo = *khi = 0;
 		*v = fpb_scan_colvalue(col, arg);
 	}
@@ -446,6 +451,15 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 		/* a comparison on the first column excludes its NULLs */
 		if (j == 0)
 			fpb_scan_nulls0(so, false);
+		/* an argument that no column value stands for (widearg.c) */
+		sk->sk_flags &= ~FPB_SK_FILTER;
+		if (!fpb_wide_arg_fits(index->rd_opcintype[j], sk->sk_subtype,
+							   sk->sk_argument,
+							   (sk->sk_flags & SK_SEARCHARRAY) != 0))
+		{
+			sk->sk_flags |= FPB_SK_FILTER;
+			continue;
+		}
 		if (sk->sk_flags & SK_SEARCHARRAY)
 		{
 			if (j == 0 && sk->sk_strategy == BTEqualStrategyNumber &&
@@ -496,7 +510,8 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 
 		if (sk == arr0 || (sk->sk_flags & SK_ISNULL && j == 0))
 			continue;
-		if (!(sk->sk_flags & (SK_SEARCHARRAY | SK_ISNULL)) && j <= last)
+		if (!(sk->sk_flags & (SK_SEARCHARRAY | SK_ISNULL | FPB_SK_FILTER)) &&
+			j <= last)
 			continue;
 		if ((sk->sk_flags & SK_ISNULL) &&
 			!(sk->sk_flags & (SK_SEARCHNULL | SK_SEARCHNOTNULL)))

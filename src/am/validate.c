@@ -13,7 +13,8 @@
  *	  type's encode function, which is why a cross-type operator (T1, T2) is
  *	  only usable when both T1 and T2 have their support functions, or when
  *	  the pair has support function 3, (T2, bool) -> int8, which bounds a T2
- *	  value in T1's key domain (the date/time families);
+ *	  value in T1's key domain (the date/time families), or when the scan
+ *	  turns a T2 into a T1 itself (name and text, widearg.c);
  *	- each registered type pair has the complete set of five operators, so
  *	  that every scan key strategy can be turned into a key range.
  *
@@ -281,6 +282,9 @@ fpbvalidate(Oid opclassoid)
 				/* a bound function stands in for the key type's encoding */
 				if (j == 1 &&
 					(group->functionset & ((uint64) 1 << FPB_XKEY_PROC)))
+					continue;
+				/* a wide column takes the key types widearg.c converts */
+				if (j == 1 && fpb_wide_arg_known(types[0], types[1]))
 					continue;
 				if (list_member_oid(codedtypes, types[j]))
 					continue;

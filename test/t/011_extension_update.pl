@@ -7,7 +7,8 @@
 # update the 1.1 fpbtree_stats still works with the new library), then to
 # 1.3 (the operator classes of wide keys: uuid, text, bpchar), then to
 # 1.4 (numeric, bytea, interval, inet, the pattern classes and more), then
-# to 1.5 (enums and composite types), and a fresh installation and an
+# to 1.5 (enums and composite types), then to 1.6 (name/text operators),
+# and a fresh installation and an
 # updated one have the same members in every operator family and the same
 # functions.
 
@@ -45,7 +46,7 @@ WHERE e.extname = 'fpbtree'};
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('fresh', 'CREATE EXTENSION fpbtree');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'fpbtree'"),
-	'1.5', 'a fresh installation is version 1.5');
+	'1.6', 'a fresh installation is version 1.6');
 
 $node->safe_psql(
 	'postgres', q{
@@ -104,6 +105,16 @@ my $eq = "SELECT count(*) FROM we WHERE m >= 'ok'";
 is($node->safe_psql('postgres', "SET enable_seqscan = off; SET enable_bitmapscan = off; $eq"),
 	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $eq"),
 	'after the update to 1.5 an enum index returns the rows a sequential scan returns');
+$node->safe_psql('postgres', "CREATE TABLE wm (m name); INSERT INTO wm SELECT 'rel_' || g FROM generate_series(1, 3000) g; CREATE INDEX wm_m ON wm USING fpbtree (m)");
+my $mq = "SELECT count(*) FROM wm WHERE m >= 'rel_2'::text";
+unlike($node->safe_psql('postgres', "SET enable_seqscan = off; EXPLAIN (COSTS OFF) $mq"),
+	qr/Index Cond/, 'version 1.5 cannot bound a name index by a text');
+$node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.6'");
+like($node->safe_psql('postgres', "SET enable_seqscan = off; EXPLAIN (COSTS OFF) $mq"),
+	qr/Index Cond: \(m >= 'rel_2'::text\)/, 'after the update to 1.6 a text bounds the name index');
+is($node->safe_psql('postgres', "SET enable_seqscan = off; SET enable_bitmapscan = off; $mq"),
+	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $mq"),
+	'and returns the rows a sequential scan returns');
 is($node->safe_psql('postgres', $functions), $node->safe_psql('fresh', $functions),
 	'the updated installation has the fresh one\'s functions');
 is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
