@@ -21,6 +21,7 @@
 #include "catalog/pg_type.h"
 #include "fpbtree.h"
 #include "scan.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -457,6 +458,11 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 							   sk->sk_argument,
 							   (sk->sk_flags & SK_SEARCHARRAY) != 0))
 		{
+			/* as fpb_scan_wide_loose: an equality no column value meets */
+			if (!(sk->sk_flags & SK_SEARCHARRAY) &&
+				sk->sk_strategy == BTEqualStrategyNumber &&
+				get_collation_isdeterministic(index->rd_indcollation[j]))
+				so->empty = true;
 			sk->sk_flags |= FPB_SK_FILTER;
 			continue;
 		}
