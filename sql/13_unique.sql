@@ -141,8 +141,7 @@ SELECT fpbtree_check('u_bad_fp', false);
 DROP TABLE u_bad;
 
 -- PostgreSQL 15 accepts only btree indexes for unique constraints, primary
--- keys, foreign keys and ON CONFLICT (its executor refuses a table with a
--- unique index of another access method for ON CONFLICT altogether)
+-- keys and foreign keys; ON CONFLICT works (63_upsert)
 ALTER TABLE u_fp ADD CONSTRAINT u_fp_c UNIQUE USING INDEX u_fp_k;
 INSERT INTO u_fp VALUES (3, 0) ON CONFLICT DO NOTHING;
 

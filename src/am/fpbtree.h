@@ -457,6 +457,7 @@ extern void fpb_am_init(void);
 extern void fpb_pattern_init(void);
 extern void fpb_check_pattern_collations(Relation index);
 extern void fpb_rowcompare_init(void);
+extern void fpb_upsert_init(void);
 
 typedef struct FpbWidths
 {

@@ -73,6 +73,7 @@ fpb_am_init(void)
 	fpb_init_reloptions();
 	fpb_pattern_init();
 	fpb_rowcompare_init();
+	fpb_upsert_init();
 }
 
 static void

@@ -18,6 +18,14 @@
 # collation (wide keys): 'KEY7' and 'key7' are one key, so an insert of one
 # waits for an open transaction that inserted the other, and the random
 # clients never leave two spellings of one key.
+#
+# Part 5.  INSERT ... ON CONFLICT with a unique fpbtree index as the only
+# unique index and arbiter (src/am/upsert.c): an upsert waits for an open
+# transaction that inserted its key, then updates the committed row or
+# inserts its own after a rollback; four pgbench clients upsert 30 keys,
+# each upsert counted in a log table in the same transaction, and every
+# key's counter equals its count in the log; then with deletes and DO
+# NOTHING besides, and no key is ever there twice.
 
 use strict;
 use warnings;
@@ -213,5 +221,73 @@ is($node->safe_psql('u8', 'SELECT count(*) > 3000 FROM c'),
 	't', 'rows of the random keys remain');
 is($node->safe_psql('u8', "SELECT fpbtree_check('c_k', true)"),
 	'', 'the text index is sound');
+
+# Part 5: upserts
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE o (k int4, n int8);
+CREATE UNIQUE INDEX o_k ON o USING fpbtree (k);
+CREATE INDEX o_n ON o (n);
+CREATE TABLE olog (k int4);
+});
+$s1 = $node->background_psql('postgres', on_error_stop => 0);
+$s2 = $node->background_psql('postgres', on_error_stop => 0);
+$pid2 = $s2->query_safe('SELECT pg_backend_pid()');
+is(race('INSERT INTO o VALUES (1, 10)',
+		'INSERT INTO o VALUES (1, 1) ON CONFLICT (k) DO UPDATE SET n = o.n + 1', 'COMMIT'),
+	'', 'an upsert waits for the transaction that inserted its key');
+is($node->safe_psql('postgres', 'SELECT n FROM o WHERE k = 1'), '11',
+	'then updates the committed row');
+is(race('INSERT INTO o VALUES (2, 10)',
+		'INSERT INTO o VALUES (2, 1) ON CONFLICT (k) DO UPDATE SET n = o.n + 1', 'ROLLBACK'),
+	'', 'an upsert waits for a transaction that rolls back');
+is($node->safe_psql('postgres', 'SELECT n FROM o WHERE k = 2'), '1',
+	'then inserts its own row');
+$s1->quit;
+$s2->quit;
+$node->safe_psql('postgres', 'TRUNCATE o');
+
+$node->pgbench(
+	'--no-vacuum --client=4 --time=4',
+	0,
+	[qr{processed: [1-9]}],
+	[qr{^$}],
+	'concurrent upserts of 30 keys',
+	{
+		'010_upsert' => q{
+\set a random(1, 30)
+BEGIN;
+INSERT INTO o VALUES (:a, 1) ON CONFLICT (k) DO UPDATE SET n = o.n + 1;
+INSERT INTO olog VALUES (:a);
+COMMIT;
+}
+	});
+is( $node->safe_psql('postgres',
+		'SELECT count(*) FROM (SELECT k, count(*) FROM olog GROUP BY k) l FULL JOIN o USING (k) WHERE l.count IS DISTINCT FROM o.n'),
+	'0', 'every upsert counted once: each key\'s counter is its count in the log');
+is( $node->safe_psql('postgres',
+		'SELECT count(*) - count(DISTINCT k) FROM o'),
+	'0', 'no upserted key is there twice');
+
+$node->pgbench(
+	'--no-vacuum --client=4 --time=4',
+	0,
+	[qr{processed: [1-9]}],
+	[qr{^$}],
+	'concurrent upserts, inserts that do nothing on a conflict, and deletes',
+	{
+		'010_upsert_mixed' => q{
+\set a random(1, 30)
+\set c random(1, 3)
+INSERT INTO o SELECT :a, 1 WHERE :c = 1 ON CONFLICT (k) DO UPDATE SET n = o.n + 1;
+INSERT INTO o SELECT :a, 0 WHERE :c = 2 ON CONFLICT DO NOTHING;
+DELETE FROM o WHERE k = :a AND :c = 3;
+}
+	});
+is( $node->safe_psql('postgres',
+		'SELECT count(*) - count(DISTINCT k) FROM o'),
+	'0', 'no key is there twice after upserts and deletes');
+is($node->safe_psql('postgres', "SELECT fpbtree_check('o_k', true)"),
+	'', 'the upserted index is sound');
 
 done_testing();
