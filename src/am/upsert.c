@@ -7,37 +7,41 @@
  * PostgreSQL 15's executor refuses every speculative insertion into a table
  * that has a unique index of an access method other than btree, whichever
  * index is the arbiter: ExecOpenIndices gives each unique index the state of
- * the ON CONFLICT checks (BuildSpeculativeIndexInfo), which looks up the
- * equality operator of each column's opfamily, strategy 3, but first raises
+ * the ON CONFLICT checks (BuildSpeculativeIndexInfo: the equality operator,
+ * strategy 3, of each key column's opfamily), and that function raises
  * "unexpected non-btree speculative unique index" unless relam is btree's.
  * Nothing else of ON CONFLICT is btree's own: the planner infers an arbiter
- * from any unique index; the check before the insertion is an index scan
- * by those equality operators, under a dirty snapshot; the insertion itself
+ * from any unique index; the check before the insertion is an index scan by
+ * those equality operators under a dirty snapshot; the insertion itself
  * calls aminsert with UNIQUE_CHECK_PARTIAL, which fpbtree implements as
  * nbtree does (unique.c), waiting on the speculative insertion token of a
  * concurrent inserter; and strategy 3 of fpbtree's families is btree's "=".
  *
- * So once the executor has started such a statement, the ExecutorStart hook
- * opens the target tables' indexes itself, as PostgreSQL 14 did at start
- * (15 opens them at the first row, unless already open), and while it does,
- * the relcache entries of the unique fpbtree indexes among them show btree's
- * relam.  Nothing but the executor's own index opening reads them in that
- * window.  The entries are held open and locked before, so a relcache
- * rebuild can only happen if an invalidation of one of them (a concurrent
- * VACUUM's statistics) is processed inside the window; the statement then
- * fails with the core's error, as it would without this.  A partition that
- * tuple routing opens later is beyond reach: PostgreSQL refuses unique
- * fpbtree indexes on partitioned tables anyway, and one created on a single
- * partition still stops ON CONFLICT through the parent.
+ * So once the executor has started an ON CONFLICT statement, the
+ * ExecutorStart hook opens the target table's indexes itself, as
+ * ExecOpenIndices would at its first row (PostgreSQL 14 did it at start),
+ * filling in the same state: for a unique fpbtree index from its own
+ * families, for any other unique index by the core's function.  The
+ * executor then finds the indexes open.  A partition that tuple routing
+ * opens later is beyond reach: PostgreSQL refuses unique fpbtree indexes on
+ * partitioned tables anyway, and one created on a single partition still
+ * stops ON CONFLICT through the parent.  The hook exists once the library is
+ * loaded: an ON CONFLICT without a conflict target opens no index while it
+ * is planned, so in a session that has not used an fpbtree index yet it
+ * needs the library preloaded.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/genam.h"
-#include "catalog/pg_am_d.h"
+#include "access/stratnum.h"
+#include "catalog/index.h"
+#include "catalog/pg_class_d.h"
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
 
@@ -46,55 +50,77 @@
 static ExecutorStart_hook_type fpb_prev_executor_start = NULL;
 
 /*
- * Open the indexes of the ON CONFLICT target rri, the unique fpbtree ones
- * looking like btree's meanwhile.  Leaves a table without unique fpbtree
- * indexes to the executor's own opening at its first row.
+ * BuildSpeculativeIndexInfo for a unique fpbtree index: the equality
+ * operator of each key column, strategy 3 of its family.
+ */
+static void
+fpb_upsert_index_info(Relation index, IndexInfo *ii)
+{
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+
+	ii->ii_UniqueOps = (Oid *) palloc(sizeof(Oid) * nkeys);
+	ii->ii_UniqueProcs = (Oid *) palloc(sizeof(Oid) * nkeys);
+	ii->ii_UniqueStrats = (uint16 *) palloc(sizeof(uint16) * nkeys);
+	for (int i = 0; i < nkeys; i++)
+	{
+		Oid			eq = get_opfamily_member(index->rd_opfamily[i],
+											 index->rd_opcintype[i],
+											 index->rd_opcintype[i],
+											 BTEqualStrategyNumber);
+
+		if (!OidIsValid(eq))
+			elog(ERROR, "operator family %u of index \"%s\" has no equality operator for type %s",
+				 index->rd_opfamily[i], RelationGetRelationName(index),
+				 format_type_be(index->rd_opcintype[i]));
+		ii->ii_UniqueStrats[i] = BTEqualStrategyNumber;
+		ii->ii_UniqueOps[i] = eq;
+		ii->ii_UniqueProcs[i] = get_opcode(eq);
+	}
+}
+
+/*
+ * ExecOpenIndices(rri, true) for the ON CONFLICT target rri, in the current
+ * (the query's) memory context.  The indexes are left to the executor if
+ * it has opened them, and so are a partitioned table's (tuple routing opens
+ * each partition's).
  */
 static void
 fpb_upsert_open_indexes(ResultRelInfo *rri)
 {
 	Relation	rel = rri->ri_RelationDesc;
 	List	   *indexes;
-	List	   *opened = NIL;
-	List	   *flipped = NIL;
 	ListCell   *lc;
+	int			n;
+	int			i = 0;
 
-	if (!rel->rd_rel->relhasindex || rri->ri_IndexRelationDescs != NULL)
+	if (!rel->rd_rel->relhasindex || rri->ri_IndexRelationDescs != NULL ||
+		rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 		return;
 	indexes = RelationGetIndexList(rel);
+	n = list_length(indexes);
+	if (n == 0)
+		return;
+	rri->ri_IndexRelationDescs = (RelationPtr) palloc(sizeof(Relation) * n);
+	rri->ri_IndexRelationInfo = (IndexInfo **) palloc(sizeof(IndexInfo *) * n);
 	foreach(lc, indexes)
 	{
-		/* the executor's lock, taken first so that it finds it held */
-		Relation	irel = index_open(lfirst_oid(lc), RowExclusiveLock);
+		/* the executor's lock: it will write the index */
+		Relation	index = index_open(lfirst_oid(lc), RowExclusiveLock);
+		IndexInfo  *ii = BuildIndexInfo(index);
 
-		opened = lappend(opened, irel);
-		if (irel->rd_indam->aminsert == fpbinsert &&
-			irel->rd_index->indisunique)
-			flipped = lappend(flipped, irel);
+		if (ii->ii_Unique)
+		{
+			if (index->rd_indam->aminsert == fpbinsert)
+				fpb_upsert_index_info(index, ii);
+			else
+				BuildSpeculativeIndexInfo(index, ii);
+		}
+		rri->ri_IndexRelationDescs[i] = index;
+		rri->ri_IndexRelationInfo[i] = ii;
+		/* ExecCloseIndices closes the ones counted, also after an error */
+		rri->ri_NumIndices = ++i;
 	}
 	list_free(indexes);
-
-	if (flipped != NIL)
-	{
-		Oid			relam = ((Relation) linitial(flipped))->rd_rel->relam;
-
-		PG_TRY();
-		{
-			foreach(lc, flipped)
-				((Relation) lfirst(lc))->rd_rel->relam = BTREE_AM_OID;
-			ExecOpenIndices(rri, true);
-		}
-		PG_FINALLY();
-		{
-			foreach(lc, flipped)
-				((Relation) lfirst(lc))->rd_rel->relam = relam;
-		}
-		PG_END_TRY();
-	}
-	foreach(lc, opened)
-		index_close((Relation) lfirst(lc), NoLock);
-	list_free(opened);
-	list_free(flipped);
 }
 
 /* Open the indexes of each ON CONFLICT target of ModifyTable mtstate. */

@@ -25,7 +25,11 @@
 # inserts its own after a rollback; four pgbench clients upsert 30 keys,
 # each upsert counted in a log table in the same transaction, and every
 # key's counter equals its count in the log; then with deletes and DO
-# NOTHING besides, and no key is ever there twice.
+# NOTHING besides, and no key is ever there twice; then upserts as generic
+# plans and without a conflict target while other clients run REINDEX
+# CONCURRENTLY, CREATE UNIQUE INDEX CONCURRENTLY and VACUUM on the table,
+# which change its index list and invalidate its indexes' relcache entries:
+# no upsert fails.
 
 use strict;
 use warnings;
@@ -289,5 +293,39 @@ is( $node->safe_psql('postgres',
 	'0', 'no key is there twice after upserts and deletes');
 is($node->safe_psql('postgres', "SELECT fpbtree_check('o_k', true)"),
 	'', 'the upserted index is sound');
+
+$node->safe_psql(
+	'postgres', q{
+CREATE FUNCTION o_up(a int) RETURNS void LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+	INSERT INTO o VALUES (a, 1) ON CONFLICT (k) DO UPDATE SET n = o.n + 1;
+	INSERT INTO o VALUES (a, 0) ON CONFLICT DO NOTHING;
+END $$;
+});
+$node->pgbench(
+	'--no-vacuum --client=6 --time=5',
+	0,
+	[qr{processed: [1-9]}],
+	[qr{^$}],
+	'upserts while the index list changes and indexes are invalidated',
+	{
+		'010_upsert_ddl' => q{
+\set a random(1, 30)
+\set c random(1, 40)
+\if :c = 1
+REINDEX INDEX CONCURRENTLY o_k;
+\elif :c = 2
+VACUUM o;
+\else
+SELECT o_up(:a);
+\endif
+}
+	});
+is( $node->safe_psql('postgres',
+		'SELECT count(*) - count(DISTINCT k) FROM o'),
+	'0', 'no key is there twice after upserts beside DDL');
+is($node->safe_psql('postgres', "SELECT fpbtree_check('o_k', true)"),
+	'', 'the reindexed index is sound');
 
 done_testing();
