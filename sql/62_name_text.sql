@@ -151,6 +151,14 @@ SELECT fpb_same($$SELECT id, nm FROM nt_c WHERE nm LIKE repeat('z', 64) || '%'$$
 SELECT fpb_plan($$SELECT id FROM nt_icu WHERE nm LIKE 'rel\_17'$$, 'index');
 SELECT fpb_same($$SELECT id, nm FROM nt_icu WHERE nm LIKE 'rel\_17'$$, 'nt_icu_i');
 
+-- arrays of varchar and of a domain over text take the (name, text)
+-- operators too
+CREATE DOMAIN nt_dom AS text;
+SELECT fpb_same($$SELECT id FROM nt_c WHERE nm = ANY (ARRAY['rel_3', 'REL_4']::varchar[])$$, 'nt_c_i');
+SELECT fpb_same($$SELECT id FROM nt_c WHERE nm = ANY (ARRAY['rel_3', repeat('z', 70)]::varchar[])$$, 'nt_c_i');
+SELECT fpb_same($$SELECT id FROM nt_c WHERE nm < ANY (ARRAY['rel_3', repeat('z', 70)]::varchar[])$$, 'nt_c_i');
+SELECT fpb_same($$SELECT id FROM nt_c WHERE nm = ANY (ARRAY['rel_3'::nt_dom, repeat('é', 40)::nt_dom])$$, 'nt_c_i');
+
 -- a cursor over a loosely bounded scan, forward and back
 SELECT fpb_mode('index');
 BEGIN;
@@ -208,6 +216,33 @@ CREATE INDEX nt_m_ng ON nt_m USING fpbtree (nm, grp) INCLUDE (id);
 SELECT fpb_plan($$SELECT id FROM nt_m WHERE nm = repeat('a', 60) || '7' AND grp > 2$$, 'index');
 SELECT pg_temp.nt_probe_m('nt_m_ng', 80, 0.5);
 
+-- a nested loop probing the (nm, grp) index with text values of both
+-- kinds in turn: a rescan sets and clears the filter of a long one
+CREATE TABLE nt_mprobe (v text COLLATE "C", g int);
+INSERT INTO nt_mprobe SELECT CASE WHEN i % 2 = 0 THEN nm::text ELSE nm::text || repeat('q', 60) END,
+	i % 7 FROM (SELECT nm, row_number() OVER (ORDER BY nm, id) AS i FROM nt_m
+				WHERE id % 211 = 0) s;
+ANALYZE nt_mprobe;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_memoize = off;
+SELECT fpb_plan($$SELECT count(*) FROM nt_mprobe p JOIN nt_m m ON m.nm = p.v AND m.grp = p.g$$, 'index');
+SELECT fpb_same($$SELECT m.id FROM nt_mprobe p JOIN nt_m m ON m.nm = p.v AND m.grp = p.g$$, 'nt_m_ng');
+SELECT fpb_same($$SELECT m.id FROM nt_mprobe p JOIN nt_m m ON m.nm > p.v AND m.grp = p.g AND m.nm < p.v || 'zz'$$, 'nt_m_ng');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_memoize;
+
+-- a multi-column index under a nondeterministic collation: a long key is
+-- a filter by the collation's comparison
+CREATE TABLE nt_mnd (nm name COLLATE nt_ci, grp int, id int);
+INSERT INTO nt_mnd SELECT nm, grp, id FROM nt_m;
+CREATE INDEX nt_mnd_i ON nt_mnd USING fpbtree (nm, grp);
+ANALYZE nt_mnd;
+SELECT fpb_same($$SELECT id FROM nt_mnd WHERE nm = upper(repeat('é', 31) || 'b' || 'more') AND grp > 1$$, 'nt_mnd_i');
+SELECT fpb_same($$SELECT id FROM nt_mnd WHERE nm >= upper(repeat('Z', 64)) AND grp = 3$$, 'nt_mnd_i');
+SELECT fpb_same($$SELECT id FROM nt_mnd WHERE nm = 'REL_4'::text AND grp < 5$$, 'nt_mnd_i');
+
 -- a text column against name values, under "C" and under ICU
 CREATE TABLE nt_t (id int, tc text COLLATE "C", ti text COLLATE "en-x-icu")
 	WITH (autovacuum_enabled = off);
@@ -225,6 +260,13 @@ SELECT fpb_same($$SELECT id FROM nt_t WHERE tc < repeat('z', 62)::name ORDER BY 
 SELECT fpb_same($$SELECT id FROM nt_t WHERE tc = ANY (ARRAY['rel_3', 'Rel_4', '']::name[])$$, 'nt_t_c');
 SELECT fpb_same($$SELECT id FROM nt_t WHERE ti <= 'rel_17'::name COLLATE "en-x-icu"$$, 'nt_t_i');
 SELECT fpb_same($$SELECT id FROM nt_t WHERE ti = 'ümlaut_3'::name COLLATE "en-x-icu"$$, 'nt_t_i');
+
+-- a two-column text index probed by name values
+DROP INDEX nt_t_c;
+CREATE INDEX nt_t_c2 ON nt_t USING fpbtree (tc, id);
+SELECT fpb_same($$SELECT id FROM nt_t WHERE tc = 'rel_17'::name AND id > 100$$, 'nt_t_c2');
+SELECT fpb_same($$SELECT id FROM nt_t WHERE tc >= 'Rel_4'::name AND tc < 'rel'::name$$, 'nt_t_c2');
+DROP INDEX nt_t_c2;
 
 -- join: a name column probed by text values from another table
 CREATE TABLE nt_probe (v text COLLATE "C");

@@ -133,6 +133,48 @@ INSERT INTO ups_fp (k, a, b, n) SELECT k + 1000, a, -2, n FROM ups_fp WHERE k >=
 	ON CONFLICT DO NOTHING;
 SELECT k, n FROM ups_fp WHERE k >= 100 ORDER BY k;
 
+-- EXPLAIN ANALYZE runs the upsert
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+INSERT INTO ups_fp (k, a, b, n) VALUES (100, 100, -1, 1)
+	ON CONFLICT (k) DO UPDATE SET n = ups_fp.n + 1;
+SELECT n FROM ups_fp WHERE k = 100;
+
+-- a unique text index under a nondeterministic collation: one key in two
+-- spellings ('straße' and 'STRASSE' differ at this strength)
+CREATE COLLATION ups_ci (provider = icu, locale = 'und-u-ks-level2',
+						 deterministic = false);
+CREATE TABLE ups_ci_t (k text COLLATE ups_ci, n int4);
+CREATE UNIQUE INDEX ups_ci_k ON ups_ci_t USING fpbtree (k);
+INSERT INTO ups_ci_t VALUES ('Key7', 1), ('straße', 1);
+INSERT INTO ups_ci_t VALUES ('KEY7', 1) ON CONFLICT (k) DO UPDATE SET n = ups_ci_t.n + 1;
+INSERT INTO ups_ci_t VALUES ('STRASSE', 1) ON CONFLICT DO NOTHING;
+INSERT INTO ups_ci_t VALUES ('key8', 1) ON CONFLICT (k) DO UPDATE SET n = ups_ci_t.n + 1;
+SELECT k, n FROM ups_ci_t ORDER BY k COLLATE "C";
+
+-- statements on tables without a unique fpbtree index are the executor's
+-- alone: a statement trigger, which fires before the first row, sees the
+-- indexes of such a table not yet opened (locked), as without the
+-- extension; on a table with one, the hook has opened them at start
+CREATE TABLE ups_plain (k int4, n int4);
+CREATE UNIQUE INDEX ups_plain_k ON ups_plain (k);
+CREATE TABLE ups_lockseen (tbl text, indexes_locked int8);
+CREATE FUNCTION ups_seelocks() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO ups_lockseen
+	SELECT TG_TABLE_NAME, count(*) FROM pg_locks l
+	JOIN pg_index i ON i.indexrelid = l.relation
+	WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation' AND i.indrelid = TG_RELID;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER ups_plain_seelocks BEFORE INSERT ON ups_plain
+	FOR EACH STATEMENT EXECUTE FUNCTION ups_seelocks();
+CREATE TRIGGER ups_fp_seelocks BEFORE INSERT ON ups_fp
+	FOR EACH STATEMENT EXECUTE FUNCTION ups_seelocks();
+INSERT INTO ups_plain VALUES (1, 1) ON CONFLICT DO NOTHING;
+INSERT INTO ups_fp (k, a, b) VALUES (500, 500, -1) ON CONFLICT DO NOTHING;
+SELECT * FROM ups_lockseen ORDER BY tbl;
+DROP TRIGGER ups_fp_seelocks ON ups_fp;
+
 -- a btree primary key beside a unique fpbtree index: ON CONFLICT on either
 CREATE TABLE ups_pk (id int8 PRIMARY KEY, email text, n int4 DEFAULT 0);
 CREATE UNIQUE INDEX ups_pk_email ON ups_pk USING fpbtree (email);

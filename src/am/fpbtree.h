@@ -501,6 +501,7 @@ extern bool fpb_wide_arg_fits(Oid coltype, Oid argtype, Datum value,
 							  bool array);
 extern uint64 fpb_wide_arg_prefix(Oid coltype, Oid argtype, Datum value,
 								  Oid collid);
+extern bool fpb_wide_arg_loose_known(Relation index, int col);
 
 /* ---- wide.c: full values of wide indexes ---- */
 extern int	fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b);

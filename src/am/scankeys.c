@@ -75,9 +75,8 @@ fpb_upper_notnull(FpbScanOpaque so)
 
 /*
  * Wide index: the key of a scan argument of type subtype, its value kept
- * in the scan's bound memory.  Returns false, with only the argument's
- * prefix in *k, when no value of the column's type stands for the argument
- * (widearg.c).
+ * in the scan's bound memory.  Returns false, setting nothing, when no
+ * value of the column's type stands for the argument (widearg.c).
  */
 static bool
 fpb_scan_wide_key(IndexScanDesc scan, Oid subtype, Datum value, uint64 *k,
@@ -85,15 +84,11 @@ fpb_scan_wide_key(IndexScanDesc scan, Oid subtype, Datum value, uint64 *k,
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	Relation	index = scan->indexRelation;
-	Oid			coltype = index->rd_opcintype[0];
 	MemoryContext old = MemoryContextSwitchTo(so->boundcxt);
 	const char *img;
 
-	if (!fpb_wide_arg(coltype, subtype, &value))
+	if (!fpb_wide_arg(index->rd_opcintype[0], subtype, &value))
 	{
-		*k = FPB_WIDE_PREFIX(fpb_wide_arg_prefix(coltype, subtype, value,
-												 so->cmp->collation));
-		*f = NULL;
 		MemoryContextSwitchTo(old);
 		return false;
 	}
@@ -115,22 +110,43 @@ fpb_scan_wide_key(IndexScanDesc scan, Oid subtype, Datum value, uint64 *k,
 }
 
 /*
- * Wide index, a key of strategy strat whose argument no column value
- * stands for (fpb_scan_wide_key returned false, k its prefix): the
- * argument's prefix bounds the scan, and the executor rechecks the key.
- * Under a deterministic collation equal means the same string, which no
- * column value then is.
+ * Can no column value be equal to an argument fpb_scan_wide_key cannot
+ * convert?  Under a deterministic collation equal means the same string
+ * (fpbtree's name_ops, fpb_wide_arg_loose_known).
+ */
+static bool
+fpb_scan_wide_loose_unequal(IndexScanDesc scan)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+
+	return fpb_wide_arg_loose_known(scan->indexRelation, 0) &&
+		get_collation_isdeterministic(so->cmp->collation);
+}
+
+/*
+ * Wide index, a key whose argument no column value stands for
+ * (fpb_scan_wide_key returned false): the argument's prefix bounds the
+ * scan, and the executor rechecks the key.
  */
 static void
-fpb_scan_wide_loose(FpbScanOpaque so, int strat, uint64 k)
+fpb_scan_wide_loose(IndexScanDesc scan, ScanKey sk)
 {
-	if (strat == BTEqualStrategyNumber &&
-		get_collation_isdeterministic(so->cmp->collation))
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+	int			strat = sk->sk_strategy;
+	uint64		k;
+
+	if (strat == BTEqualStrategyNumber && fpb_scan_wide_loose_unequal(scan))
 	{
 		so->empty = true;
 		return;
 	}
 	so->recheck = true;
+	if (!fpb_wide_arg_loose_known(index, 0))
+		return;
+	k = FPB_WIDE_PREFIX(fpb_wide_arg_prefix(index->rd_opcintype[0],
+											sk->sk_subtype, sk->sk_argument,
+											so->cmp->collation));
 	if (strat != BTLessStrategyNumber && strat != BTLessEqualStrategyNumber)
 		fpb_lower_f(so, k, 0, NULL);
 	if (strat != BTGreaterStrategyNumber &&
@@ -397,7 +413,7 @@ fpb_array_ranges(IndexScanDesc scan, ScanKey sk, int *nranges)
 								   &r[n].f))
 			{
 				/* as fpb_scan_wide_loose: equal to nothing, or a recheck */
-				if (get_collation_isdeterministic(so->cmp->collation))
+				if (fpb_scan_wide_loose_unequal(scan))
 					continue;
 				so->recheck = true;
 				return NULL;
@@ -620,18 +636,21 @@ fpb_scan_bounds(IndexScanDesc scan)
 				FpbKeyRange *r;
 				int			nr;
 
+				/* NULL: no bound, the executor rechecks the key */
 				r = fpb_array_ranges(scan, sk, &nr);
-				if (r == NULL)
-					;			/* no bound: the executor rechecks the key */
-				else if (neq < 0)
+				if (r != NULL)
 				{
-					eq = r;
-					neq = nr;
+					if (neq < 0)
+					{
+						eq = r;
+						neq = nr;
+					}
+					else if (wide)
+						eq = fpb_ranges_intersect_wide(so, eq, neq, r, nr,
+													   &neq);
+					else
+						eq = fpb_ranges_intersect(so, eq, neq, r, nr, &neq);
 				}
-				else if (wide)
-					eq = fpb_ranges_intersect_wide(so, eq, neq, r, nr, &neq);
-				else
-					eq = fpb_ranges_intersect(so, eq, neq, r, nr, &neq);
 			}
 			else if (!(wide ? fpb_scan_wide_array(scan, sk) :
 					   fpb_array_inequality(scan, sk)))
@@ -649,7 +668,7 @@ fpb_scan_bounds(IndexScanDesc scan)
 								  &k, &f))
 				fpb_scan_wide_bound(so, sk->sk_strategy, k, f);
 			else
-				fpb_scan_wide_loose(so, sk->sk_strategy, k);
+				fpb_scan_wide_loose(scan, sk);
 			fpb_upper_notnull(so);
 			continue;
 		}

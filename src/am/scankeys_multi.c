@@ -461,6 +461,7 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 			/* as fpb_scan_wide_loose: an equality no column value meets */
 			if (!(sk->sk_flags & SK_SEARCHARRAY) &&
 				sk->sk_strategy == BTEqualStrategyNumber &&
+				fpb_wide_arg_loose_known(index, j) &&
 				get_collation_isdeterministic(index->rd_indcollation[j]))
 				so->empty = true;
 			sk->sk_flags |= FPB_SK_FILTER;

@@ -17,12 +17,14 @@
  * nbtree does (unique.c), waiting on the speculative insertion token of a
  * concurrent inserter; and strategy 3 of fpbtree's families is btree's "=".
  *
- * So once the executor has started an ON CONFLICT statement, the
- * ExecutorStart hook opens the target table's indexes itself, as
- * ExecOpenIndices would at its first row (PostgreSQL 14 did it at start),
- * filling in the same state: for a unique fpbtree index from its own
- * families, for any other unique index by the core's function.  The
- * executor then finds the indexes open.  A partition that tuple routing
+ * So once the executor has started an ON CONFLICT statement whose target
+ * table has a unique fpbtree index, the ExecutorStart hook opens the
+ * table's indexes itself, as ExecOpenIndices would at its first row
+ * (PostgreSQL 14 did it at start), filling in the same state: for a unique
+ * fpbtree index from its own families, for any other unique index by the
+ * core's function.  The executor then finds the indexes open.  Other
+ * tables are left to the executor as they are: whether a table has such an
+ * index is read from the catalog caches, opening and locking nothing.  A partition that tuple routing
  * opens later is beyond reach: PostgreSQL refuses unique fpbtree indexes on
  * partitioned tables anyway, and one created on a single partition still
  * stops ON CONFLICT through the parent.  The hook exists once the library is
@@ -37,13 +39,16 @@
 #include "access/genam.h"
 #include "access/stratnum.h"
 #include "catalog/index.h"
-#include "catalog/pg_class_d.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
+#include "commands/defrem.h"
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
+#include "utils/syscache.h"
 
 #include "fpbtree.h"
 
@@ -78,11 +83,49 @@ fpb_upsert_index_info(Relation index, IndexInfo *ii)
 	}
 }
 
+/* Has rel a unique fpbtree index (ready or not)? */
+static bool
+fpb_upsert_has_unique_fpbtree(Relation rel)
+{
+	Oid			am = get_index_am_oid("fpbtree", true);
+	List	   *indexes;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (!OidIsValid(am))
+		return false;
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		Oid			indexoid = lfirst_oid(lc);
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(indexoid));
+
+		if (!HeapTupleIsValid(tup))
+			continue;			/* dropped meanwhile: ExecOpenIndices's concern */
+		if (((Form_pg_class) GETSTRUCT(tup))->relam == am)
+		{
+			HeapTuple	itup = SearchSysCache1(INDEXRELID,
+											   ObjectIdGetDatum(indexoid));
+
+			if (HeapTupleIsValid(itup))
+			{
+				found = ((Form_pg_index) GETSTRUCT(itup))->indisunique;
+				ReleaseSysCache(itup);
+			}
+		}
+		ReleaseSysCache(tup);
+		if (found)
+			break;
+	}
+	list_free(indexes);
+	return found;
+}
+
 /*
  * ExecOpenIndices(rri, true) for the ON CONFLICT target rri, in the current
- * (the query's) memory context.  The indexes are left to the executor if
- * it has opened them, and so are a partitioned table's (tuple routing opens
- * each partition's).
+ * (the query's) memory context, if rri has a unique fpbtree index.  The
+ * indexes are left to the executor if it has opened them, and so are a
+ * partitioned table's (tuple routing opens each partition's).
  */
 static void
 fpb_upsert_open_indexes(ResultRelInfo *rri)
@@ -94,7 +137,8 @@ fpb_upsert_open_indexes(ResultRelInfo *rri)
 	int			i = 0;
 
 	if (!rel->rd_rel->relhasindex || rri->ri_IndexRelationDescs != NULL ||
-		rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE ||
+		!fpb_upsert_has_unique_fpbtree(rel))
 		return;
 	indexes = RelationGetIndexList(rel);
 	n = list_length(indexes);
@@ -117,7 +161,7 @@ fpb_upsert_open_indexes(ResultRelInfo *rri)
 		}
 		rri->ri_IndexRelationDescs[i] = index;
 		rri->ri_IndexRelationInfo[i] = ii;
-		/* ExecCloseIndices closes the ones counted, also after an error */
+		/* counted as opened (an error leaves them to the resource owner) */
 		rri->ri_NumIndices = ++i;
 	}
 	list_free(indexes);

@@ -25,6 +25,7 @@
 #include "catalog/pg_type_d.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 #include "fpbtree.h"
 
@@ -71,7 +72,10 @@ fpb_wide_arg(Oid coltype, Oid argtype, Datum *value)
 			return false;
 		t = DatumGetTextPP(*value);
 		len = VARSIZE_ANY_EXHDR(t);
-		/* the zero padding is part of the value: btnamecmp reads it */
+		/*
+		 * zeros after the string, as namein leaves them: a stored name is
+		 * compared and deduplicated as its NAMEDATALEN bytes
+		 */
 		n = (Name) palloc0(NAMEDATALEN);
 		memcpy(NameStr(*n), VARDATA_ANY(t), len);
 		*value = NameGetDatum(n);
@@ -100,13 +104,18 @@ fpb_wide_arg_fits(Oid coltype, Oid argtype, Datum value, bool array)
 		return true;
 	if (array)
 	{
+		/* of text, varchar or a domain over them: the operator's right type */
 		ArrayType  *arr = DatumGetArrayTypeP(value);
+		int16		elmlen;
+		bool		elmbyval;
+		char		elmalign;
 		Datum	   *elems;
 		bool	   *nulls;
 		int			n;
 		bool		fits = true;
 
-		deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT,
+		get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
+		deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
 						  &elems, &nulls, &n);
 		for (int i = 0; i < n && fits; i++)
 			if (!nulls[i] &&
@@ -114,6 +123,8 @@ fpb_wide_arg_fits(Oid coltype, Oid argtype, Datum value, bool array)
 				fits = false;
 		pfree(elems);
 		pfree(nulls);
+		if ((Pointer) arr != DatumGetPointer(value))
+			pfree(arr);
 		return fits;
 	}
 	return !fpb_text_overflows_name(toast_raw_datum_size(value));
@@ -131,4 +142,18 @@ fpb_wide_arg_prefix(Oid coltype, Oid argtype, Datum value, Oid collid)
 	Assert(coltype == NAMEOID && argtype == TEXTOID);
 	/* a name's prefix is its string's as a text (fpbtree_prefix_name) */
 	return fpb_prefix_text(value, collid);
+}
+
+/*
+ * Does the loose treatment of an argument fpb_wide_arg cannot convert hold
+ * for column col of index: is its class fpbtree's name_ops, whose prefix
+ * is fpb_wide_arg_prefix's and whose (name, text) "=" is nameeqtext (equal
+ * under a deterministic collation only for the same string)?  A family
+ * of someone else's with those operators gets a plain recheck.
+ */
+bool
+fpb_wide_arg_loose_known(Relation index, int col)
+{
+	return index_getprocinfo(index, col + 1, FPB_ENCODE_PROC)->fn_addr ==
+		fpbtree_prefix_name;
 }

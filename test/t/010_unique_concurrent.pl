@@ -27,9 +27,12 @@
 # key's counter equals its count in the log; then with deletes and DO
 # NOTHING besides, and no key is ever there twice; then upserts as generic
 # plans and without a conflict target while other clients run REINDEX
-# CONCURRENTLY, CREATE UNIQUE INDEX CONCURRENTLY and VACUUM on the table,
-# which change its index list and invalidate its indexes' relcache entries:
-# no upsert fails.
+# CONCURRENTLY (which adds a unique fpbtree index to the table and drops
+# the old one) and VACUUM, which change the table's index list and
+# invalidate its indexes' relcache entries: no upsert fails.  (Every key
+# exists by then; a concurrent insert of a new key could meet the core's
+# own race with the index REINDEX CONCURRENTLY builds, which inference
+# ignores.)
 
 use strict;
 use warnings;

@@ -122,6 +122,20 @@ is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
 is($node->safe_psql('postgres', "SELECT bool_and(amvalidate(c.oid)) FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod WHERE a.amname = 'fpbtree'"),
 	't', 'every operator class validates');
 
+# This cluster does not preload the library.  An upsert naming its conflict
+# target loads it while it is planned (the arbiter's index is opened), and
+# works as a session's first statement; one without a target opens no
+# index until its first row, after the executor started, and fails there
+# with the core's error; in the same session it then works.
+$node->safe_psql('postgres', 'CREATE TABLE wo (k int4, n int4); CREATE UNIQUE INDEX wo_k ON wo USING fpbtree (k)');
+is($node->safe_psql('postgres', 'INSERT INTO wo VALUES (1, 1) ON CONFLICT (k) DO UPDATE SET n = wo.n + 1 RETURNING n'),
+	'1', 'without preloading, an upsert with a conflict target works as the first statement');
+($ret, $out, $err) = $node->psql('postgres', 'INSERT INTO wo VALUES (1, 1) ON CONFLICT DO NOTHING');
+like($err, qr/unexpected non-btree speculative unique index/,
+	'one without a target fails as the first statement (documented)');
+is($node->safe_psql('postgres', "SELECT count(*) FROM wo WHERE k = 2;\nINSERT INTO wo VALUES (1, 1), (2, 1) ON CONFLICT DO NOTHING;\nSELECT count(*) FROM wo"),
+	"0\n2", 'and works once the session has used an fpbtree index');
+
 is($node->safe_psql('postgres', "SELECT fpbtree_dead_entries('t_tz')"), '0',
 	'fpbtree_dead_entries() answers for an index built under 1.0');
 
