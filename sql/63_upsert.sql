@@ -8,8 +8,9 @@
 -- columns with NULLS NOT DISTINCT, and a partial one; DO NOTHING with and
 -- without a target, DO UPDATE with excluded values and a WHERE, several rows
 -- per statement, RETURNING, deletes and updates between them.  Then a
--- generic plan, a WITH query, EXPLAIN, a btree primary key beside an
--- fpbtree unique index, and partitions.
+-- generic plan, a WITH query, EXPLAIN (ANALYZE), a nondeterministic
+-- collation, which tables the hook leaves alone, a btree primary key beside
+-- an fpbtree unique index, partitions, and MERGE and COPY.
 --
 
 \set ECHO none
@@ -195,3 +196,25 @@ INSERT INTO ups_part VALUES (1, 1) ON CONFLICT DO NOTHING;
 INSERT INTO ups_part1 VALUES (1, 1) ON CONFLICT (k) DO UPDATE SET n = ups_part1.n + 1;
 INSERT INTO ups_part1 VALUES (1, 1) ON CONFLICT (k) DO UPDATE SET n = ups_part1.n + 1;
 SELECT * FROM ups_part;
+
+-- MERGE and COPY need no speculative insertion: a unique fpbtree index
+-- takes them as btree's does
+CREATE TABLE ups_tgt (k int4, n int4);
+CREATE UNIQUE INDEX ups_tgt_k ON ups_tgt USING fpbtree (k);
+CREATE TABLE ups_src (k int4, n int4);
+INSERT INTO ups_tgt SELECT g, 0 FROM generate_series(1, 50) g;
+INSERT INTO ups_src SELECT g, 1 FROM generate_series(40, 60) g;
+MERGE INTO ups_tgt t USING ups_src s ON t.k = s.k
+	WHEN MATCHED THEN UPDATE SET n = t.n + s.n
+	WHEN NOT MATCHED THEN INSERT VALUES (s.k, s.n);
+SELECT count(*), sum(n) FROM ups_tgt;
+MERGE INTO ups_tgt t USING (SELECT 70 AS k, 1 AS n UNION ALL SELECT 70, 2) s ON t.k = s.k
+	WHEN NOT MATCHED THEN INSERT VALUES (s.k, s.n);
+COPY ups_tgt FROM STDIN;
+100	1
+101	1
+\.
+COPY ups_tgt FROM STDIN;
+100	1
+\.
+SELECT count(*), fpbtree_check('ups_tgt_k', true) FROM ups_tgt;
