@@ -215,6 +215,11 @@ DROP INDEX nt_m_gn;
 CREATE INDEX nt_m_ng ON nt_m USING fpbtree (nm, grp) INCLUDE (id);
 SELECT fpb_plan($$SELECT id FROM nt_m WHERE nm = repeat('a', 60) || '7' AND grp > 2$$, 'index');
 SELECT pg_temp.nt_probe_m('nt_m_ng', 80, 0.5);
+-- an equality array on the first column drops the elements longer than a
+-- name (no name equals them under "C") and bounds the scan by the others
+SELECT fpb_same($$SELECT id FROM nt_m WHERE nm = ANY (ARRAY['rel_3', repeat('z', 70), 'REL_5']) AND grp > 2$$, 'nt_m_ng');
+SELECT fpb_same($$SELECT id FROM nt_m WHERE nm = ANY (ARRAY[repeat('z', 70), repeat('é', 40)])$$, 'nt_m_ng');
+SELECT fpb_same($$SELECT id FROM nt_m WHERE nm = ANY (ARRAY['rel_3', repeat('z', 70)]) AND nm = ANY (ARRAY['rel_3', 'rel_4'])$$, 'nt_m_ng');
 
 -- a nested loop probing the (nm, grp) index with text values of both
 -- kinds in turn: a rescan sets and clears the filter of a long one

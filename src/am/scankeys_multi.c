@@ -323,9 +323,10 @@ fpb_ival_cmp(const void *a, const void *b, void *arg)
 
 /*
  * The intervals of an equality array key on the first column: one per
- * element, extended by the exact equalities of the next columns when every
- * element is exact itself; sorted, overlapping ones merged.  Returns the
- * last column the intervals bound (for the filters).
+ * element (but those no column value can equal, widearg.c), extended by the
+ * exact equalities of the next columns when every element is exact itself;
+ * sorted, overlapping ones merged.  Returns the last column the intervals
+ * bound (for the filters).
  */
 static int
 fpb_scan_array0(IndexScanDesc scan, ScanKey sk, FpbColBound *lower,
@@ -342,8 +343,17 @@ fpb_scan_array0(IndexScanDesc scan, ScanKey sk, FpbColBound *lower,
 	bool		exact = true;
 	int			m;
 	int			n = 0;
+	int			nfit = 0;
 
 	elems = fpb_array_elems(sk, &nelems);
+	if (nelems == 0)
+		so->noscan = true;
+	/* equal to no column value (fpb_scan_bounds_multi let them through) */
+	for (int e = 0; e < nelems; e++)
+		if (fpb_wide_arg_fits(scan->indexRelation->rd_opcintype[0],
+							  sk->sk_subtype, elems[e], false))
+			elems[nfit++] = elems[e];
+	nelems = nfit;
 	lo = palloc(sizeof(FpbColBound) * Max(nelems, 1));
 	hi = palloc(sizeof(FpbColBound) * Max(nelems, 1));
 	for (int i = 0; i < nelems; i++)
@@ -397,8 +407,6 @@ fpb_scan_array0(IndexScanDesc scan, ScanKey sk, FpbColBound *lower,
 			iv[(*nout)++] = iv[i];
 	}
 	*out = iv;
-	if (nelems == 0)
-		so->noscan = true;
 	return exact ? m : 0;
 }
 
@@ -459,13 +467,18 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 							   (sk->sk_flags & SK_SEARCHARRAY) != 0))
 		{
 			/* as fpb_scan_wide_loose: an equality no column value meets */
-			if (!(sk->sk_flags & SK_SEARCHARRAY) &&
-				sk->sk_strategy == BTEqualStrategyNumber &&
+			bool		unequal = sk->sk_strategy == BTEqualStrategyNumber &&
 				fpb_wide_arg_loose_known(index, j) &&
-				get_collation_isdeterministic(index->rd_indcollation[j]))
+				get_collation_isdeterministic(index->rd_indcollation[j]);
+
+			if (!(sk->sk_flags & SK_SEARCHARRAY) && unequal)
 				so->empty = true;
-			sk->sk_flags |= FPB_SK_FILTER;
-			continue;
+			/* such elements of the first column's array are dropped there */
+			if (!(j == 0 && (sk->sk_flags & SK_SEARCHARRAY) && unequal))
+			{
+				sk->sk_flags |= FPB_SK_FILTER;
+				continue;
+			}
 		}
 		if (sk->sk_flags & SK_SEARCHARRAY)
 		{
