@@ -497,8 +497,8 @@ extern uint64 fpb_prefix_cstring(const char *data, Size len, Oid collid);
 /* ---- widearg.c: cross-type arguments of wide columns ---- */
 extern bool fpb_wide_arg_known(Oid coltype, Oid argtype);
 extern bool fpb_wide_arg(Oid coltype, Oid argtype, Datum *value);
-extern bool fpb_wide_arg_fits(Oid coltype, Oid argtype, Datum value,
-							  bool array);
+extern bool fpb_wide_arg_lossy(Oid coltype, Oid argtype);
+extern bool fpb_wide_arg_fits(Oid coltype, Oid argtype, Datum value);
 extern uint64 fpb_wide_arg_prefix(Oid coltype, Oid argtype, Datum value,
 								  Oid collid);
 extern bool fpb_wide_arg_loose_known(Relation index, int col);

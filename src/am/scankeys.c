@@ -204,8 +204,7 @@ fpb_scan_wide_array(IndexScanDesc scan, ScanKey sk)
 			   *maxf = NULL;
 
 	/* an element no column value stands for: no bound, a recheck */
-	if (!fpb_wide_arg_fits(scan->indexRelation->rd_opcintype[0],
-						   sk->sk_subtype, sk->sk_argument, true))
+	if (!fpb_scan_key_fits(scan, 0, sk))
 	{
 		so->recheck = true;
 		return true;
@@ -365,6 +364,30 @@ fpb_array_elems(ScanKey sk, int *nelems)
 			elems[j++] = elems[i];
 	*nelems = j;
 	return elems;
+}
+
+/*
+ * Does every value of the non-NULL scan key sk on column col (each
+ * non-NULL element of an array) turn into a value of the column's type
+ * (widearg.c)?
+ */
+bool
+fpb_scan_key_fits(IndexScanDesc scan, int col, ScanKey sk)
+{
+	Oid			coltype = scan->indexRelation->rd_opcintype[col];
+	Datum	   *elems;
+	int			nelems;
+	bool		fits = true;
+
+	if (!fpb_wide_arg_lossy(coltype, sk->sk_subtype))
+		return true;
+	if (!(sk->sk_flags & SK_SEARCHARRAY))
+		return fpb_wide_arg_fits(coltype, sk->sk_subtype, sk->sk_argument);
+	elems = fpb_array_elems(sk, &nelems);
+	for (int i = 0; i < nelems && fits; i++)
+		fits = fpb_wide_arg_fits(coltype, sk->sk_subtype, elems[i]);
+	pfree(elems);
+	return fits;
 }
 
 static int

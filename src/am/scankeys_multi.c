@@ -351,7 +351,7 @@ fpb_scan_array0(IndexScanDesc scan, ScanKey sk, FpbColBound *lower,
 	/* equal to no column value (fpb_scan_bounds_multi let them through) */
 	for (int e = 0; e < nelems; e++)
 		if (fpb_wide_arg_fits(scan->indexRelation->rd_opcintype[0],
-							  sk->sk_subtype, elems[e], false))
+							  sk->sk_subtype, elems[e]))
 			elems[nfit++] = elems[e];
 	nelems = nfit;
 	lo = palloc(sizeof(FpbColBound) * Max(nelems, 1));
@@ -462,9 +462,7 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 			fpb_scan_nulls0(so, false);
 		/* an argument that no column value stands for (widearg.c) */
 		sk->sk_flags &= ~FPB_SK_FILTER;
-		if (!fpb_wide_arg_fits(index->rd_opcintype[j], sk->sk_subtype,
-							   sk->sk_argument,
-							   (sk->sk_flags & SK_SEARCHARRAY) != 0))
+		if (!fpb_scan_key_fits(scan, j, sk))
 		{
 			/* as fpb_scan_wide_loose: an equality no column value meets */
 			bool		unequal = sk->sk_strategy == BTEqualStrategyNumber &&

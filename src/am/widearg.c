@@ -23,9 +23,7 @@
 
 #include "access/detoast.h"
 #include "catalog/pg_type_d.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
 
 #include "fpbtree.h"
 
@@ -94,39 +92,21 @@ fpb_wide_arg(Oid coltype, Oid argtype, Datum *value)
 }
 
 /*
- * Does every value of the argument (an array's non-NULL elements when
- * array) turn into a value of coltype by fpb_wide_arg?
+ * Can fpb_wide_arg fail to convert an argument of type argtype for the
+ * wide column type coltype (the arguments then need fpb_wide_arg_fits)?
  */
 bool
-fpb_wide_arg_fits(Oid coltype, Oid argtype, Datum value, bool array)
+fpb_wide_arg_lossy(Oid coltype, Oid argtype)
 {
-	if (coltype != NAMEOID || argtype != TEXTOID)
-		return true;
-	if (array)
-	{
-		/* of text, varchar or a domain over them: the operator's right type */
-		ArrayType  *arr = DatumGetArrayTypeP(value);
-		int16		elmlen;
-		bool		elmbyval;
-		char		elmalign;
-		Datum	   *elems;
-		bool	   *nulls;
-		int			n;
-		bool		fits = true;
+	return coltype == NAMEOID && argtype == TEXTOID;
+}
 
-		get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
-		deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
-						  &elems, &nulls, &n);
-		for (int i = 0; i < n && fits; i++)
-			if (!nulls[i] &&
-				fpb_text_overflows_name(toast_raw_datum_size(elems[i])))
-				fits = false;
-		pfree(elems);
-		pfree(nulls);
-		if ((Pointer) arr != DatumGetPointer(value))
-			pfree(arr);
-		return fits;
-	}
+/* Does fpb_wide_arg turn the argument value into a value of coltype? */
+bool
+fpb_wide_arg_fits(Oid coltype, Oid argtype, Datum value)
+{
+	if (!fpb_wide_arg_lossy(coltype, argtype))
+		return true;
 	return !fpb_text_overflows_name(toast_raw_datum_size(value));
 }
 

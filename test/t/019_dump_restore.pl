@@ -66,10 +66,7 @@ SELECT string_agg(format('%s %s %s', c.relname, pg_get_indexdef(i.indexrelid),
 				  E'\n' ORDER BY c.relname)
 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 JOIN pg_am a ON a.oid = c.relam WHERE a.amname = 'fpbtree'};
-my $checks = q{
-SELECT c.relname, fpbtree_check(c.oid, true)
-FROM pg_class c JOIN pg_am a ON a.oid = c.relam
-WHERE a.amname = 'fpbtree' AND c.relkind = 'i' ORDER BY 1};
+my $checks = fpb_check_all_sql();
 my $queries = q{
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;

@@ -35,10 +35,7 @@ DELETE FROM t WHERE id % 10 = 0;
 VACUUM ANALYZE t;
 });
 
-my $checks = q{
-SELECT c.relname, fpbtree_check(c.oid, true)
-FROM pg_class c JOIN pg_am a ON a.oid = c.relam
-WHERE a.amname = 'fpbtree' AND c.relkind = 'i' ORDER BY 1};
+my $checks = fpb_check_all_sql();
 my $queries = q{
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;

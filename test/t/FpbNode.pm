@@ -8,7 +8,7 @@ use warnings;
 use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 
-our @EXPORT = qw(fpb_node);
+our @EXPORT = qw(fpb_node fpb_check_all_sql);
 
 # A started cluster called $name with $conf (postgresql.conf lines) added;
 # %init goes to init(), e.g. allows_streaming => 1.
@@ -23,6 +23,17 @@ sub fpb_node
 		  . ($conf // ''));
 	$node->start;
 	return $node;
+}
+
+# A query that runs fpbtree_check (with heapallindexed) on every fpbtree
+# index of the database: one row per index, its name; an error if one
+# fails.
+sub fpb_check_all_sql
+{
+	return q{
+SELECT c.relname, fpbtree_check(c.oid, true)
+FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+WHERE a.amname = 'fpbtree' AND c.relkind = 'i' ORDER BY 1};
 }
 
 1;
