@@ -1,6 +1,6 @@
 """Wide-key workloads, btree (A) against fpbtree (B): index nested-loop
 probes, a range count and CREATE INDEX on 32-character text keys (under
-"C" and an ICU collation) and uuid keys."""
+"C", an ICU collation and glibc's C.UTF-8) and uuid keys."""
 
 import time
 
@@ -16,6 +16,7 @@ WK_PROBES = max(1, min(500000, WK_ROWS // 10))
 WK_COLS = [
     ("c", "text COLLATE \"C\"", "md5(i::text)"),
     ("i", "text COLLATE \"en-x-icu\"", "md5(i::text)"),
+    ("l", "text COLLATE \"C.utf8\"", "md5(i::text)"),
     ("u", "uuid", "md5((i * 3)::text)::uuid"),
 ]
 

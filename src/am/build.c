@@ -451,11 +451,12 @@ fpb_build_finish(FpbBuildState *bs, uint32 *rootlevel)
 
 static void
 fpb_write_meta(Relation index, Buffer metabuf, BlockNumber root,
-			   uint32 rootlevel, int w, int x, int ff, uint16 mprefix)
+			   uint32 rootlevel, int w, int x, int ff, const FpbCmp *cmp)
 {
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	fpb_init_metapage(BufferGetPage(metabuf), root, rootlevel, w, x, ff,
-					  fpb_t1_ns, fpb_tnext_ns, mprefix);
+					  fpb_t1_ns, fpb_tnext_ns, fpb_cmp_mprefix(cmp),
+					  fpb_cmp_pfxflags(cmp));
 	MarkBufferDirty(metabuf);
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 }
@@ -794,7 +795,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	root = fpb_build_finish(&bs, &rootlevel);
 	fpb_write_meta(index, metabuf, root, rootlevel, bs.w, bs.x, bs.fillfactor,
-				   fpb_cmp_mprefix(bs.cmp));
+				   bs.cmp);
 	ReleaseBuffer(metabuf);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
 
@@ -844,7 +845,8 @@ fpbbuildempty(Relation index)
 	wide = fpb_cmp_init(index, &cmp, w, x, NULL);
 
 	fpb_init_metapage(page, 1, 0, w, x, ff, fpb_t1_ns, fpb_tnext_ns,
-					  fpb_cmp_mprefix(wide ? &cmp : NULL));
+					  fpb_cmp_mprefix(wide ? &cmp : NULL),
+					  fpb_cmp_pfxflags(wide ? &cmp : NULL));
 	PageSetChecksumInplace(page, FPB_METAPAGE_BLKNO);
 	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, FPB_METAPAGE_BLKNO,
 			   (char *) page, true);

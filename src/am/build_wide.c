@@ -172,7 +172,7 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 	if (!slot->tts_isnull[FPB_WSLOT_K])
 	{
 		MemoryContext old = MemoryContextSwitchTo(sp->tmpcxt);
-		uint64		k = fpb_encode(sp->encproc, sp->cmp->collation, values[0]);
+		uint64		k = fpb_encode(sp->encproc, sp->cmp->pfxcoll, values[0]);
 
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(sp->tmpcxt);
@@ -224,7 +224,7 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 	sp->kpos = 0;
 	if (!cmp->cols[0].encproc &&
 		!fpb_prefix_is_const(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
-							 cmp->cols[0].collation))
+							 cmp->pfxcoll))
 		sp->kpos = ncols++;
 	sp->sortk = sp->kpos != 0;
 	o = sp->sortk ? 1 : 0;
@@ -327,7 +327,7 @@ fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
 	sp->encproc = cmp->multi ? NULL :
 		index_getprocinfo(index, 1, FPB_ENCODE_PROC);
 	sp->sortk = !cmp->multi &&
-		!fpb_prefix_is_const(sp->encproc, cmp->collation);
+		!fpb_prefix_is_const(sp->encproc, cmp->pfxcoll);
 	if (cmp->multi)
 		return fpb_build_multi_sortdesc(index, sp, workmem, coord);
 	if (!OidIsValid(ltopr))
@@ -516,7 +516,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 			if (sp.sortk)
 				e.k = fpb_sortk_get(sp.slot, FPB_WSLOT_K + 1);
 			else
-				e.k = fpb_encode(sp.encproc, cmp->collation, v);
+				e.k = fpb_encode(sp.encproc, cmp->pfxcoll, v);
 			e.t = t;
 			e.f = fpb_full_image(cmp, v, index);
 			if (cmp->typlen > 0 || e.f == DatumGetPointer(v))

@@ -98,6 +98,10 @@ typedef struct FpbCmp
 	bool		desc;			/* in cols[]: DESC */
 	bool		nullsfirst;		/* in cols[]: NULLS FIRST */
 	uint16		mprefix;		/* FPB_MPREFIX_*, from the metapage */
+	uint16		pfxflags;		/* FPB_PFX_*, from the metapage */
+	Oid			pfxcoll;		/* the collation support procedure 1 is
+								 * called with: the first column's, or "C"
+								 * under FPB_PFX_CODEPOINT */
 	TupleDesc	tupdesc;		/* the index's: stored tuples */
 	TupleDesc	bounddesc;		/* scan bounds: narrow columns as keys */
 } FpbCmp;
@@ -220,6 +224,8 @@ fpb_t_to_heaptid(uint64 t, ItemPointer htid)
 #define FPB_VERSION_CODED	2	/* a multi-column index whose prefixes are
 								 * coded (FPB_MPREFIX_CODED): refused by
 								 * builds that would read them as version 1's */
+#define FPB_VERSION_PFX		3	/* either of the above with pfxflags set:
+								 * refused by builds without the field */
 
 /* page flags */
 #define FPB_F_LEAF				0x0001
@@ -419,7 +425,16 @@ typedef struct FpbMetaPageData
 	uint16		vac_cycle;		/* last VACUUM cycle id (0 in old indexes) */
 	uint16		mprefix;		/* multi-column prefix: FPB_MPREFIX_* (0 in
 								 * old indexes) */
+	uint16		pfxflags;		/* FPB_PFX_*: how the prefixes of the first
+								 * column were made (0 in old indexes) */
 } FpbMetaPageData;
+
+/*
+ * pfxflags: the first column's collation compares code points (glibc's
+ * C.UTF-8), and its prefixes are taken under "C" (README "Wide keys").
+ */
+#define FPB_PFX_CODEPOINT	0x0001
+#define FPB_PFX_KNOWN		FPB_PFX_CODEPOINT
 
 /* the prefix of a multi-column entry (multicol.c) */
 #define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */
@@ -486,6 +501,10 @@ extern void fpb_key_equal_range(Oid typid, uint64 k, uint64 *lo, uint64 *hi);
 extern uint64 fpb_prefix_bytes(const char *data, Size len);
 extern uint64 fpb_prefix_text(Datum value, Oid collid);
 extern bool fpb_prefix_is_const(const FmgrInfo *proc, Oid collid);
+extern bool fpb_collation_is_codepoint(Oid collid);
+extern uint16 fpb_new_pfxflags(Relation index);
+extern void fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags);
+extern bool fpb_debug_codepoint_prefix_const;
 /* prefix procedures fpb_prefix_is_const knows by address */
 extern PGDLLEXPORT Datum fpbtree_prefix_text(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum fpbtree_prefix_bpchar(PG_FUNCTION_ARGS);
@@ -591,6 +610,7 @@ extern uint64 fpb_multi_prefix(const FpbCmp *cmp, int m, const uint64 *keys,
 extern uint64 fpb_multi_null_prefix(const FpbCmp *cmp);
 extern uint16 fpb_new_mprefix(Relation index);
 extern uint16 fpb_cmp_mprefix(const FpbCmp *cmp);
+extern uint16 fpb_cmp_pfxflags(const FpbCmp *cmp);
 extern bool fpb_debug_multi_prefix_first;
 extern void fpb_multi_row_keys(const FpbCmp *cmp, Relation index,
 							   Datum *values, bool *isnull, uint64 *keys);
@@ -726,7 +746,7 @@ extern FpbEntry *fpb_check_posting(Relation index, Page page,
 /* ---- meta.c ---- */
 extern void fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel,
 							  int w, int x, int fillfactor, double t1,
-							  double tnext, uint16 mprefix);
+							  double tnext, uint16 mprefix, uint16 pfxflags);
 extern void fpb_read_meta(Relation index, FpbMetaPageData *meta);
 extern FpbMetaPageData *fpb_cached_meta(Relation index, bool refresh);
 extern const FpbCmp *fpb_index_cmp(Relation index);
@@ -737,6 +757,9 @@ extern bool fpb_page_recyclable(Page page);
 extern uint16 fpb_vacuum_cycleid(Relation index);
 extern uint16 fpb_meta_cycleid(Page metapage);
 extern uint16 fpb_meta_mprefix(Page metapage);
+extern uint16 fpb_meta_pfxflags(Page metapage);
+extern bool fpb_meta_formats_valid(uint32 version, uint16 mprefix,
+								   uint16 pfxflags);
 extern void fpb_relbuf(Buffer buf);
 
 /* ---- search.c: descent ---- */

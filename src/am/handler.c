@@ -69,6 +69,11 @@ fpb_am_init(void)
 							 "For tests of indexes built by older builds of fpbtree; never for production use.",
 							 &fpb_debug_multi_prefix_first, false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomBoolVariable("fpbtree.debug_codepoint_prefix_const",
+							 "Developer setting: CREATE INDEX gives fpbtree indexes of text under C.UTF-8 the constant prefix, as older builds of fpbtree did.",
+							 "For tests of indexes built by older builds of fpbtree; never for production use.",
+							 &fpb_debug_codepoint_prefix_const, false,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 
 	fpb_init_reloptions();
 	fpb_pattern_init();

@@ -492,6 +492,7 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	{
 		FpbKey		key = fpb_heap_key(index_getprocinfo(index, 1,
 														 FPB_ENCODE_PROC),
+									   cmp ? cmp->pfxcoll :
 									   index->rd_indcollation[0],
 									   values[0], isnull[0], ht_ctid);
 

@@ -26,7 +26,8 @@
  */
 void
 fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
-				  int fillfactor, double t1, double tnext, uint16 mprefix)
+				  int fillfactor, double t1, double tnext, uint16 mprefix,
+				  uint16 pfxflags)
 {
 	FpbMetaPageData *meta;
 
@@ -36,8 +37,8 @@ fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
 	meta = FpbPageGetMeta(page);
 	memset(meta, 0, sizeof(FpbMetaPageData));
 	meta->magic = FPB_META_MAGIC;
-	meta->version = mprefix == FPB_MPREFIX_CODED ? FPB_VERSION_CODED :
-		FPB_VERSION;
+	meta->version = pfxflags != 0 ? FPB_VERSION_PFX :
+		mprefix == FPB_MPREFIX_CODED ? FPB_VERSION_CODED : FPB_VERSION;
 	meta->root = root;
 	meta->rootlevel = rootlevel;
 	meta->w = w;
@@ -46,6 +47,7 @@ fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
 	meta->t1 = t1;
 	meta->tnext = tnext;
 	meta->mprefix = mprefix;
+	meta->pfxflags = pfxflags;
 	/* keep the metadata out of the hole generic WAL skips */
 	((PageHeader) page)->pd_lower =
 		((char *) meta + sizeof(FpbMetaPageData)) - (char *) page;
@@ -69,10 +71,10 @@ fpb_check_meta(Relation index, Page page)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" is not an fpbtree: bad metapage at block %u",
 						RelationGetRelationName(index), FPB_METAPAGE_BLKNO)));
-	if (meta->version != FPB_VERSION && meta->version != FPB_VERSION_CODED)
+	if (meta->version < FPB_VERSION || meta->version > FPB_VERSION_PFX)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
-						  "Metapage version is %u, expected %u or %u.",
-						  meta->version, FPB_VERSION, FPB_VERSION_CODED);
+						  "Metapage version is %u, expected %u to %u.",
+						  meta->version, FPB_VERSION, FPB_VERSION_PFX);
 	if (meta->w < 1 || meta->w > FPB_MAX_WIDTH ||
 		meta->x < 1 || meta->x > FPB_MAX_WIDTH)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
@@ -82,12 +84,12 @@ fpb_check_meta(Relation index, Page page)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
 						  "Metapage root level %u is impossible.",
 						  meta->rootlevel);
-	if (fpb_meta_mprefix(page) !=
-		(meta->version == FPB_VERSION_CODED ? FPB_MPREFIX_CODED :
-		 FPB_MPREFIX_FIRST))
+	if (!fpb_meta_formats_valid(meta->version, fpb_meta_mprefix(page),
+								fpb_meta_pfxflags(page)))
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
-						  "Metapage prefix format %u does not belong to version %u.",
-						  fpb_meta_mprefix(page), meta->version);
+						  "Metapage prefix formats %u/%u do not belong to version %u.",
+						  fpb_meta_mprefix(page), fpb_meta_pfxflags(page),
+						  meta->version);
 	nblocks = RelationGetNumberOfBlocks(index);
 	if (meta->root == FPB_METAPAGE_BLKNO || meta->root >= nblocks)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
@@ -107,6 +109,7 @@ fpb_read_meta(Relation index, FpbMetaPageData *out)
 	fpb_check_meta(index, BufferGetPage(buf));
 	memcpy(out, FpbPageGetMeta(BufferGetPage(buf)), sizeof(FpbMetaPageData));
 	out->mprefix = fpb_meta_mprefix(BufferGetPage(buf));
+	out->pfxflags = fpb_meta_pfxflags(BufferGetPage(buf));
 	UnlockReleaseBuffer(buf);
 }
 
@@ -161,6 +164,9 @@ fpb_index_cmp(Relation index)
 							   (char *) c + MAXALIGN(sizeof(FpbRelCache)));
 		/* how this index's multi-column prefixes were made */
 		c->cmp.mprefix = c->meta.mprefix;
+		/* and its first column's (the code-point collations) */
+		if (c->wide)
+			fpb_cmp_set_pfxflags(&c->cmp, c->meta.pfxflags);
 		c->cmpknown = true;
 	}
 	return c->wide ? &c->cmp : NULL;
@@ -290,6 +296,40 @@ fpb_meta_mprefix(Page metapage)
 		(char *) &meta->mprefix + sizeof(uint16) - (char *) metapage)
 		return FPB_MPREFIX_FIRST;
 	return meta->mprefix;
+}
+
+/*
+ * The prefix flags of the first column in the metapage (FPB_PFX_*, version
+ * 3); zero in a metapage older than the field, as in every index built
+ * without them.
+ */
+uint16
+fpb_meta_pfxflags(Page metapage)
+{
+	FpbMetaPageData *meta = FpbPageGetMeta(metapage);
+
+	if (((PageHeader) metapage)->pd_lower <
+		(char *) &meta->pfxflags + sizeof(uint16) - (char *) metapage)
+		return 0;
+	return meta->pfxflags;
+}
+
+/*
+ * Do the prefix formats belong to the metapage version?  Version 1 has
+ * the first multi-column format, 2 the coded one, both without flags; 3
+ * either, with known flags (a build older than version 3 refuses it rather
+ * than compute its prefixes another way).
+ */
+bool
+fpb_meta_formats_valid(uint32 version, uint16 mprefix, uint16 pfxflags)
+{
+	if (version == FPB_VERSION_PFX)
+		return (mprefix == FPB_MPREFIX_FIRST ||
+				mprefix == FPB_MPREFIX_CODED) &&
+			pfxflags != 0 && (pfxflags & ~FPB_PFX_KNOWN) == 0;
+	return pfxflags == 0 &&
+		mprefix == (version == FPB_VERSION_CODED ? FPB_MPREFIX_CODED :
+					FPB_MPREFIX_FIRST);
 }
 
 uint16

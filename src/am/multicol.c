@@ -274,7 +274,7 @@ fpb_multi_row_keys(const FpbCmp *cmp, Relation index, Datum *values,
 {
 	keys[0] = isnull[0] ? FPB_KEY_MAX :
 		fpb_encode(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
-				   cmp->collation, values[0]);
+				   cmp->pfxcoll, values[0]);
 	if (cmp->mprefix == FPB_MPREFIX_FIRST || !cmp->cols[0].encproc)
 		return;
 	for (int j = 1; j < cmp->nkeys; j++)

@@ -966,7 +966,7 @@ fpb_check_posting_wide(Relation index, const FpbRuns *v)
 								psprintf("Posting page run %d", r));
 		else if (f != NULL)
 		{
-			uint64		p = fpb_encode(encproc, cmp->collation,
+			uint64		p = fpb_encode(encproc, cmp->pfxcoll,
 									   PointerGetDatum(f));
 
 			if (FPB_WIDE_PREFIX(p) != FPB_WIDE_PREFIX(v->keys[r]))

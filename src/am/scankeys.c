@@ -94,7 +94,7 @@ fpb_scan_wide_key(IndexScanDesc scan, Oid subtype, Datum value, uint64 *k,
 	}
 	*k = FPB_WIDE_PREFIX(fpb_encode(index_getprocinfo(index, 1,
 													  FPB_ENCODE_PROC),
-									so->cmp->collation, value));
+									so->cmp->pfxcoll, value));
 	img = fpb_full_form(so->cmp, value);
 	if (so->cmp->typlen > 0 || img == DatumGetPointer(value))
 	{
@@ -146,7 +146,7 @@ fpb_scan_wide_loose(IndexScanDesc scan, ScanKey sk)
 		return;
 	k = FPB_WIDE_PREFIX(fpb_wide_arg_prefix(index->rd_opcintype[0],
 											sk->sk_subtype, sk->sk_argument,
-											so->cmp->collation));
+											so->cmp->pfxcoll));
 	if (strat != BTLessStrategyNumber && strat != BTLessEqualStrategyNumber)
 		fpb_lower_f(so, k, 0, NULL);
 	if (strat != BTGreaterStrategyNumber &&

@@ -289,7 +289,7 @@ fpb_scan_end(IndexScanDesc scan, const FpbColBound *c0, bool exact0,
 		else if (j == 0)
 			keys[j] = fpb_encode(index_getprocinfo(scan->indexRelation, 1,
 												   FPB_ENCODE_PROC),
-								 cmp->collation, vals[0]);
+								 cmp->pfxcoll, vals[0]);
 		else
 			break;
 	}

@@ -782,10 +782,10 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
 					"Metapage magic is 0x%08x, expected 0x%08x.",
 					meta->magic, FPB_META_MAGIC);
-	if (meta->version != FPB_VERSION && meta->version != FPB_VERSION_CODED)
+	if (meta->version < FPB_VERSION || meta->version > FPB_VERSION_PFX)
 		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
-					"Metapage version is %u, expected %u or %u.",
-					meta->version, FPB_VERSION, FPB_VERSION_CODED);
+					"Metapage version is %u, expected %u to %u.",
+					meta->version, FPB_VERSION, FPB_VERSION_PFX);
 	if (((PageHeader) st->page)->pd_lower <
 		(char *) meta + sizeof(FpbMetaPageData) - (char *) st->page)
 		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
@@ -793,11 +793,12 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 					((PageHeader) st->page)->pd_lower);
 	memcpy(&st->meta, meta, sizeof(FpbMetaPageData));
 	st->meta.mprefix = fpb_meta_mprefix(st->page);
-	if (st->meta.mprefix != (st->meta.version == FPB_VERSION_CODED ?
-							 FPB_MPREFIX_CODED : FPB_MPREFIX_FIRST))
+	st->meta.pfxflags = fpb_meta_pfxflags(st->page);
+	if (!fpb_meta_formats_valid(st->meta.version, st->meta.mprefix,
+								st->meta.pfxflags))
 		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
-					"Metapage prefix format %u does not belong to version %u.",
-					st->meta.mprefix, st->meta.version);
+					"Metapage prefix formats %u/%u do not belong to version %u.",
+					st->meta.mprefix, st->meta.pfxflags, st->meta.version);
 	if (st->meta.w < 1 || st->meta.w > FPB_MAX_WIDTH ||
 		st->meta.x < 1 || st->meta.x > FPB_MAX_WIDTH)
 		fpb_corrupt(st, FPB_METAPAGE_BLKNO,

@@ -55,7 +55,9 @@ fpb_check_heap_callback(Relation index, ItemPointer tid, Datum *values,
 	}
 	else
 	{
-		key = fpb_heap_key(st->encproc, index->rd_indcollation[0],
+		key = fpb_heap_key(st->encproc,
+						   st->cmp ? st->cmp->pfxcoll :
+						   index->rd_indcollation[0],
 						   values[0], isnull[0], tid);
 		if (st->cmp)
 			key.k = FPB_WIDE_PREFIX(key.k);

@@ -102,7 +102,7 @@ fpb_check_wide_key(FpbInpageWalk *ws, uint64 k, uint64 t, bool leaf,
 									 i, line));
 		return;
 	}
-	p = fpb_encode(ws->encproc, ws->cmp->collation, PointerGetDatum(f));
+	p = fpb_encode(ws->encproc, ws->cmp->pfxcoll, PointerGetDatum(f));
 	if (FPB_WIDE_PREFIX(p) != FPB_WIDE_PREFIX(k))
 		fpb_index_corrupt(ws->index, ws->blkno,
 						  "Entry %d %s of in-page node at line %u has a prefix that differs from its full value's, %s.",

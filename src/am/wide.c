@@ -18,11 +18,15 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
 #include "fpbtree.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
+
+/* fpbtree.debug_codepoint_prefix_const: new indexes without FPB_PFX_* */
+bool		fpb_debug_codepoint_prefix_const = false;
 
 const char	fpb_full_plusinf = 0;
 
@@ -200,8 +204,10 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp)
 	cmp->collation = index->rd_indcollation[col];
 	cmp->typlen = get_typlen(index->rd_opcintype[col]);
 	cmp->bytewise = (procid == F_UUID_CMP);
+	/* code-point collations compare as "C" (fpb_collation_is_codepoint) */
 	cmp->textc = (procid == F_BTTEXTCMP && OidIsValid(cmp->collation) &&
-				  lc_collate_is_c(cmp->collation));
+				  (lc_collate_is_c(cmp->collation) ||
+				   fpb_collation_is_codepoint(cmp->collation)));
 	/* the column's type: an array class may index oidvector */
 	cmp->plain = (TupleDescAttr(RelationGetDescr(index), col)->attstorage ==
 				  TYPSTORAGE_PLAIN);
@@ -302,12 +308,53 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 		if (space == NULL)
 			space = palloc(fpb_multi_space(index));
 		fpb_multi_init(index, cmp, space);
-		return true;
 	}
-	if (!fpb_col_init(index, 0, cmp))
+	else if (!fpb_col_init(index, 0, cmp))
 		return false;
-	cmp->dedup = fpb_col_dedup(cmp);
+	else
+		cmp->dedup = fpb_col_dedup(cmp);
+	fpb_cmp_set_pfxflags(cmp, fpb_new_pfxflags(index));
 	return true;
+}
+
+/*
+ * The prefix flags of a new index (FPB_PFX_*): FPB_PFX_CODEPOINT when its
+ * first column's prefix procedure is one of the collation-dependent ones
+ * and its collation compares code points (fpb_collation_is_codepoint).
+ */
+uint16
+fpb_new_pfxflags(Relation index)
+{
+	PGFunction	fn;
+
+	if (fpb_debug_codepoint_prefix_const ||
+		!OidIsValid(index_getprocid(index, 1, FPB_CMP_PROC)))
+		return 0;
+	fn = index_getprocinfo(index, 1, FPB_ENCODE_PROC)->fn_addr;
+	if ((fn == fpbtree_prefix_text || fn == fpbtree_prefix_bpchar ||
+		 fn == fpbtree_prefix_name) &&
+		fpb_collation_is_codepoint(index->rd_indcollation[0]))
+		return FPB_PFX_CODEPOINT;
+	return 0;
+}
+
+/*
+ * Take pfxflags (a new index's, or the metapage's): the collation the
+ * first column's prefixes are computed under.
+ */
+void
+fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags)
+{
+	cmp->pfxflags = pfxflags;
+	cmp->pfxcoll = (pfxflags & FPB_PFX_CODEPOINT) ? C_COLLATION_OID :
+		cmp->collation;
+}
+
+/* What the metapage of an index being built with cmp records. */
+uint16
+fpb_cmp_pfxflags(const FpbCmp *cmp)
+{
+	return cmp != NULL ? cmp->pfxflags : 0;
 }
 
 /* The full value of a stored key of a wide page, or NULL when it has none. */
