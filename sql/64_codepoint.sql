@@ -7,6 +7,8 @@
 -- against sequential scans (fpb_same): text, varchar, bpchar and name
 -- columns, multi-column indexes, a unique index, the database's default
 -- collation, parallel and serial builds, after inserts, deletes and VACUUM.
+-- Needs the C.utf8 locale of glibc 2.35 or later (Debian 12), which has no
+-- collation rules.
 --
 
 \set ECHO none

@@ -98,7 +98,8 @@ typedef struct FpbCmp
 	bool		desc;			/* in cols[]: DESC */
 	bool		nullsfirst;		/* in cols[]: NULLS FIRST */
 	uint16		mprefix;		/* FPB_MPREFIX_*, from the metapage */
-	uint16		pfxflags;		/* FPB_PFX_*, from the metapage */
+	uint16		pfxflags;		/* FPB_PFX_*: the metapage's, or a new
+								 * index's (fpb_new_pfxflags) */
 	Oid			pfxcoll;		/* the collation support procedure 1 is
 								 * called with: the first column's, or "C"
 								 * under FPB_PFX_CODEPOINT */
@@ -502,9 +503,6 @@ extern uint64 fpb_prefix_bytes(const char *data, Size len);
 extern uint64 fpb_prefix_text(Datum value, Oid collid);
 extern bool fpb_prefix_is_const(const FmgrInfo *proc, Oid collid);
 extern bool fpb_collation_is_codepoint(Oid collid);
-extern uint16 fpb_new_pfxflags(Relation index);
-extern void fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags);
-extern bool fpb_debug_codepoint_prefix_const;
 /* prefix procedures fpb_prefix_is_const knows by address */
 extern PGDLLEXPORT Datum fpbtree_prefix_text(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum fpbtree_prefix_bpchar(PG_FUNCTION_ARGS);
@@ -550,6 +548,10 @@ extern const char *fpb_full_image(const FpbCmp *cmp, Datum value,
 								  Relation index);
 extern Size fpb_cmp_space(Relation index);
 extern void fpb_check_row_size(const FpbCmp *cmp, Relation index, Size size);
+extern uint16 fpb_new_pfxflags(Relation index);
+extern void fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags);
+extern uint16 fpb_cmp_pfxflags(const FpbCmp *cmp);
+extern bool fpb_debug_codepoint_prefix_const;
 extern bool fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x,
 						 void *space);
 extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp);
@@ -610,7 +612,6 @@ extern uint64 fpb_multi_prefix(const FpbCmp *cmp, int m, const uint64 *keys,
 extern uint64 fpb_multi_null_prefix(const FpbCmp *cmp);
 extern uint16 fpb_new_mprefix(Relation index);
 extern uint16 fpb_cmp_mprefix(const FpbCmp *cmp);
-extern uint16 fpb_cmp_pfxflags(const FpbCmp *cmp);
 extern bool fpb_debug_multi_prefix_first;
 extern void fpb_multi_row_keys(const FpbCmp *cmp, Relation index,
 							   Datum *values, bool *isnull, uint64 *keys);

@@ -473,7 +473,8 @@ fpbtree_decode_macaddr8(PG_FUNCTION_ARGS)
  * The AM goes through the opclass's support functions rather than
  * switching on type OIDs, so user-defined opclasses work too.  Collation
  * is irrelevant to every mapping of a narrow key, but a wide key's prefix
- * depends on it (widekey.c): callers pass the index column's collation.
+ * depends on it (widekey.c): callers pass the collation of the index's
+ * prefixes (FpbCmp.pfxcoll: the column's, or "C" under FPB_PFX_CODEPOINT).
  * ----------------------------------------------------------------
  */
 

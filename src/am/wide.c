@@ -204,7 +204,7 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp)
 	cmp->collation = index->rd_indcollation[col];
 	cmp->typlen = get_typlen(index->rd_opcintype[col]);
 	cmp->bytewise = (procid == F_UUID_CMP);
-	/* code-point collations compare as "C" (fpb_collation_is_codepoint) */
+	/* so does a collation without rules (fpb_collation_is_codepoint) */
 	cmp->textc = (procid == F_BTTEXTCMP && OidIsValid(cmp->collation) &&
 				  (lc_collate_is_c(cmp->collation) ||
 				   fpb_collation_is_codepoint(cmp->collation)));
@@ -309,26 +309,34 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 			space = palloc(fpb_multi_space(index));
 		fpb_multi_init(index, cmp, space);
 	}
-	else if (!fpb_col_init(index, 0, cmp))
-		return false;
 	else
+	{
+		if (!fpb_col_init(index, 0, cmp))
+			return false;
 		cmp->dedup = fpb_col_dedup(cmp);
+	}
 	fpb_cmp_set_pfxflags(cmp, fpb_new_pfxflags(index));
 	return true;
 }
 
 /*
  * The prefix flags of a new index (FPB_PFX_*): FPB_PFX_CODEPOINT when its
- * first column's prefix procedure is one of the collation-dependent ones
- * and its collation compares code points (fpb_collation_is_codepoint).
+ * first column is compared and prefixed by fpbtree's own text, bpchar or
+ * name functions (whose "C" prefixes agree with the comparison under such
+ * a collation) and its collation compares as strcmp()
+ * (fpb_collation_is_codepoint).
  */
 uint16
 fpb_new_pfxflags(Relation index)
 {
+	Oid			cmpproc;
 	PGFunction	fn;
 
-	if (fpb_debug_codepoint_prefix_const ||
-		!OidIsValid(index_getprocid(index, 1, FPB_CMP_PROC)))
+	if (fpb_debug_codepoint_prefix_const)
+		return 0;
+	cmpproc = index_getprocid(index, 1, FPB_CMP_PROC);
+	if (cmpproc != F_BTTEXTCMP && cmpproc != F_BPCHARCMP &&
+		cmpproc != F_BTNAMECMP)
 		return 0;
 	fn = index_getprocinfo(index, 1, FPB_ENCODE_PROC)->fn_addr;
 	if ((fn == fpbtree_prefix_text || fn == fpbtree_prefix_bpchar ||

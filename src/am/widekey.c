@@ -41,13 +41,14 @@
  *		equal sort keys, so they get one prefix.  The core's abbreviated keys
  *		for ICU are made the same way.
  *
- * text, varchar, bpchar under glibc's C.UTF-8 (glibc 2.35 and later), in an
- *		index that records it (FPB_PFX_CODEPOINT):
- *		the "C" prefix.  That locale's collation is code-point order
- *		(codepoint_collation: strcoll() is strcmp()), which in UTF-8 is the
- *		order of the bytes.  The index calls this procedure with "C"
- *		(FpbCmp.pfxcoll); called with C.UTF-8 itself it still returns 0, as
- *		for the indexes built before, whose prefixes are that.
+ * text, varchar, bpchar, name under a libc collation without collation
+ *		rules (glibc's C.UTF-8 since 2.35), in an index that records it
+ *		(FPB_PFX_CODEPOINT):
+ *		the "C" prefix.  strcoll() is strcmp() there: code-point order,
+ *		which in UTF-8 is the order of the bytes.  The index calls this
+ *		procedure with "C" (FpbCmp.pfxcoll); called with C.UTF-8 itself it
+ *		still returns 0, as for the indexes built before, whose prefixes are
+ *		that.
  *
  * text, varchar, bpchar under any other collation (libc's, or ICU in
  *		another encoding):
@@ -64,9 +65,8 @@
  */
 #include "postgres.h"
 
-#include <locale.h>
 #ifdef __GLIBC__
-#include <gnu/libc-version.h>
+#include <langinfo.h>
 #endif
 
 #include "catalog/pg_collation.h"
@@ -74,7 +74,6 @@
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/pg_locale.h"
-#include "utils/syscache.h"
 #include "utils/uuid.h"
 
 #include "fpbtree.h"
@@ -239,91 +238,38 @@ fpb_prefix_is_const(const FmgrInfo *proc, Oid collid)
 	return false;
 }
 
-#ifdef __GLIBC__
 /*
- * Is a libc locale name glibc's C.UTF-8?  glibc accepts the codeset in any
- * case and with or without punctuation ("C.utf8", "C.UTF-8").
- */
-static bool
-fpb_locale_is_c_utf8(const char *name)
-{
-	char		codeset[8];
-	int			n = 0;
-
-	if (name == NULL || name[0] != 'C' || name[1] != '.')
-		return false;
-	for (const char *p = name + 2; *p; p++)
-	{
-		if (*p == '@')
-			return false;
-		if (!isalnum((unsigned char) *p))
-			continue;
-		if (n == sizeof(codeset) - 1)
-			return false;
-		codeset[n++] = pg_ascii_tolower((unsigned char) *p);
-	}
-	codeset[n] = '\0';
-	return strcmp(codeset, "utf8") == 0;
-}
-
-/* Does this glibc collate C.UTF-8 by code point (2.35 and later)? */
-static bool
-fpb_glibc_codepoint(void)
-{
-	int			major = 0,
-				minor = 0;
-
-	if (sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) != 2)
-		return false;
-	return major > 2 || (major == 2 && minor >= 35);
-}
-#endif
-
-/*
- * Does collation collid compare strings by code point without being "C":
- * glibc's C.UTF-8 in a UTF8 database?  Its comparisons are then the "C"
- * ones, and its values' prefixes may be taken under "C" (FPB_PFX_CODEPOINT).
- * Asked when an index is created and when its comparison is set up.
+ * Does collation collid compare strings as strcmp() does without being "C"
+ * or POSIX: a libc locale with no collation rules, as glibc's C.UTF-8 is
+ * since 2.35 (codepoint_collation)?  glibc's strcoll() is strcmp() for such
+ * a locale, so the collation's comparison is "C"'s, and its values'
+ * prefixes may be taken under "C" (FPB_PFX_CODEPOINT).  The number of
+ * rules is a word of the locale's data, read as glibc stores it.
  */
 bool
 fpb_collation_is_codepoint(Oid collid)
 {
 #ifdef __GLIBC__
-	const char *name;
-	char	   *copy = NULL;
-	bool		result;
+	pg_locale_t locale;
+	union
+	{
+		const char *string;
+		unsigned int word;
+	}			nrules;
 
-	if (!OidIsValid(collid) || lc_collate_is_c(collid) ||
-		GetDatabaseEncoding() != PG_UTF8 || !fpb_glibc_codepoint())
+	if (!OidIsValid(collid) || lc_collate_is_c(collid))
 		return false;
-	if (collid == DEFAULT_COLLATION_OID)
+	locale = pg_newlocale_from_collation(collid);
+	if (locale == NULL)
 	{
-		/* an ICU default has a locale object; a libc one is the process's */
-		if (pg_newlocale_from_collation(collid) != NULL)
-			return false;
-		name = setlocale(LC_COLLATE, NULL);
+		/* the database's libc default: the process's LC_COLLATE */
+		nrules.string = nl_langinfo(_NL_COLLATE_NRULES);
 	}
+	else if (locale->provider == COLLPROVIDER_LIBC)
+		nrules.string = nl_langinfo_l(_NL_COLLATE_NRULES, locale->info.lt);
 	else
-	{
-		HeapTuple	tp = SearchSysCache1(COLLOID, ObjectIdGetDatum(collid));
-		Form_pg_collation coll;
-		Datum		d;
-		bool		isnull;
-
-		if (!HeapTupleIsValid(tp))
-			elog(ERROR, "cache lookup failed for collation %u", collid);
-		coll = (Form_pg_collation) GETSTRUCT(tp);
-		d = SysCacheGetAttr(COLLOID, tp, Anum_pg_collation_collcollate,
-							&isnull);
-		if (coll->collprovider == COLLPROVIDER_LIBC && !isnull)
-			copy = TextDatumGetCString(d);
-		ReleaseSysCache(tp);
-		name = copy;
-	}
-	result = fpb_locale_is_c_utf8(name);
-	if (copy)
-		pfree(copy);
-	return result;
+		return false;
+	return nrules.word == 0;
 #else
 	return false;
 #endif

@@ -21,7 +21,8 @@
  * bytea, bit, varbit (memcmp over the common length, then the length):
  *		the first bytes, zero-padded (widekey.c's "C" text rule; a zero byte
  *		only makes a tie with a shorter value, never an inversion).
- * name: the first bytes under "C", the ICU sort key, else 0 (as text).
+ * name: the first bytes under "C", the ICU sort key, else 0 (as text; an
+ *	  index under a collation without rules calls it with "C" too).
  * text_pattern_ops, bpchar_pattern_ops: the "C" prefix of text/bpchar,
  *		whatever the column's collation: the pattern comparisons are bytewise.
  * interval (interval_cmp: the 128-bit span months * 30 days + days + time
