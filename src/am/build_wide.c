@@ -215,14 +215,17 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 		sp->keypos[j] = cmp->cols[j].encproc ? ncols++ : 0;
 
 	/*
-	 * A wide first column's prefix leads the sort (it never decreases along
-	 * the index order): computed once per row, by the participant that
-	 * scans it, it spares the sort most calls of the type's "<" and the
-	 * load its computation.  A narrow first column's key is sorted as an
-	 * integer already.
+	 * The row's prefix leads the sort (it never decreases along the index
+	 * order): computed once per row, by the participant that scans it, it
+	 * spares the load its computation, and the sort most calls of a wide
+	 * first column's "<" or, in the coded format, most comparisons of the
+	 * columns after a first one of few distinct values (whose ties the
+	 * tuplesort resolves by deforming both tuples).  A narrow first
+	 * column's prefix in the first format is its key, sorted as an integer
+	 * already.
 	 */
 	sp->kpos = 0;
-	if (!cmp->cols[0].encproc &&
+	if (cmp->cols[0].encproc ? cmp->mprefix == FPB_MPREFIX_CODED :
 		!fpb_prefix_is_const(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
 							 cmp->pfxcoll))
 		sp->kpos = ncols++;
