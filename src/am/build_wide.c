@@ -56,13 +56,17 @@ typedef struct FpbWideSpool
 
 /*
  * One column: the prefix (its top bit flipped, so that int8 "<" sorts it
- * as unsigned), the value, the tiebreaker.  The prefix is computed once,
- * by whichever process scans the row (in a parallel build, in parallel),
- * and spares the sort most calls of the type's comparison.
+ * as unsigned), the tiebreaker, the value; sorted by prefix, value, then
+ * tiebreaker.  The prefix is computed once, by whichever process scans the
+ * row (in a parallel build, in parallel), and spares the sort most calls of
+ * the type's comparison.  The two integers come first and are not NULL
+ * but for NULL values, so that the sort reads every column of a tuple at
+ * a fixed offset instead of walking it (it does so on every tie of equal
+ * values).
  */
 #define FPB_WSLOT_K		0
-#define FPB_WSLOT_V		1
-#define FPB_WSLOT_T		2
+#define FPB_WSLOT_T		1
+#define FPB_WSLOT_V		2
 
 /* A prefix as a sort key: int8 "<" on it with its top bit flipped */
 static inline Datum
@@ -168,8 +172,8 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 		return;
 	}
 	slot->tts_values[FPB_WSLOT_K] = (Datum) 0;
-	slot->tts_isnull[FPB_WSLOT_K] = isnull[0] || !sp->sortk;
-	if (!slot->tts_isnull[FPB_WSLOT_K])
+	slot->tts_isnull[FPB_WSLOT_K] = isnull[0];
+	if (!isnull[0] && sp->sortk)
 	{
 		MemoryContext old = MemoryContextSwitchTo(sp->tmpcxt);
 		uint64		k = fpb_encode(sp->encproc, sp->cmp->pfxcoll, values[0]);
@@ -320,9 +324,10 @@ fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
 											index->rd_opcintype[0],
 											BTLessStrategyNumber);
 	TupleDesc	desc;
+	/* sort keys: prefix, value, tiebreaker */
 	AttrNumber	attnums[3] = {FPB_WSLOT_K + 1, FPB_WSLOT_V + 1, FPB_WSLOT_T + 1};
-	Oid			sortops[3];
-	Oid			colls[3];
+	Oid			sortops[3] = {Int8LessOperator, InvalidOid, Int8LessOperator};
+	Oid			colls[3] = {InvalidOid, InvalidOid, InvalidOid};
 	bool		nullsfirst[3] = {false, false, false};
 
 	memset(sp, 0, sizeof(*sp));
@@ -340,15 +345,11 @@ fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
 						format_type_be(typid))));
 	desc = CreateTemplateTupleDesc(3);
 	TupleDescInitEntry(desc, FPB_WSLOT_K + 1, "k", INT8OID, -1, 0);
+	TupleDescInitEntry(desc, FPB_WSLOT_T + 1, "t", INT8OID, -1, 0);
 	TupleDescInitEntry(desc, FPB_WSLOT_V + 1, "v", typid, -1, 0);
 	TupleDescInitEntryCollation(desc, FPB_WSLOT_V + 1, cmp->collation);
-	TupleDescInitEntry(desc, FPB_WSLOT_T + 1, "t", INT8OID, -1, 0);
-	sortops[FPB_WSLOT_K] = Int8LessOperator;
-	sortops[FPB_WSLOT_V] = ltopr;
-	sortops[FPB_WSLOT_T] = Int8LessOperator;
-	colls[FPB_WSLOT_K] = InvalidOid;
-	colls[FPB_WSLOT_V] = cmp->collation;
-	colls[FPB_WSLOT_T] = InvalidOid;
+	sortops[1] = ltopr;
+	colls[1] = cmp->collation;
 	/* without the prefix: (value, tiebreaker) */
 	sp->sort = sp->sortk ?
 		tuplesort_begin_heap(desc, 3, attnums, sortops, colls,
