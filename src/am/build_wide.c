@@ -48,11 +48,16 @@ typedef struct FpbWideSpool
 	int			natts;			/* multi: the index's columns */
 	int			keypos[INDEX_MAX_KEYS]; /* multi: slot column of a narrow
 										 * key column's key, or 0 */
+	int			valpos;			/* multi: slot column of the first value */
 } FpbWideSpool;
 
-/* multi: the tiebreaker comes first in the sorted tuples, then the values */
+/*
+ * multi: the sorted tuples hold the tiebreaker, the prefix (when sorted by
+ * it), the narrow key columns' keys, then the values: the integers first,
+ * at fixed offsets, which the sort reads on ties without walking the
+ * tuple.
+ */
 #define FPB_MSLOT_T		0
-#define FPB_MSLOT_VAL	1
 
 /*
  * One column: the prefix (its top bit flipped, so that int8 "<" sorts it
@@ -136,8 +141,8 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 		{
 			int			kp = i < sp->cmp->nkeys ? sp->keypos[i] : 0;
 
-			slot->tts_values[FPB_MSLOT_VAL + i] = values[i];
-			slot->tts_isnull[FPB_MSLOT_VAL + i] = isnull[i];
+			slot->tts_values[sp->valpos + i] = values[i];
+			slot->tts_isnull[sp->valpos + i] = isnull[i];
 			if (kp == 0)
 				continue;
 			slot->tts_isnull[kp] = isnull[i];
@@ -206,7 +211,7 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 	const FpbCmp *cmp = sp->cmp;
 	TupleDesc	itd = RelationGetDescr(index);
 	int			natts = itd->natts;
-	int			ncols = FPB_MSLOT_VAL + natts;
+	int			ncols = FPB_MSLOT_T + 1;
 	AttrNumber	attnums[INDEX_MAX_KEYS + 2];
 	Oid			sortops[INDEX_MAX_KEYS + 2];
 	Oid			colls[INDEX_MAX_KEYS + 2];
@@ -215,8 +220,6 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 	TupleDesc	desc;
 
 	sp->natts = natts;
-	for (int j = 0; j < cmp->nkeys; j++)
-		sp->keypos[j] = cmp->cols[j].encproc ? ncols++ : 0;
 
 	/*
 	 * The row's prefix leads the sort (it never decreases along the index
@@ -233,6 +236,10 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 		!fpb_prefix_is_const(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
 							 cmp->pfxcoll))
 		sp->kpos = ncols++;
+	for (int j = 0; j < cmp->nkeys; j++)
+		sp->keypos[j] = cmp->cols[j].encproc ? ncols++ : 0;
+	sp->valpos = ncols;
+	ncols += natts;
 	sp->sortk = sp->kpos != 0;
 	o = sp->sortk ? 1 : 0;
 	if (sp->sortk)
@@ -248,10 +255,10 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 	{
 		Form_pg_attribute att = TupleDescAttr(itd, i);
 
-		TupleDescInitEntry(desc, FPB_MSLOT_VAL + 1 + i, NULL, att->atttypid,
+		TupleDescInitEntry(desc, sp->valpos + 1 + i, NULL, att->atttypid,
 						   att->atttypmod, 0);
 		if (i < cmp->nkeys)
-			TupleDescInitEntryCollation(desc, FPB_MSLOT_VAL + 1 + i,
+			TupleDescInitEntryCollation(desc, sp->valpos + 1 + i,
 										index->rd_indcollation[i]);
 	}
 	for (int j = 0; j < cmp->nkeys; j++)
@@ -283,7 +290,7 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 		}
 		else
 		{
-			attnums[o + j] = FPB_MSLOT_VAL + 1 + j;
+			attnums[o + j] = sp->valpos + 1 + j;
 			colls[o + j] = index->rd_indcollation[j];
 		}
 	}
@@ -499,7 +506,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 			t = (uint64) DatumGetInt64(slot_getattr(sp.slot,
 													FPB_MSLOT_T + 1, &tnull));
 			for (int i = 0; i < sp.natts; i++)
-				values[i] = slot_getattr(sp.slot, FPB_MSLOT_VAL + 1 + i,
+				values[i] = slot_getattr(sp.slot, sp.valpos + 1 + i,
 										 &nulls[i]);
 			fpb_t_to_heaptid(t, &htid);
 			old = MemoryContextSwitchTo(valcxt[cur]);
