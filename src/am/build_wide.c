@@ -45,6 +45,8 @@ typedef struct FpbWideSpool
 								 * first column is wide, its prefix not
 								 * constant) */
 	int			kpos;			/* multi: slot column of the prefix, or 0 */
+	int			spos;			/* multi, coded prefix: slot column of the
+								 * leading sort key (fpb_multi_sortkey) */
 	int			natts;			/* multi: the index's columns */
 	int			keypos[INDEX_MAX_KEYS]; /* multi: slot column of a narrow
 										 * key column's key, or 0 */
@@ -52,8 +54,9 @@ typedef struct FpbWideSpool
 } FpbWideSpool;
 
 /*
- * multi: the sorted tuples hold the tiebreaker, the prefix (when sorted by
- * it), the narrow key columns' keys, then the values: the integers first,
+ * multi: the sorted tuples hold the tiebreaker, the sort key of a coded
+ * prefix, the prefix (when sorted by either), the narrow key columns' keys,
+ * then the values: the integers first,
  * at fixed offsets, which the sort reads on ties without walking the
  * tuple.
  */
@@ -166,6 +169,14 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 
 			fpb_multi_row_keys(sp->cmp, index, values, isnull, keys);
 			p = fpb_multi_prefix(sp->cmp, sp->cmp->nkeys, keys, isnull, 0);
+			if (sp->spos)
+			{
+				uint64		s = fpb_multi_sortkey(sp->cmp, keys, isnull,
+												  fpb_make_t(tid, false));
+
+				slot->tts_values[sp->spos] = fpb_sortk_datum(s);
+				slot->tts_isnull[sp->spos] = false;
+			}
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(sp->tmpcxt);
 			slot->tts_values[sp->kpos] = fpb_sortk_datum(p);
@@ -225,17 +236,22 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 	 * The row's prefix leads the sort (it never decreases along the index
 	 * order): computed once per row, by the participant that scans it, it
 	 * spares the load its computation, and the sort most calls of a wide
-	 * first column's "<" or, in the coded format, most comparisons of the
-	 * columns after a first one of few distinct values (whose ties the
-	 * tuplesort resolves by deforming both tuples).  A narrow first
-	 * column's prefix in the first format is its key, sorted as an integer
-	 * already.
+	 * first column's "<".  In the coded format its 64-bit continuation
+	 * (fpb_multi_sortkey) leads instead: it separates rows whose columns
+	 * have few distinct values, whose ties the tuplesort would resolve by
+	 * comparing column after column.  A narrow first column's prefix in the
+	 * first format is its key, sorted as an integer already.
 	 */
 	sp->kpos = 0;
+	sp->spos = 0;
 	if (cmp->cols[0].encproc ? cmp->mprefix == FPB_MPREFIX_CODED :
 		!fpb_prefix_is_const(index_getprocinfo(index, 1, FPB_ENCODE_PROC),
 							 cmp->pfxcoll))
+	{
+		if (cmp->cols[0].encproc)
+			sp->spos = ncols++;
 		sp->kpos = ncols++;
+	}
 	for (int j = 0; j < cmp->nkeys; j++)
 		sp->keypos[j] = cmp->cols[j].encproc ? ncols++ : 0;
 	sp->valpos = ncols;
@@ -244,7 +260,7 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 	o = sp->sortk ? 1 : 0;
 	if (sp->sortk)
 	{
-		attnums[0] = sp->kpos + 1;
+		attnums[0] = (sp->spos ? sp->spos : sp->kpos) + 1;
 		sortops[0] = Int8LessOperator;
 		colls[0] = InvalidOid;
 		nullsfirst[0] = false;
@@ -300,6 +316,8 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 	nullsfirst[o + cmp->nkeys] = false;
 	if (sp->sortk)
 		TupleDescInitEntry(desc, sp->kpos + 1, "k", INT8OID, -1, 0);
+	if (sp->spos)
+		TupleDescInitEntry(desc, sp->spos + 1, "s", INT8OID, -1, 0);
 	sp->sort = tuplesort_begin_heap(desc, o + cmp->nkeys + 1, attnums,
 									sortops, colls,
 									nullsfirst, workmem, coord,

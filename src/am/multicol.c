@@ -175,11 +175,11 @@ fpb_multi_prefix_first(const FpbCmp *cmp, uint64 k, bool isnull)
 /* bits of a coded prefix: those above the slot offset */
 #define FPB_MPREFIX_BITS	(64 - FPB_WIDE_OFFBITS)
 
-/* Append the top n bits of v to the prefix *p of *used bits, while room. */
+/* Append the top n bits of v to *p of *used bits, while below limit bits. */
 static inline void
-fpb_mprefix_put(uint64 *p, int *used, uint64 v, int n)
+fpb_mprefix_put(uint64 *p, int *used, uint64 v, int n, int limit)
 {
-	n = Min(n, FPB_MPREFIX_BITS - *used);
+	n = Min(n, limit - *used);
 	if (n <= 0)
 		return;
 	*p |= (v >> (64 - n)) << (64 - *used - n);
@@ -196,7 +196,7 @@ fpb_mprefix_put(uint64 *p, int *used, uint64 v, int n)
  * whose key has a long run at the top, takes few bits.
  */
 static inline void
-fpb_mprefix_code(uint64 *p, int *used, uint64 k)
+fpb_mprefix_code(uint64 *p, int *used, uint64 k, int limit)
 {
 	uint64		x = k << 1;
 	bool		b = (x >> 63) != 0;
@@ -204,9 +204,9 @@ fpb_mprefix_code(uint64 *p, int *used, uint64 k)
 
 	fpb_mprefix_put(p, used,
 					((k >> 63) << 63) | ((uint64) b << 62) |
-					((uint64) (b ? r : 63 - r) << 56), 8);
+					((uint64) (b ? r : 63 - r) << 56), 8, limit);
 	if (r < 62)
-		fpb_mprefix_put(p, used, k << (r + 2), 62 - r);
+		fpb_mprefix_put(p, used, k << (r + 2), 62 - r, limit);
 }
 
 /*
@@ -246,14 +246,56 @@ fpb_multi_prefix(const FpbCmp *cmp, int m, const uint64 *keys,
 			break;
 		}
 		k = fpb_col_key(col, keys[j]);
-		fpb_mprefix_code(&p, &used, col->desc ? ~k : k);
+		fpb_mprefix_code(&p, &used, col->desc ? ~k : k, FPB_MPREFIX_BITS);
 	}
 	if (ones)
-		fpb_mprefix_put(&p, &used, PG_UINT64_MAX, FPB_MPREFIX_BITS);
+		fpb_mprefix_put(&p, &used, PG_UINT64_MAX, FPB_MPREFIX_BITS,
+						FPB_MPREFIX_BITS);
 	/* strictly above the NULLs' 0, see fpb_multi_prefix_first */
 	if (cmp->cols[0].nullsfirst && p == 0)
 		p = UINT64CONST(1) << FPB_WIDE_OFFBITS;
 	return p;
+}
+
+/*
+ * The leading sort key of a row (keys as for fpb_multi_prefix, t its
+ * tiebreaker) when a coded-prefix index is built (build_wide.c): the
+ * prefix's codes continued to 64 bits and, when every key column's code
+ * fits whole, the tiebreaker's bits after them.  Codes keep the columns'
+ * order and none is a prefix of another, so two rows' keys differ where
+ * their codes first differ, before any tiebreaker bit; it never decreases
+ * along the index order, and unlike the prefix it separates rows whose key
+ * columns have few distinct values.  A NULL first column sorts at either
+ * end, as the first column's sort key then orders it.
+ */
+uint64
+fpb_multi_sortkey(const FpbCmp *cmp, const uint64 *keys, const bool *isnull,
+				  uint64 t)
+{
+	uint64		s = 0;
+	int			used = 0;
+	int			j;
+
+	Assert(cmp->mprefix == FPB_MPREFIX_CODED && cmp->cols[0].encproc);
+	if (isnull[0])
+		return cmp->cols[0].nullsfirst ? 0 : PG_UINT64_MAX;
+	for (j = 0; j < cmp->nkeys && used < 64; j++)
+	{
+		const FpbCmp *col = &cmp->cols[j];
+		uint64		k;
+
+		if (!col->encproc || isnull[j])
+		{
+			if (col->encproc && !col->nullsfirst)
+				fpb_mprefix_put(&s, &used, PG_UINT64_MAX, 64, 64);
+			return s;
+		}
+		k = fpb_col_key(col, keys[j]);
+		fpb_mprefix_code(&s, &used, col->desc ? ~k : k, 64);
+	}
+	if (j == cmp->nkeys && used < 64)
+		fpb_mprefix_put(&s, &used, t << 16, 48, 64);
+	return s;
 }
 
 /* The prefix of an entry whose first column is NULL (either format). */
