@@ -80,6 +80,7 @@ my @dcases = (
 	[ d_l1empty => 10 ],
 	[ d_widths0 => 10 ],
 	[ d_version => 10 ],
+	[ d_pfxflags => 10 ],
 	[ d_deadmark => 10 ],
 	[ d_split => 100 ],
 	[ d_postcount => 100, '5' ],
@@ -225,7 +226,8 @@ write_block($path{tb}, $blk{tb}, garbage($blcksz));
 # hikey 0, hitid 8, level 14, left 16, right 20, nentries 24, flags 28,
 # root 30, hwm 32, firstleaf 34, lastleaf 36, ipheight 38, w 39, x 40,
 # pageid 42.  Metapage contents (FpbMetaPageData) from byte 24: magic,
-# version 28, root 32, rootlevel 36, w 40, x 41.  pd_lower is at byte 12.
+# version 28, root 32, rootlevel 36, w 40, x 41, mprefix 66, pfxflags 68.
+# pd_lower is at byte 12.
 my $INVALID = 0xFFFFFFFF;
 my $NONE = 0xFFFF;
 my %opqfield = (
@@ -245,7 +247,8 @@ my %metafield = (
 	root => [ 32, 'V' ],
 	rootlevel => [ 36, 'V' ],
 	w => [ 40, 'C' ],
-	x => [ 41, 'C' ],);
+	x => [ 41, 'C' ],
+	pfxflags => [ 68, 'v' ],);
 
 sub opaque
 {
@@ -447,6 +450,13 @@ my (%dblk, %dnote);
 	patch($f, 0, meta_version => 99);
 	$dblk{d_version} = [0];
 	$dnote{d_version} = 'metapage version 99';
+
+	# version 3 with a prefix flag no build knows: refused, not read as
+	# another format's prefixes
+	$f = $path{d_pfxflags};
+	patch($f, 0, meta_version => 3, meta_pfxflags => 0x8000);
+	$dblk{d_pfxflags} = [0];
+	$dnote{d_pfxflags} = 'metapage version 3 with unknown prefix flags';
 
 	# a full leftmost leaf is its own right sibling; inserting below its
 	# first key splits it
@@ -652,6 +662,7 @@ my @dplan = (
 	[ d_l1empty => qw(fwd check) ],
 	[ d_widths0 => qw(stats fwd check) ],
 	[ d_version => qw(fwd check) ],
+	[ d_pfxflags => qw(fwd check) ],
 	[ d_deadmark => qw(check) ],
 	[ d_split => qw(ins check) ],
 	[ d_postcount => qw(fwd bwd check) ],
