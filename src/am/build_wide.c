@@ -20,6 +20,7 @@
 #include "access/stratnum.h"
 #include "access/tableam.h"
 #include "build.h"
+#include "catalog/pg_collation_d.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
 #include "commands/progress.h"
@@ -47,6 +48,10 @@ typedef struct FpbWideSpool
 	int			kpos;			/* multi: slot column of the prefix, or 0 */
 	int			spos;			/* multi, coded prefix: slot column of the
 								 * leading sort key (fpb_multi_sortkey) */
+	int			wcol;			/* ... and the first wide key column, whose
+								 * prefix it ends with, or -1 */
+	FmgrInfo   *wproc;			/* that column's prefix procedure */
+	Oid			wcoll;			/* and the collation to call it with */
 	int			natts;			/* multi: the index's columns */
 	int			keypos[INDEX_MAX_KEYS]; /* multi: slot column of a narrow
 										 * key column's key, or 0 */
@@ -171,8 +176,13 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 			p = fpb_multi_prefix(sp->cmp, sp->cmp->nkeys, keys, isnull, 0);
 			if (sp->spos)
 			{
-				uint64		s = fpb_multi_sortkey(sp->cmp, keys, isnull,
-												  fpb_make_t(tid, false));
+				bool		havew = sp->wcol >= 0 && !isnull[sp->wcol];
+				uint64		s;
+
+				s = fpb_multi_sortkey(sp->cmp, keys, isnull,
+									  fpb_make_t(tid, false), havew,
+									  havew ? fpb_encode(sp->wproc, sp->wcoll,
+														 values[sp->wcol]) : 0);
 
 				slot->tts_values[sp->spos] = fpb_sortk_datum(s);
 				slot->tts_isnull[sp->spos] = false;
@@ -251,6 +261,25 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
 		if (cmp->cols[0].encproc)
 			sp->spos = ncols++;
 		sp->kpos = ncols++;
+	}
+	sp->wcol = -1;
+	for (int j = 0; sp->spos && j < cmp->nkeys; j++)
+	{
+		const FpbCmp *col = &cmp->cols[j];
+
+		if (col->encproc)
+			continue;
+
+		/*
+		 * A sort key is never stored: a collation without rules may take its
+		 * prefixes under "C" whatever the index records.
+		 */
+		sp->wproc = index_getprocinfo(index, j + 1, FPB_ENCODE_PROC);
+		sp->wcoll = fpb_collation_is_codepoint(col->collation) ?
+			C_COLLATION_OID : col->collation;
+		if (!fpb_prefix_is_const(sp->wproc, sp->wcoll))
+			sp->wcol = j;
+		break;
 	}
 	for (int j = 0; j < cmp->nkeys; j++)
 		sp->keypos[j] = cmp->cols[j].encproc ? ncols++ : 0;

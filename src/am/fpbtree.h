@@ -611,7 +611,8 @@ extern uint64 fpb_multi_prefix(const FpbCmp *cmp, int m, const uint64 *keys,
 							   const bool *isnull, int sign);
 extern uint64 fpb_multi_null_prefix(const FpbCmp *cmp);
 extern uint64 fpb_multi_sortkey(const FpbCmp *cmp, const uint64 *keys,
-								const bool *isnull, uint64 t);
+								const bool *isnull, uint64 t, bool havewpfx,
+								uint64 wpfx);
 extern uint16 fpb_new_mprefix(Relation index);
 extern uint16 fpb_cmp_mprefix(const FpbCmp *cmp);
 extern bool fpb_debug_multi_prefix_first;

@@ -266,11 +266,14 @@ fpb_multi_prefix(const FpbCmp *cmp, int m, const uint64 *keys,
  * their codes first differ, before any tiebreaker bit; it never decreases
  * along the index order, and unlike the prefix it separates rows whose key
  * columns have few distinct values.  A NULL first column sorts at either
- * end, as the first column's sort key then orders it.
+ * end, as the first column's sort key then orders it.  The codes end at the
+ * first wide column, with its value's prefix wpfx when the caller has one
+ * (havewpfx): a wide prefix never decreases along its column's order but
+ * may tie for different values, so nothing follows it.
  */
 uint64
 fpb_multi_sortkey(const FpbCmp *cmp, const uint64 *keys, const bool *isnull,
-				  uint64 t)
+				  uint64 t, bool havewpfx, uint64 wpfx)
 {
 	uint64		s = 0;
 	int			used = 0;
@@ -284,10 +287,17 @@ fpb_multi_sortkey(const FpbCmp *cmp, const uint64 *keys, const bool *isnull,
 		const FpbCmp *col = &cmp->cols[j];
 		uint64		k;
 
-		if (!col->encproc || isnull[j])
+		if (isnull[j])
 		{
-			if (col->encproc && !col->nullsfirst)
+			if (!col->nullsfirst)
 				fpb_mprefix_put(&s, &used, PG_UINT64_MAX, 64, 64);
+			return s;
+		}
+		if (!col->encproc)
+		{
+			if (havewpfx)
+				fpb_mprefix_put(&s, &used, col->desc ? ~wpfx : wpfx,
+								64 - FPB_WIDE_OFFBITS, 64);
 			return s;
 		}
 		k = fpb_col_key(col, keys[j]);
