@@ -42,8 +42,9 @@ typedef struct FpbWideSpool
 	MemoryContext tmpcxt;		/* what the scan's prefix computation
 								 * allocates (a detoasted value), per row */
 	bool		sortk;			/* sorted by the prefix first (one column:
-								 * unless it is a constant; multi: when the
-								 * first column is wide, its prefix not
+								 * unless it is a constant; multi: in the
+								 * coded format, by its sort key, or when
+								 * the first column is wide, its prefix not
 								 * constant) */
 	int			kpos;			/* multi: slot column of the prefix, or 0 */
 	int			spos;			/* multi, coded prefix: slot column of the
@@ -61,9 +62,8 @@ typedef struct FpbWideSpool
 /*
  * multi: the sorted tuples hold the tiebreaker, the sort key of a coded
  * prefix, the prefix (when sorted by either), the narrow key columns' keys,
- * then the values: the integers first,
- * at fixed offsets, which the sort reads on ties without walking the
- * tuple.
+ * then the values: the integers first, at fixed offsets, which the sort
+ * reads on ties without walking the tuple.
  */
 #define FPB_MSLOT_T		0
 
