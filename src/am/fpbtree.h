@@ -431,8 +431,9 @@ typedef struct FpbMetaPageData
 } FpbMetaPageData;
 
 /*
- * pfxflags: the first column's collation compares code points (glibc's
- * C.UTF-8), and its prefixes are taken under "C" (README "Wide keys").
+ * pfxflags: the first column's collation compares as strcmp() (a libc locale
+ * without collation rules, as glibc's C.UTF-8), and its prefixes are taken
+ * under "C" (README "Wide keys").
  */
 #define FPB_PFX_CODEPOINT	0x0001
 #define FPB_PFX_KNOWN		FPB_PFX_CODEPOINT
