@@ -73,18 +73,22 @@ CREATE INDEX u_k ON u USING fpbtree (k);
 INSERT INTO u SELECT g FROM generate_series(1, 1000) g;
 });
 
-# wide keys: text values kept in the pages' slots, uuids
+# wide keys: text values kept in the pages' slots, uuids, and text under
+# C.UTF-8, whose index records its "C" prefixes in the metapage (version 3)
 $primary->safe_psql(
 	'postgres', q{
-CREATE TABLE w (id int8, s text COLLATE "C", u uuid);
+CREATE TABLE w (id int8, s text COLLATE "C", u uuid, c text COLLATE "C.utf8");
 CREATE INDEX w_s ON w USING fpbtree (s);
 CREATE INDEX w_u ON w USING fpbtree (u);
-INSERT INTO w SELECT g, repeat(md5(g::text), 1 + g % 3), md5((g % 7000)::text)::uuid
+CREATE INDEX w_c ON w USING fpbtree (c);
+INSERT INTO w SELECT g, repeat(md5(g::text), 1 + g % 3), md5((g % 7000)::text)::uuid,
+	CASE WHEN g % 2 = 0 THEN 'Wört ' ELSE 'wört ' END || g
 	FROM generate_series(1, 20000) g;
-INSERT INTO w SELECT 30000 + g, NULL, NULL FROM generate_series(1, 300) g;
+INSERT INTO w SELECT 30000 + g, NULL, NULL, NULL FROM generate_series(1, 300) g;
 DELETE FROM w WHERE id % 5 = 2;
 VACUUM w;
-INSERT INTO w SELECT 40000 + g, md5(g::text), md5(g::text)::uuid FROM generate_series(1, 5000) g;
+INSERT INTO w SELECT 40000 + g, md5(g::text), md5(g::text)::uuid, 'wört ' || g || 'x'
+	FROM generate_series(1, 5000) g;
 });
 
 $primary->wait_for_catchup($standby, 'replay');
@@ -99,7 +103,8 @@ my %uses = (
 	't_d' => q{SELECT id FROM t WHERE d = 'infinity'},
 	't_id' => q{SELECT k FROM t WHERE id BETWEEN 100 AND 200},
 	'w_s' => q{SELECT id FROM w WHERE s > 'fe'},
-	'w_u' => q{SELECT id FROM w WHERE u = 'c4ca4238-a0b9-2382-0dcc-509a6f75849b'},);
+	'w_u' => q{SELECT id FROM w WHERE u = 'c4ca4238-a0b9-2382-0dcc-509a6f75849b'},
+	'w_c' => q{SELECT id FROM w WHERE c > 'wört 9'},);
 for my $i (sort keys %uses)
 {
 	like($standby->safe_psql('postgres', "$idx EXPLAIN (COSTS OFF) $uses{$i}"),
@@ -121,7 +126,9 @@ my @queries = (
 	q{SELECT count(*), md5(string_agg(s, ',')) FROM (SELECT s FROM w WHERE s < '3' ORDER BY s DESC) x},
 	q{SELECT count(*), sum(id) FROM w WHERE s = md5('77') OR s IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE u = 'c4ca4238-a0b9-2382-0dcc-509a6f75849b'},
-	q{SELECT count(*), md5(string_agg(u::text, ',')) FROM (SELECT u FROM w WHERE u > 'f0000000-0000-0000-0000-000000000000' ORDER BY u) x},);
+	q{SELECT count(*), md5(string_agg(u::text, ',')) FROM (SELECT u FROM w WHERE u > 'f0000000-0000-0000-0000-000000000000' ORDER BY u) x},
+	q{SELECT count(*), md5(string_agg(c, ',')) FROM (SELECT c FROM w WHERE c >= 'wört 1' ORDER BY c) x},
+	q{SELECT count(*), sum(id) FROM w WHERE c = 'Wört 778' OR c = 'wört 4x' OR c IS NULL},);
 for my $q (@queries)
 {
 	my $want = $primary->safe_psql('postgres', "$seq $q");
@@ -130,7 +137,7 @@ for my $q (@queries)
 	is($standby->safe_psql('postgres', "$bmp $q"), $want, "standby: bitmap scan equals primary: $q");
 }
 
-for my $i (qw(t_k t_f t_d t_id w_s w_u))
+for my $i (qw(t_k t_f t_d t_id w_s w_u w_c))
 {
 	my ($ret, $stdout, $stderr) =
 	  $standby->psql('postgres', "SELECT fpbtree_check('$i')");
