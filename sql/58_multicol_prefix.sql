@@ -14,11 +14,6 @@
 \i sql/include/pageinspect.sql
 \set ECHO all
 
--- the metapage's version (FpbMetaPageData.version, a uint32 at byte 4 of
--- the contents, which begin at 24; little-endian): 2 for coded prefixes
-CREATE FUNCTION pg_temp.version(idx regclass) RETURNS int
-LANGUAGE sql AS $$ SELECT get_byte(get_raw_page(idx::text, 0), 28) $$;
-
 -- Shapes: name, column definitions, index columns, the index order
 -- reversed, a row expression of g (values near zero, extremes, NULLs,
 -- repeats), and per column a literal generator (an expression of r, a
@@ -192,8 +187,8 @@ END $$;
 SELECT pg_temp.make(s, 6000) FROM shapes s;
 -- the versions the metapages record: the old format where asked for, and
 -- where the first column is a float or a timestamp (no room for more)
-SELECT s.name, pg_temp.version((s.name || '_coded_i')::regclass) AS coded,
-	   pg_temp.version((s.name || '_first_i')::regclass) AS first
+SELECT s.name, fpb_meta_version((s.name || '_coded_i')::regclass) AS coded,
+	   fpb_meta_version((s.name || '_first_i')::regclass) AS first
 FROM shapes s ORDER BY 1;
 -- each index sound, its prefixes those of its format
 SELECT s.name, t, fpbtree_check((t || '_i')::regclass, true)

@@ -79,46 +79,9 @@ BEGIN
 	END;
 END $$;
 
-CREATE FUNCTION pg_temp.nt_probe(t text, idx text, n int, seed float8)
-RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-	ops text[] := ARRAY['<', '<=', '=', '>=', '>'];
-	op text;
-	q text;
-	r text;
-	dir text;
-BEGIN
-	PERFORM setseed(seed);
-	FOR i IN 1..n LOOP
-		op := ops[1 + floor(random() * 5)::int];
-		IF i % 5 = 0 THEN
-			q := format('SELECT id, nm FROM %I WHERE nm %s ANY (ARRAY[%L, %L, %L]::text[])',
-						t, CASE WHEN i % 10 = 0 THEN '=' ELSE op END,
-						pg_temp.nt_key(t), pg_temp.nt_key(t), pg_temp.nt_key(t));
-		ELSE
-			q := format('SELECT id, nm FROM %I WHERE nm %s %L::text', t, op,
-						pg_temp.nt_key(t));
-		END IF;
-		IF i % 3 = 0 THEN
-			q := q || format(' AND nm %s %L::text',
-							 CASE WHEN op LIKE '<%' THEN '>' ELSE '<' END,
-							 pg_temp.nt_key(t));
-		END IF;
-		IF i % 2 = 0 THEN
-			dir := CASE WHEN i % 4 = 0 THEN 'DESC' ELSE 'ASC' END;
-			q := q || format(' ORDER BY nm %s, id LIMIT %s', dir,
-							 1 + floor(random() * 80)::int);
-		END IF;
-		r := fpb_same(q, idx, q LIKE '%ORDER BY%');
-		IF r <> 'ok' THEN
-			RETURN NEXT q || ': ' || r;
-		END IF;
-	END LOOP;
-END $$;
-SELECT pg_temp.nt_probe('nt_c', 'nt_c_i', 120, 0.1);
-SELECT pg_temp.nt_probe('nt_icu', 'nt_icu_i', 120, 0.2);
-SELECT pg_temp.nt_probe('nt_nd', 'nt_nd_i', 120, 0.3);
+SELECT fpb_probe('nt_c', 'nt_c_i', 'nm', $$pg_temp.nt_key('nt_c')$$, '::text', 120, 0.1);
+SELECT fpb_probe('nt_icu', 'nt_icu_i', 'nm', $$pg_temp.nt_key('nt_icu')$$, '::text', 120, 0.2);
+SELECT fpb_probe('nt_nd', 'nt_nd_i', 'nm', $$pg_temp.nt_key('nt_nd')$$, '::text', 120, 0.3);
 
 -- the keys the scan treats loosely, one by one
 SELECT fpb_same($$SELECT id FROM nt_c WHERE nm = repeat('z', 64)$$, 'nt_c_i');
@@ -306,7 +269,7 @@ INSERT INTO nt_c SELECT g, pg_temp.nt_value(g * 7) FROM generate_series(12001, 1
 DELETE FROM nt_c WHERE id % 5 = 0;
 VACUUM nt_c;
 SELECT fpbtree_check('nt_c_i', true);
-SELECT pg_temp.nt_probe('nt_c', 'nt_c_i', 60, 0.6);
+SELECT fpb_probe('nt_c', 'nt_c_i', 'nm', $$pg_temp.nt_key('nt_c')$$, '::text', 60, 0.6);
 
 -- the families validate with their new members
 SELECT c.opcname, amvalidate(c.oid) FROM pg_opclass c

@@ -17,11 +17,6 @@
 \i sql/include/pageinspect.sql
 \set ECHO all
 
--- the metapage's version (a uint32 at byte 4 of the contents, which begin
--- at 24; little-endian): 3 where the prefixes are taken under "C"
-CREATE FUNCTION pg_temp.version(idx regclass) RETURNS int
-LANGUAGE sql AS $$ SELECT get_byte(get_raw_page(idx::text, 0), 28) $$;
-
 -- the premise, on values like the tables': C.UTF-8 orders as "C" does
 CREATE FUNCTION pg_temp.cp_value(g int) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
@@ -57,14 +52,14 @@ SET fpbtree.debug_codepoint_prefix_const = on;
 CREATE INDEX cp_o_i ON cp_o USING fpbtree (v);
 RESET fpbtree.debug_codepoint_prefix_const;
 VACUUM ANALYZE cp_t, cp_o;
-SELECT pg_temp.version('cp_t_i') AS new_version, pg_temp.version('cp_o_i') AS old_version;
+SELECT fpb_meta_version('cp_t_i') AS new_version, fpb_meta_version('cp_o_i') AS old_version;
 SELECT fpbtree_check('cp_t_i', true), fpbtree_check('cp_o_i', true);
 -- under "C" and ICU nothing changes: version 1
 CREATE TABLE cp_c (v text COLLATE "C");
 CREATE INDEX cp_c_i ON cp_c USING fpbtree (v);
 CREATE TABLE cp_icu (v text COLLATE "en-x-icu");
 CREATE INDEX cp_icu_i ON cp_icu USING fpbtree (v);
-SELECT pg_temp.version('cp_c_i') AS c_version, pg_temp.version('cp_icu_i') AS icu_version;
+SELECT fpb_meta_version('cp_c_i') AS c_version, fpb_meta_version('cp_icu_i') AS icu_version;
 
 -- random probes: values of the table, longer and shorter ones, strings
 -- between them, the empty string; all operators, arrays, both directions
@@ -83,45 +78,8 @@ LANGUAGE sql VOLATILE AS $$
 						  'key_1') AS v, random() AS r) s
 $$;
 
-CREATE FUNCTION pg_temp.cp_probe(t text, idx text, n int, seed float8)
-RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-	ops text[] := ARRAY['<', '<=', '=', '>=', '>'];
-	op text;
-	q text;
-	r text;
-	dir text;
-BEGIN
-	PERFORM setseed(seed);
-	FOR i IN 1..n LOOP
-		op := ops[1 + floor(random() * 5)::int];
-		IF i % 5 = 0 THEN
-			q := format('SELECT id, v FROM %I WHERE v %s ANY (ARRAY[%L, %L, %L])',
-						t, CASE WHEN i % 10 = 0 THEN '=' ELSE op END,
-						pg_temp.cp_key(), pg_temp.cp_key(), pg_temp.cp_key());
-		ELSE
-			q := format('SELECT id, v FROM %I WHERE v %s %L', t, op,
-						pg_temp.cp_key());
-		END IF;
-		IF i % 3 = 0 THEN
-			q := q || format(' AND v %s %L',
-							 CASE WHEN op LIKE '<%' THEN '>' ELSE '<' END,
-							 pg_temp.cp_key());
-		END IF;
-		IF i % 2 = 0 THEN
-			dir := CASE WHEN i % 4 = 0 THEN 'DESC' ELSE 'ASC' END;
-			q := q || format(' ORDER BY v %s, id LIMIT %s', dir,
-							 1 + floor(random() * 80)::int);
-		END IF;
-		r := fpb_same(q, idx, q LIKE '%ORDER BY%');
-		IF r <> 'ok' THEN
-			RETURN NEXT q || ': ' || r;
-		END IF;
-	END LOOP;
-END $$;
-SELECT pg_temp.cp_probe('cp_t', 'cp_t_i', 150, 0.1);
-SELECT pg_temp.cp_probe('cp_o', 'cp_o_i', 60, 0.2);
+SELECT fpb_probe('cp_t', 'cp_t_i', 'v', 'pg_temp.cp_key()', '', 150, 0.1);
+SELECT fpb_probe('cp_o', 'cp_o_i', 'v', 'pg_temp.cp_key()', '', 60, 0.2);
 SELECT fpb_same($$SELECT id FROM cp_t WHERE v IS NULL$$, 'cp_t_i');
 SELECT fpb_same($$SELECT v FROM cp_t ORDER BY v DESC NULLS LAST LIMIT 50$$, 'cp_t_i', true);
 
@@ -157,16 +115,16 @@ INSERT INTO cp_o SELECT g, pg_temp.cp_value(g) || '+' FROM generate_series(20001
 DELETE FROM cp_t WHERE id % 7 = 3;
 DELETE FROM cp_o WHERE id % 7 = 3;
 VACUUM cp_t, cp_o;
-SELECT pg_temp.version('cp_t_i') AS new_version, pg_temp.version('cp_o_i') AS old_version;
+SELECT fpb_meta_version('cp_t_i') AS new_version, fpb_meta_version('cp_o_i') AS old_version;
 SELECT fpbtree_check('cp_t_i', true), fpbtree_check('cp_o_i', true);
-SELECT pg_temp.cp_probe('cp_t', 'cp_t_i', 60, 0.3);
-SELECT pg_temp.cp_probe('cp_o', 'cp_o_i', 30, 0.4);
+SELECT fpb_probe('cp_t', 'cp_t_i', 'v', 'pg_temp.cp_key()', '', 60, 0.3);
+SELECT fpb_probe('cp_o', 'cp_o_i', 'v', 'pg_temp.cp_key()', '', 30, 0.4);
 -- the two indexes hold the same entries in the same order
 SELECT (SELECT array_agg(id ORDER BY v, id) FROM cp_t) =
 	   (SELECT array_agg(id ORDER BY v, id) FROM cp_o) AS same_order;
 -- REINDEX gives the old index the new format
 REINDEX INDEX cp_o_i;
-SELECT pg_temp.version('cp_o_i') AS reindexed_version, fpbtree_check('cp_o_i', true);
+SELECT fpb_meta_version('cp_o_i') AS reindexed_version, fpbtree_check('cp_o_i', true);
 
 -- a parallel build equals a serial one
 ALTER TABLE cp_t SET (parallel_workers = 2);
@@ -179,10 +137,10 @@ CREATE INDEX cp_t_ser ON cp_t USING fpbtree (v);
 RESET max_parallel_maintenance_workers;
 RESET min_parallel_table_scan_size;
 RESET maintenance_work_mem;
-SELECT pg_temp.version('cp_t_par') AS par_version, fpbtree_check('cp_t_par', true),
+SELECT fpb_meta_version('cp_t_par') AS par_version, fpbtree_check('cp_t_par', true),
 	   pg_relation_size('cp_t_par') = pg_relation_size('cp_t_ser') AS same_size;
 DROP INDEX cp_t_i, cp_t_ser;
-SELECT pg_temp.cp_probe('cp_t', 'cp_t_par', 40, 0.5);
+SELECT fpb_probe('cp_t', 'cp_t_par', 'v', 'pg_temp.cp_key()', '', 40, 0.5);
 DROP INDEX cp_t_par;
 
 -- varchar, bpchar (trailing spaces do not count) and name
@@ -196,8 +154,8 @@ CREATE INDEX cp_vc_i ON cp_types USING fpbtree (vc);
 CREATE INDEX cp_bp_i ON cp_types USING fpbtree (bp);
 CREATE INDEX cp_nm_i ON cp_types USING fpbtree (nm);
 ANALYZE cp_types;
-SELECT pg_temp.version('cp_vc_i') AS vc, pg_temp.version('cp_bp_i') AS bp,
-	   pg_temp.version('cp_nm_i') AS nm, fpbtree_check('cp_vc_i', true),
+SELECT fpb_meta_version('cp_vc_i') AS vc, fpb_meta_version('cp_bp_i') AS bp,
+	   fpb_meta_version('cp_nm_i') AS nm, fpbtree_check('cp_vc_i', true),
 	   fpbtree_check('cp_bp_i', true), fpbtree_check('cp_nm_i', true);
 SELECT fpb_same($$SELECT id FROM cp_types WHERE vc BETWEEN 'Key_1' AND 'key_3'$$, 'cp_vc_i');
 SELECT fpb_same($$SELECT id FROM cp_types WHERE bp = 'a'$$, 'cp_bp_i');
@@ -214,7 +172,7 @@ INSERT INTO cp_m SELECT id, v, id % 13 FROM cp_t;
 CREATE INDEX cp_m_vg ON cp_m USING fpbtree (v, g) INCLUDE (id);
 CREATE INDEX cp_m_gv ON cp_m USING fpbtree (g, v DESC);
 ANALYZE cp_m;
-SELECT pg_temp.version('cp_m_vg') AS vg, pg_temp.version('cp_m_gv') AS gv,
+SELECT fpb_meta_version('cp_m_vg') AS vg, fpb_meta_version('cp_m_gv') AS gv,
 	   fpbtree_check('cp_m_vg', true), fpbtree_check('cp_m_gv', true);
 SELECT fpb_same($$SELECT id FROM cp_m WHERE v = 'key_17' AND g > 3$$, 'cp_m_vg');
 SELECT fpb_same($$SELECT id FROM cp_m WHERE v >= 'commonprefix_1' AND v < 'commonprefix_2'$$, 'cp_m_vg');
@@ -233,7 +191,7 @@ INSERT INTO cp_u VALUES ('key_10', 1);
 INSERT INTO cp_u VALUES ('key_5', 1), ('Key_5', 1), ('key_5 ', 1), ('😁x', 1)
 	ON CONFLICT (v) DO UPDATE SET n = cp_u.n + 1;
 SELECT v, n FROM cp_u WHERE v IN ('key_5', 'Key_5', 'key_5 ', '😁x') ORDER BY v;
-SELECT pg_temp.version('cp_u_i') AS version, fpbtree_check('cp_u_i', true);
+SELECT fpb_meta_version('cp_u_i') AS version, fpbtree_check('cp_u_i', true);
 
 -- the database's default collation: a database whose LC_COLLATE is C.UTF-8
 \set cp_home :DBNAME
@@ -251,7 +209,7 @@ INSERT INTO cp_d SELECT g, CASE g % 4 WHEN 0 THEN 'Item ' || g % 300
 FROM generate_series(1, 8000) g;
 CREATE INDEX cp_d_i ON cp_d USING fpbtree (v);
 ANALYZE cp_d;
-SELECT get_byte(get_raw_page('cp_d_i', 0), 28) AS version, fpbtree_check('cp_d_i', true);
+SELECT fpb_meta_version('cp_d_i') AS version, fpbtree_check('cp_d_i', true);
 SELECT fpb_same($$SELECT id FROM cp_d WHERE v >= 'Item 1' AND v < 'item 2'$$, 'cp_d_i');
 SELECT fpb_same($$SELECT id FROM cp_d WHERE v = ANY ('{"item 7","ítem 7",Item}')$$, 'cp_d_i');
 SELECT fpb_same($$SELECT v, id FROM cp_d WHERE v > 'i' ORDER BY v DESC, id LIMIT 70$$, 'cp_d_i', true);

@@ -96,3 +96,56 @@ BEGIN
 	END LOOP;
 	RETURN 'ok';
 END $$;
+
+-- Random probes of column col of table t through index idx, n of them from
+-- seed, each compared with sequential scans (fpb_same): keys from the SQL
+-- expression keyq, written with the cast kcast ('' or e.g. '::text'), with
+-- every operator; every fifth an array of three (every tenth "= ANY"),
+-- every third with a bound on the other side, every second ordered by
+-- (col, id) with a LIMIT, in both directions.  Returns the failures.
+CREATE OR REPLACE FUNCTION fpb_probe(t text, idx text, col text, keyq text,
+									 kcast text, n int, seed float8)
+RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	ops text[] := ARRAY['<', '<=', '=', '>=', '>'];
+	op text;
+	q text;
+	r text;
+	dir text;
+	k1 text;
+	k2 text;
+	k3 text;
+BEGIN
+	PERFORM setseed(seed);
+	FOR i IN 1..n LOOP
+		op := ops[1 + floor(random() * 5)::int];
+		IF i % 5 = 0 THEN
+			EXECUTE 'SELECT ' || keyq INTO k1;
+			EXECUTE 'SELECT ' || keyq INTO k2;
+			EXECUTE 'SELECT ' || keyq INTO k3;
+			q := format('SELECT id, %I FROM %I WHERE %I %s ANY (ARRAY[%L, %L, %L]%s)',
+						col, t, col, CASE WHEN i % 10 = 0 THEN '=' ELSE op END,
+						k1, k2, k3, CASE WHEN kcast = '' THEN '' ELSE kcast || '[]' END);
+		ELSE
+			EXECUTE 'SELECT ' || keyq INTO k1;
+			q := format('SELECT id, %I FROM %I WHERE %I %s %L%s', col, t, col, op,
+						k1, kcast);
+		END IF;
+		IF i % 3 = 0 THEN
+			EXECUTE 'SELECT ' || keyq INTO k1;
+			q := q || format(' AND %I %s %L%s', col,
+							 CASE WHEN op LIKE '<%' THEN '>' ELSE '<' END,
+							 k1, kcast);
+		END IF;
+		IF i % 2 = 0 THEN
+			dir := CASE WHEN i % 4 = 0 THEN 'DESC' ELSE 'ASC' END;
+			q := q || format(' ORDER BY %I %s, id LIMIT %s', col, dir,
+							 1 + floor(random() * 80)::int);
+		END IF;
+		r := fpb_same(q, idx, q LIKE '%ORDER BY%');
+		IF r <> 'ok' THEN
+			RETURN NEXT q || ': ' || r;
+		END IF;
+	END LOOP;
+END $$;
