@@ -263,6 +263,17 @@ fpb_page_recyclable(Page page)
 }
 
 /*
+ * Does the metapage hold the uint16 field at *field?  A metapage written
+ * before the field existed ends (pd_lower) before it.
+ */
+static inline bool
+fpb_meta_has(Page metapage, const uint16 *field)
+{
+	return ((PageHeader) metapage)->pd_lower >=
+		(const char *) field + sizeof(uint16) - (const char *) metapage;
+}
+
+/*
  * The VACUUM cycle id in the metapage: the current VACUUM's while one runs.
  * A split stamps it on both halves, so that a VACUUM that has passed the
  * (possibly reused, low) new block comes back for the entries moved there
@@ -275,10 +286,7 @@ fpb_meta_cycleid(Page metapage)
 	FpbMetaPageData *meta = FpbPageGetMeta(metapage);
 
 	/* an old metapage's pd_lower ends before the field: it is zero */
-	if (((PageHeader) metapage)->pd_lower <
-		(char *) &meta->vac_cycle + sizeof(uint16) - (char *) metapage)
-		return 0;
-	return meta->vac_cycle;
+	return fpb_meta_has(metapage, &meta->vac_cycle) ? meta->vac_cycle : 0;
 }
 
 /*
@@ -292,10 +300,8 @@ fpb_meta_mprefix(Page metapage)
 {
 	FpbMetaPageData *meta = FpbPageGetMeta(metapage);
 
-	if (((PageHeader) metapage)->pd_lower <
-		(char *) &meta->mprefix + sizeof(uint16) - (char *) metapage)
-		return FPB_MPREFIX_FIRST;
-	return meta->mprefix;
+	return fpb_meta_has(metapage, &meta->mprefix) ? meta->mprefix :
+		FPB_MPREFIX_FIRST;
 }
 
 /*
@@ -308,10 +314,7 @@ fpb_meta_pfxflags(Page metapage)
 {
 	FpbMetaPageData *meta = FpbPageGetMeta(metapage);
 
-	if (((PageHeader) metapage)->pd_lower <
-		(char *) &meta->pfxflags + sizeof(uint16) - (char *) metapage)
-		return 0;
-	return meta->pfxflags;
+	return fpb_meta_has(metapage, &meta->pfxflags) ? meta->pfxflags : 0;
 }
 
 /*
