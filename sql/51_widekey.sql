@@ -219,7 +219,7 @@ SELECT fpbtree_dead_entries('wk_del_s') AS marks_left;
 SELECT fpbtree_check('wk_del_s', true);
 SELECT fpb_same('SELECT s FROM wk_del WHERE s > ''e'' ORDER BY s', 'wk_del_s', true);
 
--- parallel scans share out runs between cut points of the level-1
+-- parallel scans share out runs between the keys of the level-1
 -- downlinks (pscan.c): long values make a tall tree with many level-1
 -- pages; forward and backward (below Gather Merge) equal serial scans
 CREATE TABLE wk_par (id int, s text COLLATE "C") WITH (autovacuum_enabled = off);

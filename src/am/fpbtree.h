@@ -920,8 +920,10 @@ typedef struct FpbScanRun
 	uint64		lot;			/* inclusive */
 	uint64		hik;
 	uint64		hit;
-	const char *lof;			/* wide: the bounds' values (the scan's own, */
-	const char *hif;			/* NULL at cut points, or FPB_FULL_PLUSINF) */
+	const char *lof;			/* wide: the bounds' values (the interval's */
+	const char *hif;			/* own, or in lobuf and hibuf) */
+	FpbFullBuf *lobuf;			/* the caller's, for copies of values */
+	FpbFullBuf *hibuf;
 	BlockNumber start;			/* leaf to start from (Invalid: descend) */
 	BlockNumber last;			/* last leaf listed for it (scan order) */
 	BlockNumber blks[FPB_PSCAN_RUN];	/* its leaves per the downlinks */

@@ -16,9 +16,12 @@
  * share out one after another the same way, all moving on to the next once
  * the last run of one has been handed out.
  *
- * The shared state is protected by a spinlock.  Loading the next level-1
- * page reads buffers, so it is done outside the spinlock by one participant
- * at a time (status ADVANCING) while the others wait on the condition
+ * The shared state is protected by a spinlock, under which nothing but
+ * assignments and copies happen: a wide index's comparisons call the
+ * operator class, which may fail, so whatever a claim needs to know about
+ * the order of keys is worked out when a level-1 page is loaded.  Loading
+ * reads buffers, so it is done outside the spinlock by one participant at
+ * a time (status ADVANCING) while the others wait on the condition
  * variable, as nbtree serialises its "next page" in _bt_parallel_seize.
  *
  *-------------------------------------------------------------------------
@@ -38,6 +41,13 @@
 	((FPB_NLINES * FPB_LINE) / (sizeof(uint64) + sizeof(ItemPointerData) + \
 								sizeof(BlockNumber)) + 1)
 
+/*
+ * Room for the values of the copied downlinks and end key of a wide index:
+ * they all lie on one page, and each copy is aligned.
+ */
+#define FPB_PSCAN_VALBYTES	(2 * BLCKSZ)
+#define FPB_PSCAN_NOVAL		(-1)
+
 typedef enum FpbPscanStatus
 {
 	FPB_PS_NOT_STARTED,			/* nothing claimed since (re)start */
@@ -45,6 +55,15 @@ typedef enum FpbPscanStatus
 	FPB_PS_IDLE,				/* runs can be claimed (or a load is due) */
 	FPB_PS_DONE					/* the whole interval has been handed out */
 } FpbPscanStatus;
+
+/* A key in shared memory: its value, if any, at vpos in the value area. */
+typedef struct FpbPscanKey
+{
+	uint64		k;
+	uint64		t;
+	BlockNumber child;
+	int32		vpos;			/* FPB_PSCAN_NOVAL: no value */
+} FpbPscanKey;
 
 typedef struct FpbParallelScanData
 {
@@ -54,24 +73,31 @@ typedef struct FpbParallelScanData
 	bool		forward;		/* direction, set by the first participant */
 	bool		first;			/* no run handed out yet */
 	bool		rootleaf;		/* no level 1: one run, found by descent */
-	bool		lastl1;			/* no level-1 page beyond the loaded one */
+	bool		lastl1;			/* no level-1 page beyond the copy */
+	bool		endin;			/* forward: the end key is in the interval */
+	int			nents;
+	int			next;			/* first unclaimed entry */
+	int			nin;			/* forward: first entry (from 1) above the
+								 * interval; backward: first entry at or
+								 * below its lower bound; nents if none */
+	int			ival;			/* array keys: the interval being shared out,
+								 * counted in scan direction */
 
 	/*
 	 * The cursor: forward, the inclusive lower bound of the next run;
 	 * backward, the exclusive upper bound of the next run.  Unused while
-	 * first is set (the scan's own bound applies).
+	 * first is set (the scan's own bound applies).  Its value is in cval.
 	 */
-	uint64		ck;
-	uint64		ct;
-	/* the loaded page's end in scan direction: its high key, or K_0 */
-	uint64		ek;
-	uint64		et;
-	BlockNumber nextl1;			/* wide, forward: the page's right sibling */
-	int			nents;
-	int			next;			/* first unclaimed entry */
-	int			ival;			/* array keys: the interval being shared out,
-								 * counted in scan direction */
-	FpbEntry	ents[FLEXIBLE_ARRAY_MEMBER];	/* downlinks, in scan order */
+	FpbPscanKey cur;
+	/* forward: the copy's end, the page's high key or first downlink left */
+	FpbPscanKey end;
+	FpbPscanKey ents[FPB_PSCAN_MAXDL];	/* downlinks, in scan order */
+	union
+	{
+		char		data[FPB_PSCAN_VALBYTES];
+		int64		align;
+	}			vals;			/* values of ents and end */
+	FpbFullBuf	cval;
 } FpbParallelScanData;
 
 typedef FpbParallelScanData *FpbParallelScan;
@@ -79,8 +105,15 @@ typedef FpbParallelScanData *FpbParallelScan;
 Size
 fpbestimateparallelscan(void)
 {
-	return add_size(offsetof(FpbParallelScanData, ents),
-					mul_size(sizeof(FpbEntry), FPB_PSCAN_MAXDL));
+	return sizeof(FpbParallelScanData);
+}
+
+static void
+fpb_pscan_reset(FpbParallelScan ps)
+{
+	ps->status = FPB_PS_NOT_STARTED;
+	ps->first = true;
+	ps->nents = ps->next = 0;
 }
 
 void
@@ -90,9 +123,7 @@ fpbinitparallelscan(void *target)
 
 	SpinLockInit(&ps->mutex);
 	ConditionVariableInit(&ps->cv);
-	ps->status = FPB_PS_NOT_STARTED;
-	ps->first = true;
-	ps->nents = ps->next = 0;
+	fpb_pscan_reset(ps);
 	ps->ival = 0;
 }
 
@@ -104,87 +135,182 @@ fpbparallelrescan(IndexScanDesc scan)
 	OffsetToPointer(pscan, pscan->ps_offset);
 
 	SpinLockAcquire(&ps->mutex);
-	ps->status = FPB_PS_NOT_STARTED;
-	ps->first = true;
-	ps->nents = ps->next = 0;
+	fpb_pscan_reset(ps);
 	ps->ival = 0;
 	SpinLockRelease(&ps->mutex);
 }
 
-/* The key just below (k, t); (k, t) is above (0, 0). */
-static inline void
-fpb_key_pred(uint64 *k, uint64 *t)
+/*
+ * Make (k, t, f) the inclusive bound just below the key (k, t, f), an
+ * exclusive upper bound.  A narrow key has a predecessor.  A wide key's
+ * value has none, but entries with it differ by the tiebreaker: a heap TID
+ * is never 0, so when the tiebreaker is (its NULL bit aside) the key is
+ * below every entry of its value, none equals it, and it is its own bound
+ * (as the scan's "< v" is (k(v), v, 0)).  False when nothing lies below.
+ */
+static inline bool
+fpb_pscan_pred(const FpbCmp *cmp, uint64 *k, uint64 *t, const char *f)
 {
+	if (*k == 0 && *t == 0 && f == NULL)
+		return false;
+	if (cmp)
+	{
+		if ((*t & FPB_T_MAX_NONNULL) > 0)
+			(*t)--;
+		return true;
+	}
 	if (*t > 0)
 		(*t)--;
 	else
 	{
-		Assert(*k > 0);
 		(*k)--;
 		*t = PG_UINT64_MAX;
 	}
-}
-
-/*
- * Wide indexes share out runs between *cut points* instead of downlink keys,
- * since the shared state has no room for values: the cut point of a key is
- * the smallest key with its prefix, (prefix, no value, 0).  Cut points of
- * increasing keys never decrease, so they partition the key space as the
- * downlinks do; a run bounded by them may start left of its first listed
- * leaf, so it is found by descent and read to its key bounds, not to its
- * leaf list.  Under a collation whose prefixes are all 0 every cut point is
- * minus infinity and the last run takes the whole interval.
- */
-static inline void
-fpb_pscan_cut(const FpbCmp *cmp, uint64 *k, uint64 *t)
-{
-	if (cmp && !(*k == 0 && *t == 0))
-	{
-		*k = FPB_WIDE_PREFIX(*k);
-		*t = 0;
-	}
-}
-
-/*
- * The key just below the cut point or key (k, t) of the scan's index, with
- * *f the value to compare it by (a wide predecessor of a cut point lies
- * above every value of the prefix before).  False when there is none.
- */
-static inline bool
-fpb_pscan_pred(const FpbCmp *cmp, uint64 *k, uint64 *t, const char **f)
-{
-	if (*k == 0 && *t == 0)
-		return false;
-	if (cmp)
-	{
-		Assert(*t == 0);
-		*k = FPB_WIDE_PREFIX(*k) - (UINT64CONST(1) << FPB_WIDE_OFFBITS);
-		*t = PG_UINT64_MAX;
-		*f = FPB_FULL_PLUSINF;
-		return true;
-	}
-	fpb_key_pred(k, t);
 	return true;
 }
 
-static inline int
-fpb_pscan_cmp(const FpbCmp *cmp, uint64 ak, uint64 at, const char *af,
-			  uint64 bk, uint64 bt, const char *bf)
+/* Is the wide key (k, t, f) one no entry equals (a tiebreaker of 0)? */
+static inline bool
+fpb_pscan_between(const FpbCmp *cmp, const FpbEntry *e)
 {
-	if (cmp == NULL)
-		return fpb_key_cmp(ak, at, bk, bt);
-	return fpb_wide_cmp(cmp, ak, at, af, bk, bt, bf);
+	return cmp && (e->t & FPB_T_MAX_NONNULL) == 0 &&
+		!(e->k == 0 && e->t == 0 && e->f == NULL);
+}
+
+static inline const char *
+fpb_pscan_val(FpbParallelScan ps, const FpbPscanKey *key)
+{
+	return key->vpos == FPB_PSCAN_NOVAL ? NULL : ps->vals.data + key->vpos;
 }
 
 /*
- * Load the level-1 page holding (k, t) into the shared state: its downlinks
- * from the one whose child holds (k, t) on, in scan direction.  Called by
- * the one participant that set status ADVANCING, with no lock held; it
- * alone writes the array until it publishes it.
+ * Copy a shared key out into (k, t, f), its value into buf; src its value
+ * in shared memory.  Plain copies: this runs under the spinlock.
+ */
+static inline void
+fpb_pscan_take(const FpbCmp *cmp, const FpbPscanKey *key, const char *src,
+			   FpbFullBuf *buf, uint64 *k, uint64 *t, const char **f)
+{
+	*k = key->k;
+	*t = key->t;
+	*f = NULL;
+	if (src != NULL)
+	{
+		memcpy(buf->data, src, fpb_full_size(cmp, src));
+		*f = buf->data;
+	}
+}
+
+/* Set the cursor to key (value src); under the spinlock. */
+static inline void
+fpb_pscan_set_cursor(const FpbCmp *cmp, FpbParallelScan ps,
+					 const FpbPscanKey *key, const char *src)
+{
+	ps->cur = *key;
+	ps->cur.vpos = FPB_PSCAN_NOVAL;
+	if (src != NULL)
+	{
+		memcpy(ps->cval.data, src, fpb_full_size(cmp, src));
+		ps->cur.vpos = 0;
+	}
+}
+
+static inline const char *
+fpb_pscan_curval(FpbParallelScan ps)
+{
+	return ps->cur.vpos == FPB_PSCAN_NOVAL ? NULL : ps->cval.data;
+}
+
+/*
+ * Store the entry e of a page in the shared key *out, its value in the
+ * value area at *used.  The values of one page fit, with room to spare for
+ * their alignment: they are at most a page, and a page holds at most
+ * FPB_PSCAN_MAXDL entries.
  */
 static void
-fpb_pscan_load(Relation index, FpbParallelScan ps, const FpbEntry *key,
-			   BlockNumber l1)
+fpb_pscan_store(Relation index, const FpbCmp *cmp, FpbParallelScan ps,
+				const FpbEntry *e, FpbPscanKey *out, Size *used)
+{
+	out->k = e->k;
+	out->t = e->t;
+	out->child = e->child;
+	out->vpos = FPB_PSCAN_NOVAL;
+	if (cmp && e->f != NULL)
+	{
+		Size		size = fpb_full_size(cmp, e->f);
+
+		if (*used + size > FPB_PSCAN_VALBYTES)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted: the keys of a level-1 page take more than %d bytes",
+							RelationGetRelationName(index),
+							FPB_PSCAN_VALBYTES)));
+		memcpy(ps->vals.data + *used, e->f, size);
+		out->vpos = (int32) *used;
+		*used += MAXALIGN(size);
+	}
+}
+
+/*
+ * A backward load for a key x that no entry equals found the level-1 page
+ * whose lower bound is x, which holds nothing below it: the keys just below
+ * x are on a page to its left.  Move there from its left-link, stepping
+ * right (over deleted pages, and pages split off since) to the first live
+ * page whose high key is at or above x: its lower bound is below x.  The
+ * walk ends at the latest at the page that holds x.
+ */
+static Buffer
+fpb_pscan_left_of(Relation index, Buffer buf, const FpbEntry *x)
+{
+	const FpbCmp *cmp = fpb_index_cmp(index);
+	FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
+	BlockNumber left = opq->left;
+
+	if (FpbPageIsLeftmost(opq))
+		fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+						  "Leftmost level-1 page has a lower bound above minus infinity.");
+	UnlockReleaseBuffer(buf);
+	CHECK_FOR_INTERRUPTS();
+	buf = fpb_getbuf(index, left, BUFFER_LOCK_SHARE);
+	for (;;)
+	{
+		FpbEntry	hk;
+
+		opq = FpbPageGetOpaque(BufferGetPage(buf));
+		if (opq->level != 1)
+			fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+							  "Page has level %u, but a level-1 page's left-link leads here.",
+							  opq->level);
+		if (FpbPageIsRightmost(opq))
+		{
+			if (FpbPageIsIgnore(opq))
+				fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+								  "A deleted or half-dead page has no right sibling.");
+			break;
+		}
+		if (!FpbPageIsIgnore(opq))
+		{
+			fpb_page_get_hikey(BufferGetPage(buf), &hk,
+							   BufferGetBlockNumber(buf));
+			if (fpb_entry_cmp(cmp, &hk, x) >= 0)
+				break;
+		}
+		buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
+	}
+	return buf;
+}
+
+/*
+ * Load the level-1 page holding x into the shared state: its downlinks
+ * from the one whose child holds x on, in scan direction (with strict, the
+ * one whose child holds the keys just below x), and where the interval
+ * [lo, hi] ends within them.  Called by the one participant that set
+ * status ADVANCING, with no lock held; it alone writes the shared state
+ * until it publishes it.
+ */
+static void
+fpb_pscan_load(Relation index, FpbParallelScan ps, const FpbEntry *x,
+			   bool strict, const FpbEntry *lo, const FpbEntry *hi)
 {
 	const FpbCmp *cmp = fpb_index_cmp(index);
 	Buffer		buf;
@@ -192,89 +318,87 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, const FpbEntry *key,
 	FpbPageOpaque opq;
 	BlockNumber blkno;
 	FpbEntry   *ents;
+	Size		used = 0;
+	bool		left = false;
 	int			n;
 	int			i;
+	int			m;
 
-	if (BlockNumberIsValid(l1))
+	buf = fpb_descend_to(index, x, 1, BUFFER_LOCK_SHARE, false, NULL, NULL);
+	ents = palloc(sizeof(FpbEntry) * (FPB_PSCAN_MAXDL + 1));
+	for (;;)
 	{
+		page = BufferGetPage(buf);
+		opq = FpbPageGetOpaque(page);
+		blkno = BufferGetBlockNumber(buf);
+		if (opq->nentries > FPB_PSCAN_MAXDL)
+			fpb_index_corrupt(index, blkno,
+							  "Internal page counts %u entries, more than a page can hold.",
+							  opq->nentries);
+		n = fpb_page_collect(page, ents, blkno);
+		if (n == 0)
+			fpb_index_corrupt(index, blkno, "Internal page has no downlinks.");
+
 		/*
-		 * Wide, forward: the right sibling of the page loaded last (whose
-		 * cut point may not lead past that page by descent).  Deleted
-		 * level-1 pages gave their range to their right sibling.
+		 * The first downlink's key is the page's lower bound (minus infinity
+		 * on the leftmost page), at or below every key the page covers.
 		 */
-		CHECK_FOR_INTERRUPTS();
-		buf = fpb_getbuf(index, l1, BUFFER_LOCK_SHARE);
-		while (FpbPageIsIgnore(FpbPageGetOpaque(BufferGetPage(buf))))
-		{
-			if (FpbPageIsRightmost(FpbPageGetOpaque(BufferGetPage(buf))))
-				fpb_index_corrupt(index, BufferGetBlockNumber(buf),
-								  "A deleted or half-dead page has no right sibling.");
-			buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
-		}
-		if (FpbPageGetOpaque(BufferGetPage(buf))->level != 1)
-			fpb_index_corrupt(index, BufferGetBlockNumber(buf),
-							  "Page has level %u, but a level-1 page's right-link leads here.",
-							  FpbPageGetOpaque(BufferGetPage(buf))->level);
+		if (!strict || left || fpb_entry_cmp(cmp, &ents[0], x) < 0)
+			break;
+		buf = fpb_pscan_left_of(index, buf, x);
+		left = true;
 	}
-	else
-		buf = fpb_descend_to(index, key, 1, BUFFER_LOCK_SHARE, false, NULL,
-							 NULL);
-	page = BufferGetPage(buf);
-	opq = FpbPageGetOpaque(page);
-	blkno = BufferGetBlockNumber(buf);
-	if (opq->nentries > FPB_PSCAN_MAXDL)
+	if (fpb_entry_cmp(cmp, &ents[0], x) >= (strict ? 0 : 1))
 		fpb_index_corrupt(index, blkno,
-						  "Internal page counts %u entries, more than a page can hold.",
-						  opq->nentries);
-	ents = palloc(sizeof(FpbEntry) * (opq->nentries + 1));
-	n = fpb_page_collect(page, ents, blkno);
-	if (n == 0)
-		fpb_index_corrupt(index, blkno, "Internal page has no downlinks.");
-
-	/*
-	 * The downlink whose child holds (k, t): the last one at or below it.
-	 * The first downlink's key is the page's lower bound (minus infinity on
-	 * the leftmost page), at or below every key the page covers; the
-	 * backward cursor moves to just below it, so it must be below (k, t)
-	 * for the cursor to make progress.
-	 */
-	if (!BlockNumberIsValid(l1) && fpb_entry_cmp(cmp, &ents[0], key) > 0)
-		fpb_index_corrupt(index, blkno,
-						  "First downlink is above the key a descent to level 1 was for.");
-	for (i = 0; !BlockNumberIsValid(l1) && i + 1 < n &&
-		 fpb_entry_cmp(cmp, &ents[i + 1], key) <= 0; i++)
+						  "First downlink is not below the key a descent to level 1 was for.");
+	/* the downlink whose child holds x (or the keys just below it) */
+	for (i = 0; i + 1 < n &&
+		 fpb_entry_cmp(cmp, &ents[i + 1], x) < (strict ? 0 : 1); i++)
 		;
-	for (int j = 0; j < n; j++)
-	{
-		fpb_pscan_cut(cmp, &ents[j].k, &ents[j].t);
-		ents[j].f = NULL;		/* pointers mean nothing in shared memory */
-	}
+
 	if (ps->forward)
 	{
-		ps->nents = n - i;
-		memcpy(ps->ents, ents + i, sizeof(FpbEntry) * ps->nents);
+		m = n - i;
+		for (int j = 0; j < m; j++)
+			fpb_pscan_store(index, cmp, ps, &ents[i + j], &ps->ents[j],
+							&used);
 		ps->lastl1 = FpbPageIsRightmost(opq);
-		ps->nextl1 = opq->right;
 		if (!ps->lastl1)
 		{
 			FpbEntry	hk;
 
 			fpb_page_get_hikey(page, &hk, blkno);
-			ps->ek = hk.k;
-			ps->et = hk.t;
-			fpb_pscan_cut(cmp, &ps->ek, &ps->et);
+			fpb_pscan_store(index, cmp, ps, &hk, &ps->end, &used);
+		}
+
+		/* children from the first above hi on lie outside the interval */
+		ps->nin = 1;
+		while (ps->nin < m &&
+			   fpb_entry_cmp(cmp, &ents[i + ps->nin], hi) <= 0)
+			ps->nin++;
+		ps->endin = false;
+		if (!ps->lastl1)
+		{
+			FpbEntry	e = fpb_mkkey(ps->end.k, ps->end.t);
+
+			e.f = fpb_pscan_val(ps, &ps->end);
+			ps->endin = fpb_entry_cmp(cmp, &e, hi) <= 0;
 		}
 	}
 	else
 	{
-		ps->nents = i + 1;
-		for (int j = 0; j <= i; j++)
-			ps->ents[j] = ents[i - j];
-		ps->ek = ents[0].k;
-		ps->et = ents[0].t;
-		/* a cut point at minus infinity: the last run goes to the left end */
-		ps->lastl1 = FpbPageIsLeftmost(opq) || (ps->ek == 0 && ps->et == 0);
+		m = i + 1;
+		for (int j = 0; j < m; j++)
+			fpb_pscan_store(index, cmp, ps, &ents[i - j], &ps->ents[j],
+							&used);
+		ps->lastl1 = FpbPageIsLeftmost(opq);
+		/* the first child holding keys at or below lo ends the interval */
+		ps->nin = 0;
+		while (ps->nin < m &&
+			   fpb_entry_cmp(cmp, &ents[i - ps->nin], lo) > 0)
+			ps->nin++;
 	}
+	ps->nents = m;
 	ps->next = 0;
 	UnlockReleaseBuffer(buf);
 	pfree(ents);
@@ -288,35 +412,112 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, const FpbEntry *key,
  * is correct: the runs partition the interval whatever their lengths.
  */
 static int
-fpb_pscan_runlen(const FpbCmp *cmp, FpbParallelScan ps, int a,
-				 uint64 lok, uint64 lot, const char *lof,
-				 uint64 hik, uint64 hit, const char *hif)
+fpb_pscan_runlen(FpbParallelScan ps, int a)
 {
 	int			limit = Min(ps->nents, a + 4 * FPB_PSCAN_RUN);
 	int			left = -1;
 
-	for (int i = a; i < limit; i++)
-	{
-		FpbEntry   *e = &ps->ents[i];
-
-		if (ps->forward && i > a &&
-			fpb_pscan_cmp(cmp, e->k, e->t, NULL, hik, hit, hif) > 0)
-		{
-			left = i - a;		/* children from e on lie above hi */
-			break;
-		}
-		if (!ps->forward &&
-			fpb_pscan_cmp(cmp, e->k, e->t, NULL, lok, lot, lof) <= 0)
-		{
-			left = i - a + 1;	/* e's child holds lo */
-			break;
-		}
-	}
-	if (left < 0 && limit == ps->nents && ps->lastl1)
+	if (ps->forward && Max(a + 1, ps->nin) < limit)
+		left = Max(a + 1, ps->nin) - a; /* children from nin on lie above hi */
+	else if (!ps->forward && Max(a, ps->nin) < limit)
+		left = Max(a, ps->nin) - a + 1; /* nin's child holds lo */
+	if (left < 0 && limit == ps->nents &&
+		(ps->lastl1 || (ps->forward && !ps->endin)))
 		left = ps->nents - a;
 	if (left < 0)
 		return Min(FPB_PSCAN_RUN, ps->nents - a);
 	return Max(1, Min(FPB_PSCAN_RUN, (left + 3) / 4));
+}
+
+/*
+ * Hand out the run of entries [a, b) of the copy into run; under the
+ * spinlock.  Returns false if the run is empty by construction.
+ */
+static bool
+fpb_pscan_handout(const FpbCmp *cmp, FpbParallelScan ps, int a, int b,
+				  const FpbScanInterval *iv, FpbScanRun *run)
+{
+	bool		forward = ps->forward;
+	bool		endin;			/* the run ends inside the interval */
+	bool		nonempty = true;
+	const FpbPscanKey *ek;		/* its far end in scan direction */
+
+	run->nblks = b - a;
+	for (int i = a; i < b; i++)
+		run->blks[i - a] = ps->ents[i].child;
+	run->start = ps->rootleaf ? InvalidBlockNumber : ps->ents[a].child;
+	run->last = ps->rootleaf ? InvalidBlockNumber : ps->ents[b - 1].child;
+	if (forward)
+	{
+		ek = b < ps->nents ? &ps->ents[b] : &ps->end;
+		endin = b < ps->nents ? b < ps->nin : (!ps->lastl1 && ps->endin);
+	}
+	else
+	{
+		ek = &ps->ents[b - 1];
+		endin = b - 1 < ps->nin;
+	}
+
+	/*
+	 * The near end: the scan's bound for the first run, else the cursor,
+	 * which lies inside the interval (the first run began at the child
+	 * holding the near bound, and the cursor has moved on from there).
+	 */
+	if (forward)
+	{
+		run->lok = iv->lok;
+		run->lot = iv->lot;
+		run->lof = iv->lof;
+		if (!ps->first)
+			fpb_pscan_take(cmp, &ps->cur, fpb_pscan_curval(ps), run->lobuf,
+						   &run->lok, &run->lot, &run->lof);
+		run->hik = iv->hik;
+		run->hit = iv->hit;
+		run->hif = iv->hif;
+		if (endin)
+		{
+			/* [start, ek) lies inside the interval: stop below ek */
+			fpb_pscan_take(cmp, ek, fpb_pscan_val(ps, ek), run->hibuf,
+						   &run->hik, &run->hit, &run->hif);
+			nonempty = fpb_pscan_pred(cmp, &run->hik, &run->hit, run->hif);
+		}
+	}
+	else
+	{
+		run->hik = iv->hik;
+		run->hit = iv->hit;
+		run->hif = iv->hif;
+		if (!ps->first)
+		{
+			fpb_pscan_take(cmp, &ps->cur, fpb_pscan_curval(ps), run->hibuf,
+						   &run->hik, &run->hit, &run->hif);
+			nonempty = fpb_pscan_pred(cmp, &run->hik, &run->hit, run->hif);
+		}
+		run->lok = iv->lok;
+		run->lot = iv->lot;
+		run->lof = iv->lof;
+		if (endin)
+			/* [ek, end) lies inside the interval: stop at ek */
+			fpb_pscan_take(cmp, ek, fpb_pscan_val(ps, ek), run->lobuf,
+						   &run->lok, &run->lot, &run->lof);
+	}
+	if (endin)
+		fpb_pscan_set_cursor(cmp, ps, ek, fpb_pscan_val(ps, ek));
+	else
+		ps->status = FPB_PS_DONE;
+	ps->first = false;
+	ps->next = b;
+	return nonempty;
+}
+
+/* Compare the run's bounds: > 0 if it is empty. */
+static inline int
+fpb_pscan_cmp_run(const FpbCmp *cmp, const FpbScanRun *run)
+{
+	if (cmp == NULL)
+		return fpb_key_cmp(run->lok, run->lot, run->hik, run->hit);
+	return fpb_wide_cmp(cmp, run->lok, run->lot, run->lof,
+						run->hik, run->hit, run->hif);
 }
 
 /*
@@ -326,8 +527,9 @@ fpb_pscan_runlen(const FpbCmp *cmp, FpbParallelScan ps, int a,
  * another: once the last run of one is handed out (DONE), the next claimant
  * starts the next one afresh.  Returns false once everything has been
  * handed out.  On success, run holds the run's key range intersected with
- * its interval (never empty), where to start, and the run's leaves as
- * listed by the downlinks (hints for prefetching).
+ * its interval (never empty; its values copied to run->lobuf and hibuf
+ * where they are not the interval's), where to start, and the run's leaves
+ * as listed by the downlinks (hints for prefetching).
  */
 bool
 fpb_pscan_claim(IndexScanDesc scan, bool forward,
@@ -339,22 +541,16 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 	FpbParallelScan ps = (FpbParallelScan)
 	OffsetToPointer(pscan, pscan->ps_offset);
 	bool		claimed = false;
+	FpbFullBuf	xbuf;
 
 	for (;;)
 	{
 		bool		load = false;
 		bool		sleep = false;
 		bool		got = false;
-		bool		empty = false;
-		FpbEntry	xkey = fpb_mkkey(0, 0);
-		BlockNumber xl1 = InvalidBlockNumber;
+		bool		strict = false;
+		FpbEntry	x = fpb_mkkey(0, 0);
 		const FpbScanInterval *iv;
-		uint64		lok,
-					lot,
-					hik,
-					hit;
-		const char *lof,
-				   *hif;
 
 		SpinLockAcquire(&ps->mutex);
 		if (ps->ival >= nivals)
@@ -363,19 +559,11 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			elog(ERROR, "fpbtree: participants of a parallel scan disagree on its array keys");
 		}
 		iv = &ivals[forward ? ps->ival : nivals - 1 - ps->ival];
-		lok = iv->lok;
-		lot = iv->lot;
-		hik = iv->hik;
-		hit = iv->hit;
-		lof = iv->lof;
-		hif = iv->hif;
 		if (ps->status == FPB_PS_DONE && ps->ival + 1 < nivals)
 		{
 			/* on to the next interval: start it as a new scan */
 			ps->ival++;
-			ps->status = FPB_PS_NOT_STARTED;
-			ps->first = true;
-			ps->nents = ps->next = 0;
+			fpb_pscan_reset(ps);
 			SpinLockRelease(&ps->mutex);
 			continue;
 		}
@@ -384,8 +572,10 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			ps->forward = forward;
 			ps->status = FPB_PS_ADVANCING;
 			load = true;
-			xkey = fpb_mkkey(forward ? lok : hik, forward ? lot : hit);
-			xkey.f = forward ? lof : hif;
+			x = fpb_mkkey(forward ? iv->lok : iv->hik,
+						  forward ? iv->lot : iv->hit);
+			x.f = forward ? iv->lof : iv->hif;
+			strict = !forward && fpb_pscan_between(cmp, &x);
 		}
 		else if (ps->status == FPB_PS_DONE)
 		{
@@ -402,105 +592,13 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 		else if (ps->next < ps->nents)
 		{
 			int			a = ps->next;
-			int			b = a + fpb_pscan_runlen(cmp, ps, a, lok, lot, lof,
-												 hik, hit, hif);
-			bool		end_open;	/* run reaches the scan's far end */
-			uint64		ek,
-						et;
 
-			run->nblks = b - a;
-			for (int i = a; i < b; i++)
-				run->blks[i - a] = ps->ents[i].child;
-			/* wide: cut points may lie left of the listed leaves */
-			run->start = (ps->rootleaf || cmp) ? InvalidBlockNumber :
-				ps->ents[a].child;
-			run->last = (ps->rootleaf || cmp) ? InvalidBlockNumber :
-				ps->ents[b - 1].child;
-
-			/* far end of the run in scan direction */
-			end_open = (b == ps->nents && ps->lastl1);
-			if (b < ps->nents)
-			{
-				ek = ps->ents[forward ? b : b - 1].k;
-				et = ps->ents[forward ? b : b - 1].t;
-			}
-			else
-			{
-				ek = ps->ek;
-				et = ps->et;
-			}
-
-			if (forward)
-			{
-				run->lok = lok;
-				run->lot = lot;
-				run->lof = lof;
-				if (!ps->first &&
-					fpb_pscan_cmp(cmp, ps->ck, ps->ct, NULL, lok, lot, lof) > 0)
-				{
-					run->lok = ps->ck;
-					run->lot = ps->ct;
-					run->lof = NULL;
-				}
-				run->hik = hik;
-				run->hit = hit;
-				run->hif = hif;
-				if (!end_open &&
-					fpb_pscan_cmp(cmp, ek, et, NULL, hik, hit, hif) <= 0)
-				{
-					/* [start, ek) lies inside the scan: stop below ek */
-					run->hik = ek;
-					run->hit = et;
-					run->hif = NULL;
-					empty = !fpb_pscan_pred(cmp, &run->hik, &run->hit,
-											&run->hif);
-					ps->ck = ek;
-					ps->ct = et;
-				}
-				else
-					end_open = true;
-			}
-			else
-			{
-				run->hik = hik;
-				run->hit = hit;
-				run->hif = hif;
-				if (!ps->first &&
-					fpb_pscan_cmp(cmp, ps->ck, ps->ct, NULL, hik, hit, hif) <= 0)
-				{
-					run->hik = ps->ck;
-					run->hit = ps->ct;
-					run->hif = NULL;
-					empty = !fpb_pscan_pred(cmp, &run->hik, &run->hit,
-											&run->hif);
-				}
-				run->lok = lok;
-				run->lot = lot;
-				run->lof = lof;
-				if (!end_open &&
-					fpb_pscan_cmp(cmp, ek, et, NULL, lok, lot, lof) > 0)
-				{
-					/* [ek, end) lies inside the scan: stop at ek */
-					run->lok = ek;
-					run->lot = et;
-					run->lof = NULL;
-					ps->ck = ek;
-					ps->ct = et;
-				}
-				else
-					end_open = true;
-			}
-			ps->first = false;
-			ps->next = b;
-			if (end_open)
-				ps->status = FPB_PS_DONE;
-			got = !empty &&
-				fpb_pscan_cmp(cmp, run->lok, run->lot, run->lof,
-							  run->hik, run->hit, run->hif) <= 0;
+			got = fpb_pscan_handout(cmp, ps, a, a + fpb_pscan_runlen(ps, a),
+									iv, run);
 		}
 		else
 		{
-			/* this page's downlinks are all handed out: load the next */
+			/* the copy is handed out: load the next level-1 page */
 			if (ps->first || ps->lastl1)
 			{
 				/* the last run of the last page ends the scan (DONE) */
@@ -509,15 +607,23 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			}
 			ps->status = FPB_PS_ADVANCING;
 			load = true;
-			xkey = fpb_mkkey(ps->ek, ps->et);
+
+			/*
+			 * Forward, to the cursor; backward, to just below it, strictly
+			 * below a wide key that has no predecessor.
+			 */
+			fpb_pscan_take(cmp, &ps->cur, fpb_pscan_curval(ps), &xbuf,
+						   &x.k, &x.t, &x.f);
 			if (!forward)
-				(void) fpb_pscan_pred(cmp, &xkey.k, &xkey.t, &xkey.f);
-			else if (cmp)
-				xl1 = ps->nextl1;
+			{
+				strict = fpb_pscan_between(cmp, &x);
+				(void) fpb_pscan_pred(cmp, &x.k, &x.t, x.f);
+			}
 		}
 		SpinLockRelease(&ps->mutex);
 
-		if (got)
+		/* an empty run (a bound below its start) is claimed and skipped */
+		if (got && fpb_pscan_cmp_run(cmp, run) <= 0)
 		{
 			claimed = true;
 			break;
@@ -544,14 +650,21 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 				 */
 				ps->rootleaf = true;
 				ps->lastl1 = true;
+				ps->endin = false;
 				ps->nents = 1;
+				ps->nin = forward ? 1 : 0;	/* ends the interval */
 				ps->next = 0;
 				ps->ents[0].child = InvalidBlockNumber;
 			}
 			else
 			{
+				FpbEntry	lo = fpb_mkkey(iv->lok, iv->lot);
+				FpbEntry	hi = fpb_mkkey(iv->hik, iv->hit);
+
+				lo.f = iv->lof;
+				hi.f = iv->hif;
 				ps->rootleaf = false;
-				fpb_pscan_load(index, ps, &xkey, xl1);
+				fpb_pscan_load(index, ps, &x, strict, &lo, &hi);
 			}
 			SpinLockAcquire(&ps->mutex);
 			ps->status = FPB_PS_IDLE;

@@ -547,6 +547,22 @@ fpb_scan_advance_prefetch(IndexScanDesc scan, bool forward)
 }
 
 /*
+ * A participant has read its last run: say how many it read (tests count
+ * the runs of a scan with the leader alone).  Returns false.
+ */
+static bool
+fpb_scan_claims_end(IndexScanDesc scan)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+
+	ereport(DEBUG1,
+			(errmsg_internal("fpbtree: parallel scan of \"%s\": runs read by this participant: %d",
+							 RelationGetRelationName(scan->indexRelation),
+							 so->nruns)));
+	return false;
+}
+
+/*
  * Parallel scans: claim the next run of leaves and read its first page.
  * Returns false when the shared scan has handed everything out.  The run's
  * key range becomes [lok, hik], so fpb_scan_readpage copies only its
@@ -563,11 +579,15 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	FpbEntry	startkey;
 
 	fpb_scan_release(so);
+	if (so->runbufs == NULL)
+		so->runbufs = MemoryContextAlloc(so->scancxt, 2 * sizeof(FpbFullBuf));
+	run.lobuf = &so->runbufs[0];
+	run.hibuf = &so->runbufs[1];
 	if (so->nivals > 0)
 	{
 		/* array keys: the participants go through the intervals together */
 		if (!fpb_pscan_claim(scan, forward, so->ivals, so->nivals, &run))
-			return false;
+			return fpb_scan_claims_end(scan);
 	}
 	else
 	{
@@ -575,8 +595,9 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 		so->slof, so->shif};
 
 		if (!fpb_pscan_claim(scan, forward, &whole, 1, &run))
-			return false;
+			return fpb_scan_claims_end(scan);
 	}
+	so->nruns++;
 	so->lok = run.lok;
 	so->lot = run.lot;
 	so->hik = run.hik;
@@ -783,6 +804,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 			fpb_pf_init(&so->pf, InvalidBlockNumber, forward);
 			if (fpb_enable_range_prefetch)
 				so->pf.state = FPB_PF_PENDING;
+			so->nruns = 0;
 			if (!fpb_scan_claim(scan, forward))
 			{
 				so->nitems = 0;

@@ -79,6 +79,8 @@ typedef struct FpbScanOpaqueData
 	const char *slof,
 			   *shif;
 	BlockNumber runlast;		/* lowest leaf listed for a backward run */
+	FpbFullBuf *runbufs;		/* wide: two, for the run's bound values */
+	int			nruns;			/* runs this participant claimed */
 
 	/*
 	 * Scans with equality array keys: the disjoint key intervals they match,

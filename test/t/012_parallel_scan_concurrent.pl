@@ -6,7 +6,8 @@
 # return, and ordered ones in order; any difference fails the client with a
 # division by zero.  Meanwhile other clients insert (splitting leaves and
 # level-1 pages, so claimed runs meet stale downlinks), delete and VACUUM.
-# Afterwards fpbtree_check passes.
+# Afterwards fpbtree_check passes.  The same for a text index whose keys
+# share their first 8 bytes, so that only full keys tell runs apart.
 
 use strict;
 use warnings;
@@ -41,15 +42,26 @@ INSERT INTO t (k, pad)
 	FROM generate_series(1, 300000) g;
 CREATE INDEX t_k ON t USING fpbtree (k) WITH (fillfactor = 100);
 VACUUM ANALYZE t;
+CREATE TABLE w (id bigserial, k text COLLATE "C");
+INSERT INTO w (k)
+	SELECT 'customer' || lpad(((g::int8 * 7919) % 200003)::text, 8, '0')
+		   || repeat('w', g % 30)
+	FROM generate_series(1, 150000) g;
+CREATE INDEX w_k ON w USING fpbtree (k) WITH (fillfactor = 100);
+VACUUM ANALYZE w;
 CREATE FUNCTION ps_keep(id int8) RETURNS bool
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 100000
 AS $$ BEGIN RETURN id % 3 <> 1; END $$;
 });
-my $leaves = $node->safe_psql('postgres',
-	q{SELECT pages_per_level[1] FROM fpbtree_stats('t_k')});
-cmp_ok($node->safe_psql('postgres',
-	q{SELECT pages_per_level[2] FROM fpbtree_stats('t_k')}), '>=', 2,
-	'the index has several level-1 pages');
+my %leaves;
+for my $idx ('t_k', 'w_k')
+{
+	$leaves{$idx} = $node->safe_psql('postgres',
+		"SELECT pages_per_level[1] FROM fpbtree_stats('$idx')");
+	cmp_ok($node->safe_psql('postgres',
+		"SELECT pages_per_level[2] FROM fpbtree_stats('$idx')"), '>=', 2,
+		"$idx has several level-1 pages");
+}
 
 my $parallel = q{
 SET LOCAL enable_seqscan = off;
@@ -62,9 +74,12 @@ SET LOCAL max_parallel_workers_per_gather = 2;
 };
 
 # one scan shape, compared three ways inside one snapshot; `disorder`
-# counts rows out of order (ordered shapes only)
+# counts rows out of order (ordered shapes only).  $select returns id and
+# an int8 k; on table w, k is the number in the text key ($kexpr).
 my $compare = sub {
-	my ($select, $cond, $idexpr, $ordered) = @_;
+	my ($select, $cond, $idexpr, $ordered, $tbl, $kexpr) = @_;
+	$tbl //= 't';
+	$kexpr //= 'k';
 	my $dis = $ordered
 	  ? "sum(CASE WHEN k $ordered prev THEN 1 ELSE 0 END)"
 	  : '0';
@@ -80,9 +95,9 @@ SET LOCAL enable_seqscan = on;
 SET LOCAL enable_indexscan = off;
 SET LOCAL enable_indexonlyscan = off;
 SELECT 1 / (count(*) = :c1 AND count(*) = :c2 AND coalesce(sum($idexpr), 0) = :s1
-			AND coalesce(sum($idexpr), 0) = :s2 AND coalesce(sum(k), 0) = :k1
-			AND coalesce(sum(k), 0) = :k2 AND :d1 = 0)::int AS same
-	FROM t WHERE $cond;
+			AND coalesce(sum($idexpr), 0) = :s2 AND coalesce(sum($kexpr), 0) = :k1
+			AND coalesce(sum($kexpr), 0) = :k2 AND :d1 = 0)::int AS same
+	FROM $tbl WHERE $cond;
 COMMIT;
 };
 };
@@ -99,8 +114,20 @@ like($plan, qr/Gather Merge.*Parallel Index Scan Backward using t_k/s,
 	'descending order runs a backward parallel scan under Gather Merge');
 like($plan, qr/Gather Merge.*Parallel Index Scan using t_k.*Index Cond: \(k = ANY/s,
 	'an IN list runs a parallel scan with the array in the index condition');
+$plan = $node->safe_psql('postgres',
+	"BEGIN; $parallel EXPLAIN (COSTS OFF) SELECT count(*) FROM w WHERE k >= 'customer'; "
+	  . "EXPLAIN (COSTS OFF) SELECT id FROM w WHERE k < 'customer5' AND ps_keep(id) ORDER BY k DESC; COMMIT;"
+);
+like($plan, qr/Parallel Index Only Scan using w_k/,
+	'a text index-only count runs a parallel scan');
+like($plan, qr/Gather Merge.*Parallel Index Scan Backward using w_k/s,
+	'a text index runs backward parallel scans under Gather Merge');
 
 my $range = "\\set lo random(-100, 200000)\n\\set w random(2000, 60000)\n";
+# on w: the text bounds of [lo, lo + w], and the number in a key
+my $wlo = q{('customer' || lpad(:lo::text, 8, '0'))};
+my $whi = q{('customer' || lpad((:lo + :w)::text, 8, '0'))};
+my $wnum = 'substr(k, 9, 8)::int8';
 my %scripts = (
 	'ps_insert@6' => q{
 INSERT INTO t (k, pad)
@@ -132,7 +159,36 @@ VACUUM t;
 		'id', '>'),
 	'ps_bwd_ordered@1' => $range . $compare->(
 		'SELECT id, k FROM t WHERE k <= :lo AND ps_keep(id) ORDER BY k DESC',
-		'k <= :lo AND ps_keep(id)', 'id', '>'),);
+		'k <= :lo AND ps_keep(id)', 'id', '>'),
+	'pw_insert@3' => q{
+INSERT INTO w (k)
+	SELECT 'customer' || lpad((random() * 200003)::int8::text, 8, '0') || 'i'
+	FROM generate_series(1, 50) g;
+},
+	'pw_delete@1' => qq{
+\\set lo random(0, 200003)
+\\set w 300
+DELETE FROM w WHERE k BETWEEN $wlo AND $whi;
+},
+	'pw_vacuum@1' => q{
+VACUUM w;
+},
+	'pw_count_only@1' => $range . $compare->(
+		"SELECT 0 AS id, $wnum AS k FROM w WHERE k >= $wlo",
+		"k >= $wlo", '0', undef, 'w', $wnum),
+	'pw_plain@1' => $range . $compare->(
+		"SELECT id, $wnum AS k FROM w WHERE k BETWEEN $wlo AND $whi AND ps_keep(id)",
+		"k BETWEEN $wlo AND $whi AND ps_keep(id)", 'id', undef, 'w', $wnum),
+	'pw_fwd_ordered@1' => $range . $compare->(
+		"SELECT id, $wnum AS k FROM w WHERE k > $wlo AND k < $whi AND ps_keep(id) ORDER BY w.k",
+		"k > $wlo AND k < $whi AND ps_keep(id)", 'id', '<', 'w', $wnum),
+	'pw_bwd_ordered@1' => $range . $compare->(
+		"SELECT id, $wnum AS k FROM w WHERE k < $wlo AND ps_keep(id) ORDER BY w.k DESC",
+		"k < $wlo AND ps_keep(id)", 'id', '>', 'w', $wnum),
+	'pw_in_bwd@1' => $range . $compare->(
+		"SELECT id, $wnum AS k FROM w WHERE k = ANY (ARRAY(SELECT 'customer' || lpad(((:lo + g * 7) % 200003)::text, 8, '0') || repeat('w', g % 30) FROM generate_series(1, 400) g)) AND ps_keep(id) ORDER BY w.k DESC",
+		"k = ANY (ARRAY(SELECT 'customer' || lpad(((:lo + g * 7) % 200003)::text, 8, '0') || repeat('w', g % 30) FROM generate_series(1, 400) g)) AND ps_keep(id)",
+		'id', '>', 'w', $wnum),);
 
 $node->pgbench(
 	'--no-vacuum --client=6 --jobs=2 --time=25',
@@ -142,11 +198,14 @@ $node->pgbench(
 	'parallel scans equal serial scans and a seq scan during splits and VACUUM',
 	\%scripts);
 
-cmp_ok($node->safe_psql('postgres',
-	q{SELECT pages_per_level[1] FROM fpbtree_stats('t_k')}), '>', $leaves + 200,
-	'leaves split during the run');
-is($node->safe_psql('postgres', q{SELECT fpbtree_check('t_k', true)}),
-	'', 'fpbtree_check passes after the run');
+for my $idx ('t_k', 'w_k')
+{
+	cmp_ok($node->safe_psql('postgres',
+		"SELECT pages_per_level[1] FROM fpbtree_stats('$idx')"), '>',
+		$leaves{$idx} + 50, "leaves of $idx split during the run");
+	is($node->safe_psql('postgres', "SELECT fpbtree_check('$idx', true)"),
+		'', "fpbtree_check passes on $idx after the run");
+}
 
 # VACUUM runs the bulk deletes of two fpbtree indexes in parallel workers
 # (amparallelvacuumoptions), and both indexes stay consistent
