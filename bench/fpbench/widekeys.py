@@ -1,6 +1,7 @@
 """Wide-key workloads, btree (A) against fpbtree (B): index nested-loop
-probes, a range count and CREATE INDEX on 32-character text keys (under
-"C", an ICU collation and glibc's C.UTF-8) and uuid keys."""
+probes, range counts and CREATE INDEX on 32-character text keys (under
+"C", an ICU collation and glibc's C.UTF-8), on URL-like text keys whose
+first 38 bytes are all alike, and on uuid keys."""
 
 import time
 
@@ -18,7 +19,10 @@ WK_COLS = [
     ("i", "text COLLATE \"en-x-icu\"", "md5(i::text)"),
     ("l", "text COLLATE \"C.utf8\"", "md5(i::text)"),
     ("u", "uuid", "md5((i * 3)::text)::uuid"),
+    ("p", "text COLLATE \"C\"", "'https://www.example.com/catalog/item/' || md5(i::text)"),
 ]
+# range counts over about half of the keys: (column, condition)
+WK_RANGES = [("c", "c < '8'"), ("p", "p < 'https://www.example.com/catalog/item/8'")]
 
 
 def wk_tbl(side):
@@ -64,11 +68,14 @@ def probe_sql(side, c):
 def wl_widekey():
     mp = {c: Metric("wk_probe_%s" % c, "index nested-loop join, %d probes, %s" % (WK_PROBES, t),
                     "ms", "lower") for c, t, _ in WK_COLS}
-    mr = Metric("wk_range_c", "index-only count over half of %d text (\"C\") keys" % WK_ROWS, "ms", "lower")
+    mr = {c: Metric("wk_range_%s" % c, "index-only count over half of %d keys, %s" % (WK_ROWS, t),
+                    "ms", "lower") for c, t, _ in WK_COLS if c in dict(WK_RANGES)}
     mci = {c: Metric("wk_ci_%s" % c, "CREATE INDEX, %d rows, %s" % (WK_ROWS, t), "ms", "lower")
            for c, t, _ in WK_COLS}
     msz = {c: Metric("wk_size_%s" % c, "index size, %s" % t, "MB", "lower") for c, t, _ in WK_COLS}
-    half = "SELECT count(*) FROM %s WHERE c < '8'"
+
+    def half(side, c):
+        return "SELECT count(*) FROM %s WHERE %s" % (wk_tbl(side), dict(WK_RANGES)[c])
 
     def prepare():
         ensure_wk()
@@ -81,12 +88,14 @@ def wl_widekey():
                 if n != WK_PROBES:
                     raise BenchError("probe join on %s.%s found %d of %d keys"
                                      % (wk_tbl(side), c, n, WK_PROBES))
-            plan = check_plan(half % wk_tbl(side), ["Index Only Scan using %s_c" % wk_tbl(side)],
-                              FORCE_INDEX, analyze=True)
-            note_plan(mr, side["id"], plan)
-        counts = {psql_val(half % wk_tbl(s) + ";", options=FORCE_INDEX) for s in SIDES}
-        if len(counts) != 1:
-            raise BenchError("range counts differ: %s" % counts)
+            for c, _ in WK_RANGES:
+                plan = check_plan(half(side, c), ["Index Only Scan using %s_%s" % (wk_tbl(side), c)],
+                                  FORCE_INDEX, analyze=True)
+                note_plan(mr[c], side["id"], plan)
+        for c, _ in WK_RANGES:
+            counts = {psql_val(half(s, c) + ";", options=FORCE_INDEX) for s in SIDES}
+            if len(counts) != 1:
+                raise BenchError("range counts on %s differ: %s" % (c, counts))
 
     def measure_probe(side, rnd):
         out = {}
@@ -97,9 +106,12 @@ def wl_widekey():
         return out
 
     def measure_range(side, rnd):
-        out, _ = psql_out_err("\\timing on\n" + (half % wk_tbl(side) + ";\n") * 3,
-                              options=FORCE_INDEX)
-        return {mr.key: sorted(parse_times(out)[-3:])[1]}
+        res = {}
+        for c, _ in WK_RANGES:
+            out, _ = psql_out_err("\\timing on\n" + (half(side, c) + ";\n") * 3,
+                                  options=FORCE_INDEX)
+            res[mr[c].key] = sorted(parse_times(out)[-3:])[1]
+        return res
 
     def measure_ci(side, rnd):
         res = {}
@@ -113,7 +125,7 @@ def wl_widekey():
             psql("DROP INDEX wk_ci_tmp;")
         return res
 
-    metrics = list(mp.values()) + [mr] + list(mci.values()) + list(msz.values())
+    metrics = list(mp.values()) + list(mr.values()) + list(mci.values()) + list(msz.values())
     return Workload("widekey", "text and uuid keys", prepare,
-                    [Test(measure_probe, list(mp.values())), Test(measure_range, [mr]),
+                    [Test(measure_probe, list(mp.values())), Test(measure_range, list(mr.values())),
                      Test(measure_ci, list(mci.values()) + list(msz.values()))], metrics)
