@@ -28,6 +28,7 @@
 #include "pgstat.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/pg_locale.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/typcache.h"
@@ -388,8 +389,10 @@ fpb_wide_sort_begin(Relation index, const FpbCmp *cmp, int workmem,
 	sp->cmp = cmp;
 	sp->encproc = cmp->multi ? NULL :
 		index_getprocinfo(index, 1, FPB_ENCODE_PROC);
+	/* text under "C": tuplesort abbreviates the value (README, "Build") */
 	sp->sortk = !cmp->multi &&
-		!fpb_prefix_is_const(sp->encproc, cmp->pfxcoll);
+		!fpb_prefix_is_const(sp->encproc, cmp->pfxcoll) &&
+		!(cmp->textc && lc_collate_is_c(cmp->collation));
 	if (cmp->multi)
 		return fpb_build_multi_sortdesc(index, sp, workmem, coord);
 	if (!OidIsValid(ltopr))
