@@ -1,7 +1,7 @@
 """Wide-key workloads, btree (A) against fpbtree (B): index nested-loop
 probes, range counts and CREATE INDEX on 32-character text keys (under
 "C", an ICU collation and glibc's C.UTF-8), on URL-like text keys whose
-first 38 bytes are all alike, and on uuid keys."""
+first 37 bytes are all alike, and on uuid keys."""
 
 import time
 

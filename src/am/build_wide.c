@@ -28,8 +28,8 @@
 #include "pgstat.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
-#include "utils/pg_locale.h"
 #include "utils/memutils.h"
+#include "utils/pg_locale.h"
 #include "utils/rel.h"
 #include "utils/typcache.h"
 
@@ -43,7 +43,8 @@ typedef struct FpbWideSpool
 	MemoryContext tmpcxt;		/* what the scan's prefix computation
 								 * allocates (a detoasted value), per row */
 	bool		sortk;			/* sorted by the prefix first (one column:
-								 * unless it is a constant; multi: in the
+								 * unless it is a constant or the column is
+								 * text under "C"; multi: in the
 								 * coded format, by its sort key, or when
 								 * the first column is wide, its prefix not
 								 * constant) */
@@ -73,7 +74,8 @@ typedef struct FpbWideSpool
  * as unsigned), the tiebreaker, the value; sorted by prefix, value, then
  * tiebreaker.  The prefix is computed once, by whichever process scans the
  * row (in a parallel build, in parallel), and spares the sort most calls of
- * the type's comparison.  The two integers come first and are not NULL
+ * the type's comparison; where the sort leaves it out (sortk false), the
+ * load computes it.  The two integers come first and are not NULL
  * but for NULL values, so that the sort reads every column of a tuple at
  * a fixed offset instead of walking it (it does so on every tie of equal
  * values).
@@ -360,7 +362,7 @@ fpb_build_multi_sortdesc(Relation index, FpbWideSpool *sp, int workmem,
  * descriptor of its tuples.  One column: (prefix, value, tiebreaker) by the
  * prefix, the family's "<" under the column's collation, then the
  * tiebreaker; the prefix agrees with the "<", so this is the order of the
- * values, and that of the entries.  coord
+ * values, and that of the entries, also without the prefix.  coord
  * is NULL for a serial build; a parallel build's participants and its
  * leader pass theirs (every participant's sort must be begun the same way).
  */
@@ -587,8 +589,8 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 		e.k = FPB_WIDE_PREFIX(e.k);
 
 		/*
-		 * The sort compared prefixes first, so this check alone cannot see a
-		 * prefix that disagrees with the values' order; fpbtree_check does
+		 * Where the sort compared prefixes first, this check alone cannot see
+		 * a prefix that disagrees with the values' order; fpbtree_check does
 		 * not either.  Assert-enabled builds compare the values too.
 		 */
 		Assert(loaded == 0 || e.f == NULL || prev.f == NULL ||

@@ -634,6 +634,18 @@ fpb_entry_cmp(const FpbCmp *cmp, const FpbEntry *a, const FpbEntry *b)
 	return fpb_wide_cmp(cmp, a->k, a->t, a->f, b->k, b->t, b->f);
 }
 
+/*
+ * Is (k, t, f) a wide key that no entry equals, one whose tiebreaker is 0
+ * but for its NULL bit (a heap TID never is), other than minus infinity?
+ * As an inclusive upper bound it admits exactly the entries below it.
+ */
+static inline bool
+fpb_wide_key_between(const FpbCmp *cmp, const FpbEntry *e)
+{
+	return cmp && (e->t & FPB_T_MAX_NONNULL) == 0 &&
+		!(e->k == 0 && e->t == 0 && e->f == NULL);
+}
+
 /* A key without a full value (narrow indexes, bounds of the key space). */
 static inline FpbEntry
 fpb_mkkey(uint64 k, uint64 t)

@@ -56,7 +56,10 @@ typedef enum FpbPscanStatus
 	FPB_PS_DONE					/* the whole interval has been handed out */
 } FpbPscanStatus;
 
-/* A key in shared memory: its value, if any, at vpos in the value area. */
+/*
+ * A key in shared memory: its value, if any, at vpos in the value area (the
+ * cursor's: vpos 0 is its own buffer, cval).
+ */
 typedef struct FpbPscanKey
 {
 	uint64		k;
@@ -89,7 +92,7 @@ typedef struct FpbParallelScanData
 	 * first is set (the scan's own bound applies).  Its value is in cval.
 	 */
 	FpbPscanKey cur;
-	/* forward: the copy's end, the page's high key or first downlink left */
+	/* forward: the copy's end, the page's high key */
 	FpbPscanKey end;
 	FpbPscanKey ents[FPB_PSCAN_MAXDL];	/* downlinks, in scan order */
 	union
@@ -144,7 +147,7 @@ fpbparallelrescan(IndexScanDesc scan)
  * Make (k, t, f) the inclusive bound just below the key (k, t, f), an
  * exclusive upper bound.  A narrow key has a predecessor.  A wide key's
  * value has none, but entries with it differ by the tiebreaker: a heap TID
- * is never 0, so when the tiebreaker is (its NULL bit aside) the key is
+ * is never 0, so when the tiebreaker is 0 (its NULL bit aside) the key is
  * below every entry of its value, none equals it, and it is its own bound
  * (as the scan's "< v" is (k(v), v, 0)).  False when nothing lies below.
  */
@@ -167,14 +170,6 @@ fpb_pscan_pred(const FpbCmp *cmp, uint64 *k, uint64 *t, const char *f)
 		*t = PG_UINT64_MAX;
 	}
 	return true;
-}
-
-/* Is the wide key (k, t, f) one no entry equals (a tiebreaker of 0)? */
-static inline bool
-fpb_pscan_between(const FpbCmp *cmp, const FpbEntry *e)
-{
-	return cmp && (e->t & FPB_T_MAX_NONNULL) == 0 &&
-		!(e->k == 0 && e->t == 0 && e->f == NULL);
 }
 
 static inline const char *
@@ -222,14 +217,15 @@ fpb_pscan_curval(FpbParallelScan ps)
 }
 
 /*
- * Store the entry e of a page in the shared key *out, its value in the
+ * Store the entry e of page blkno in the shared key *out, its value in the
  * value area at *used.  The values of one page fit, with room to spare for
  * their alignment: they are at most a page, and a page holds at most
  * FPB_PSCAN_MAXDL entries.
  */
 static void
-fpb_pscan_store(Relation index, const FpbCmp *cmp, FpbParallelScan ps,
-				const FpbEntry *e, FpbPscanKey *out, Size *used)
+fpb_pscan_store(Relation index, BlockNumber blkno, const FpbCmp *cmp,
+				FpbParallelScan ps, const FpbEntry *e, FpbPscanKey *out,
+				Size *used)
 {
 	out->k = e->k;
 	out->t = e->t;
@@ -239,12 +235,15 @@ fpb_pscan_store(Relation index, const FpbCmp *cmp, FpbParallelScan ps,
 	{
 		Size		size = fpb_full_size(cmp, e->f);
 
+		/* a damaged page: values are copied into buffers of FPB_FULL_MAX */
+		if (size > FPB_FULL_MAX)
+			fpb_index_corrupt(index, blkno,
+							  "Internal page has a key of %zu bytes, more than %d.",
+							  size, FPB_FULL_MAX);
 		if (*used + size > FPB_PSCAN_VALBYTES)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("index \"%s\" is corrupted: the keys of a level-1 page take more than %d bytes",
-							RelationGetRelationName(index),
-							FPB_PSCAN_VALBYTES)));
+			fpb_index_corrupt(index, blkno,
+							  "The keys of internal page take more than %d bytes.",
+							  FPB_PSCAN_VALBYTES);
 		memcpy(ps->vals.data + *used, e->f, size);
 		out->vpos = (int32) *used;
 		*used += MAXALIGN(size);
@@ -350,7 +349,8 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, const FpbEntry *x,
 	}
 	if (fpb_entry_cmp(cmp, &ents[0], x) >= (strict ? 0 : 1))
 		fpb_index_corrupt(index, blkno,
-						  "First downlink is not below the key a descent to level 1 was for.");
+						  strict ? "First downlink is not below the key a descent to level 1 was for." :
+						  "First downlink is above the key a descent to level 1 was for.");
 	/* the downlink whose child holds x (or the keys just below it) */
 	for (i = 0; i + 1 < n &&
 		 fpb_entry_cmp(cmp, &ents[i + 1], x) < (strict ? 0 : 1); i++)
@@ -360,15 +360,15 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, const FpbEntry *x,
 	{
 		m = n - i;
 		for (int j = 0; j < m; j++)
-			fpb_pscan_store(index, cmp, ps, &ents[i + j], &ps->ents[j],
-							&used);
+			fpb_pscan_store(index, blkno, cmp, ps, &ents[i + j],
+							&ps->ents[j], &used);
 		ps->lastl1 = FpbPageIsRightmost(opq);
 		if (!ps->lastl1)
 		{
 			FpbEntry	hk;
 
 			fpb_page_get_hikey(page, &hk, blkno);
-			fpb_pscan_store(index, cmp, ps, &hk, &ps->end, &used);
+			fpb_pscan_store(index, blkno, cmp, ps, &hk, &ps->end, &used);
 		}
 
 		/* children from the first above hi on lie outside the interval */
@@ -389,8 +389,8 @@ fpb_pscan_load(Relation index, FpbParallelScan ps, const FpbEntry *x,
 	{
 		m = i + 1;
 		for (int j = 0; j < m; j++)
-			fpb_pscan_store(index, cmp, ps, &ents[i - j], &ps->ents[j],
-							&used);
+			fpb_pscan_store(index, blkno, cmp, ps, &ents[i - j],
+							&ps->ents[j], &used);
 		ps->lastl1 = FpbPageIsLeftmost(opq);
 		/* the first child holding keys at or below lo ends the interval */
 		ps->nin = 0;
@@ -497,9 +497,11 @@ fpb_pscan_handout(const FpbCmp *cmp, FpbParallelScan ps, int a, int b,
 		run->lot = iv->lot;
 		run->lof = iv->lof;
 		if (endin)
+		{
 			/* [ek, end) lies inside the interval: stop at ek */
 			fpb_pscan_take(cmp, ek, fpb_pscan_val(ps, ek), run->lobuf,
 						   &run->lok, &run->lot, &run->lof);
+		}
 	}
 	if (endin)
 		fpb_pscan_set_cursor(cmp, ps, ek, fpb_pscan_val(ps, ek));
@@ -575,7 +577,7 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 			x = fpb_mkkey(forward ? iv->lok : iv->hik,
 						  forward ? iv->lot : iv->hit);
 			x.f = forward ? iv->lof : iv->hif;
-			strict = !forward && fpb_pscan_between(cmp, &x);
+			strict = !forward && fpb_wide_key_between(cmp, &x);
 		}
 		else if (ps->status == FPB_PS_DONE)
 		{
@@ -616,7 +618,7 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 						   &x.k, &x.t, &x.f);
 			if (!forward)
 			{
-				strict = fpb_pscan_between(cmp, &x);
+				strict = fpb_wide_key_between(cmp, &x);
 				(void) fpb_pscan_pred(cmp, &x.k, &x.t, x.f);
 			}
 		}
