@@ -227,7 +227,8 @@ fpb_pscan_store(Relation index, BlockNumber blkno, const FpbCmp *cmp,
 				FpbParallelScan ps, const FpbEntry *e, FpbPscanKey *out,
 				Size *used)
 {
-	out->k = e->k;
+	/* a wide page's key carries its slot's offset, meaningless elsewhere */
+	out->k = cmp ? FPB_WIDE_PREFIX(e->k) : e->k;
 	out->t = e->t;
 	out->child = e->child;
 	out->vpos = FPB_PSCAN_NOVAL;
