@@ -14,6 +14,7 @@
 \set ECHO none
 \i sql/include/setup.sql
 \i sql/include/fpb_helpers.sql
+\i sql/include/parallel.sql
 \set ECHO all
 
 -- Every table exists twice: pw_<name>_f with an fpbtree index, pw_<name>_b
@@ -60,128 +61,61 @@ SELECT count(*) FILTER (WHERE s = 'customer000066y') AS eq_rows,
 	count(*) FILTER (WHERE s = ANY (ARRAY(SELECT 'customer' || lpad((g * 11)::text, 6, '0') || 'y' FROM generate_series(1, 600, 3) g))) AS in_rows
 FROM pw_b;
 
--- plan settings: serial (workers = 0) or parallel at zero cost; pw.leader
--- and pw.max_workers, when set, override parallel_leader_participation and
--- max_parallel_workers
-CREATE FUNCTION pw_mode(workers int) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-	PERFORM set_config('enable_seqscan', 'off', true);
-	PERFORM set_config('enable_bitmapscan', 'off', true);
-	PERFORM set_config('parallel_setup_cost', '0', true);
-	PERFORM set_config('parallel_tuple_cost', '0', true);
-	PERFORM set_config('min_parallel_index_scan_size', '0', true);
-	PERFORM set_config('min_parallel_table_scan_size', '0', true);
-	PERFORM set_config('parallel_leader_participation',
-					   coalesce(nullif(current_setting('pw.leader', true), ''), 'on'), true);
-	IF nullif(current_setting('pw.max_workers', true), '') IS NOT NULL THEN
-		PERFORM set_config('max_parallel_workers', current_setting('pw.max_workers'), true);
-	END IF;
-	PERFORM set_config('max_parallel_workers_per_gather', workers::text, true);
-END $$;
-CREATE FUNCTION pw_rows(q text, workers int) RETURNS text[]
-LANGUAGE plpgsql AS $$
-DECLARE
-	res text[];
-BEGIN
-	PERFORM pw_mode(workers);
-	EXECUTE format('SELECT coalesce(array_agg(r::text), ''{}'') FROM (%s) r', q) INTO res;
-	RETURN res;
-END $$;
-CREATE FUNCTION pw_plan(q text, workers int) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-	PERFORM pw_mode(workers);
-	RETURN fpb_explain(q);
-END $$;
-
 -- Query q ({T} = table) on index idx (a pattern: s and m both serve
--- queries on s alone): btree's rows are the reference; fpbtree must give
--- them serially and with 2 and 4 workers, in the same order when ordered,
--- through a Parallel Index (Only) Scan of its index (under Gather Merge
--- when ordered).
+-- queries on s alone): par_same with btree's rows (serial) as the
+-- reference.
 CREATE FUNCTION pw_same(q text, idx text, ordered bool) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-	qf text := replace(q, '{T}', 'pw_f');
-	ref text[] := pw_rows(replace(q, '{T}', 'pw_b'), 0);
-	got text[];
-	plan text;
-	w int;
-BEGIN
-	FOREACH w IN ARRAY ARRAY[0, 2, 4] LOOP
-		IF w > 0 THEN
-			plan := pw_plan(qf, w);
-			IF plan !~ ('Parallel Index (Only )?Scan (Backward )?using pw_f_(' || idx || ') ') THEN
-				RETURN format('%s workers: no parallel scan of pw_f_%s: %s', w, idx, plan);
-			END IF;
-			IF ordered AND plan !~ 'Gather Merge' THEN
-				RETURN format('%s workers: no Gather Merge: %s', w, plan);
-			END IF;
-		END IF;
-		got := pw_rows(qf, w);
-		IF ordered AND got IS DISTINCT FROM ref THEN
-			RETURN format('%s workers: got %s, expected %s', w,
-						  left(got::text, 150), left(ref::text, 150));
-		ELSIF fpb_sorted(got) IS DISTINCT FROM fpb_sorted(ref) THEN
-			RETURN format('%s workers: %s rows, expected %s', w,
-						  cardinality(got), cardinality(ref));
-		END IF;
-	END LOOP;
-	RETURN 'ok';
-END $$;
+LANGUAGE sql AS $$
+	SELECT par_same(replace(q, '{T}', 'pw_f'), replace(q, '{T}', 'pw_b'),
+					'pw_f_(' || idx || ')', ordered, 0)
+$$;
 
--- costly filters the workers evaluate: parallel plans are the cheapest
-CREATE FUNCTION pw_true(x anyelement) RETURNS bool
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 100000 AS $$ BEGIN RETURN true; END $$;
-CREATE FUNCTION pw_keep(id int4) RETURNS bool
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 100000 AS $$ BEGIN RETURN id % 3 <> 1; END $$;
 CREATE TABLE pw_q (q text, idx text, ordered bool);
 INSERT INTO pw_q VALUES
-	('SELECT count(*) FROM {T} WHERE s IS NOT NULL AND pw_true(s)', 's|m', false),
-	('SELECT s FROM {T} WHERE s IS NOT NULL AND pw_true(s)', 's|m', false),
-	('SELECT id FROM {T} WHERE s IS NULL AND pw_keep(id)', 's|m', false),
-	('SELECT id, s FROM {T} WHERE s > ''customer001500'' AND pw_keep(id)', 's|m', false),
-	('SELECT s FROM {T} WHERE s < ''customer004000'' AND pw_true(s)', 's|m', false),
-	('SELECT s FROM {T} WHERE s <= ''customer003000y'' AND s >= ''customer000700'' AND pw_true(s)', 's|m', false),
-	('SELECT id FROM {T} WHERE s = ''customer000066y'' AND pw_keep(id)', 's|m', false),
-	('SELECT id, s FROM {T} WHERE s = ANY (ARRAY(SELECT ''customer'' || lpad((g * 11)::text, 6, ''0'') || ''y'' FROM generate_series(1, 600, 3) g)) AND pw_keep(id)', 's|m', false),
-	('SELECT s FROM {T} WHERE pw_keep(id) ORDER BY s', 's|m', true),
-	('SELECT s FROM {T} WHERE pw_keep(id) ORDER BY s DESC', 's|m', true),
-	('SELECT s FROM {T} WHERE s < ''customer004000'' AND pw_keep(id) ORDER BY s DESC', 's|m', true),
-	('SELECT s FROM {T} WHERE s > ''customer002000'' AND pw_true(s) ORDER BY s DESC LIMIT 2000', 's|m', true),
-	('SELECT s FROM {T} WHERE s BETWEEN ''customer000100'' AND ''customer005000'' AND pw_keep(id) ORDER BY s', 's|m', true),
-	('SELECT count(*) FROM {T} WHERE a IS NOT NULL AND pw_true(a)', 'a', false),
-	('SELECT a FROM {T} WHERE a > ''{1500}'' AND pw_true(a)', 'a', false),
-	('SELECT id FROM {T} WHERE a < ''{2000,1}'' AND a >= ''{10}'' AND pw_keep(id)', 'a', false),
-	('SELECT a FROM {T} WHERE a IS NULL AND pw_true(a)', 'a', false),
-	('SELECT a FROM {T} WHERE pw_keep(id) ORDER BY a', 'a', true),
-	('SELECT a FROM {T} WHERE a <= ''{2500}'' AND pw_keep(id) ORDER BY a DESC', 'a', true),
-	('SELECT count(*) FROM {T} WHERE s > ''customer000500'' AND g = 3 AND pw_true(s)', 'm', false),
-	('SELECT s, g FROM {T} WHERE s < ''customer005000'' AND pw_keep(id) ORDER BY s DESC, g DESC', 'm', true);
+	('SELECT count(*) FROM {T} WHERE s IS NOT NULL AND par_true(s)', 's|m', false),
+	('SELECT s FROM {T} WHERE s IS NOT NULL AND par_true(s)', 's|m', false),
+	('SELECT id FROM {T} WHERE s IS NULL AND par_keep(id)', 's|m', false),
+	('SELECT id, s FROM {T} WHERE s > ''customer001500'' AND par_keep(id)', 's|m', false),
+	('SELECT s FROM {T} WHERE s < ''customer004000'' AND par_true(s)', 's|m', false),
+	('SELECT s FROM {T} WHERE s <= ''customer003000y'' AND s >= ''customer000700'' AND par_true(s)', 's|m', false),
+	('SELECT id FROM {T} WHERE s = ''customer000066y'' AND par_keep(id)', 's|m', false),
+	('SELECT id, s FROM {T} WHERE s = ANY (ARRAY(SELECT ''customer'' || lpad((g * 11)::text, 6, ''0'') || ''y'' FROM generate_series(1, 600, 3) g)) AND par_keep(id)', 's|m', false),
+	('SELECT s FROM {T} WHERE par_keep(id) ORDER BY s', 's|m', true),
+	('SELECT s FROM {T} WHERE par_keep(id) ORDER BY s DESC', 's|m', true),
+	('SELECT s FROM {T} WHERE s < ''customer004000'' AND par_keep(id) ORDER BY s DESC', 's|m', true),
+	('SELECT s FROM {T} WHERE s > ''customer002000'' AND par_true(s) ORDER BY s DESC LIMIT 2000', 's|m', true),
+	('SELECT s FROM {T} WHERE s BETWEEN ''customer000100'' AND ''customer005000'' AND par_keep(id) ORDER BY s', 's|m', true),
+	('SELECT count(*) FROM {T} WHERE a IS NOT NULL AND par_true(a)', 'a', false),
+	('SELECT a FROM {T} WHERE a > ''{1500}'' AND par_true(a)', 'a', false),
+	('SELECT id FROM {T} WHERE a < ''{2000,1}'' AND a >= ''{10}'' AND par_keep(id)', 'a', false),
+	('SELECT a FROM {T} WHERE a IS NULL AND par_true(a)', 'a', false),
+	('SELECT a FROM {T} WHERE par_keep(id) ORDER BY a', 'a', true),
+	('SELECT a FROM {T} WHERE a <= ''{2500}'' AND par_keep(id) ORDER BY a DESC', 'a', true),
+	('SELECT count(*) FROM {T} WHERE s > ''customer000500'' AND g = 3 AND par_true(s)', 'm', false),
+	('SELECT s, g FROM {T} WHERE s < ''customer005000'' AND par_keep(id) ORDER BY s DESC, g DESC', 'm', true);
 
 SELECT q, left(pw_same(q, idx, ordered), 300) AS res FROM pw_q ORDER BY q;
 
 -- the leader only gathers: the workers claim every run (the planner keeps
 -- the lookups of a few keys serial then); no worker can start: the leader
 -- claims every run itself
-SET pw.leader = off;
+SET par.leader = off;
 SELECT q, left(pw_same(q, idx, ordered), 300) AS res FROM pw_q
 WHERE q !~ '= (''customer000066y''|ANY)' ORDER BY q;
-RESET pw.leader;
-SET pw.max_workers = 0;
+RESET par.leader;
+SET par.max_workers = 0;
 SELECT q, left(pw_same(q, idx, ordered), 300) AS res FROM pw_q ORDER BY q;
 
 -- The leader alone reads every run; it says how many.  With runs bounded by
 -- prefix cut points (before), each of these scans had one or two runs.
 SET client_min_messages = debug1;
-SELECT pw_rows('SELECT count(*) FROM pw_f WHERE s IS NOT NULL AND pw_true(s)', 2);
-SELECT pw_rows('SELECT count(*) FROM (SELECT s FROM pw_f WHERE s < ''customer004000'' AND pw_true(s) ORDER BY s DESC LIMIT 100000) x', 2);
-SELECT pw_rows('SELECT count(*) FROM pw_f WHERE a IS NOT NULL AND pw_true(a)', 2);
-SELECT pw_rows('SELECT count(*) FROM pw_f WHERE s > ''customer000500'' AND g = 3 AND pw_true(s)', 2);
+SELECT par_rows('SELECT count(*) FROM pw_f WHERE s IS NOT NULL AND par_true(s)', 2);
+SELECT par_rows('SELECT count(*) FROM (SELECT s FROM pw_f WHERE s < ''customer004000'' AND par_true(s) ORDER BY s DESC LIMIT 100000) x', 2);
+SELECT par_rows('SELECT count(*) FROM pw_f WHERE a IS NOT NULL AND par_true(a)', 2);
+SELECT par_rows('SELECT count(*) FROM pw_f WHERE s > ''customer000500'' AND g = 3 AND par_true(s)', 2);
 RESET client_min_messages;
 
-RESET pw.max_workers;
+RESET par.max_workers;
 
 -- rescans: a Gather on the inner side of a nested loop runs the shared
 -- scan again for each outer row (with the same bounds: a partial path
@@ -191,18 +125,18 @@ LANGUAGE plpgsql AS $$
 DECLARE
 	res text[];
 BEGIN
-	PERFORM pw_mode(2);
+	PERFORM par_mode(2);
 	PERFORM set_config('enable_hashjoin', 'off', true);
 	PERFORM set_config('enable_mergejoin', 'off', true);
 	PERFORM set_config('enable_material', 'off', true);
 	PERFORM set_config('enable_memoize', 'off', true);
 	EXECUTE format($q$SELECT array_agg(x::text ORDER BY x::text) FROM (
 		SELECT o.v, count(t.id) FROM (VALUES ('customer000100'), ('customer003000'), (NULL), ('customer9')) o(v)
-		LEFT JOIN %I t ON t.id %% 5 <> length(o.v) %% 5 AND t.s > 'customer002000' AND pw_keep(t.id)
+		LEFT JOIN %I t ON t.id %% 5 <> length(o.v) %% 5 AND t.s > 'customer002000' AND par_keep(t.id)
 		GROUP BY o.v) x$q$, tbl) INTO res;
 	RETURN res;
 END $$;
-SELECT pw_plan($$SELECT o.v, count(t.id) FROM (VALUES ('a'), ('b')) o(v) LEFT JOIN pw_f t ON t.id % 5 <> length(o.v) % 5 AND t.s > 'customer002000' AND pw_keep(t.id) GROUP BY o.v$$, 2)
+SELECT par_plan($$SELECT o.v, count(t.id) FROM (VALUES ('a'), ('b')) o(v) LEFT JOIN pw_f t ON t.id % 5 <> length(o.v) % 5 AND t.s > 'customer002000' AND par_keep(t.id) GROUP BY o.v$$, 2)
 	~ 'Nested Loop.*Gather.*Parallel Index Scan using pw_f_s' AS rescan_plan;
 SELECT pw_rescan('pw_f') = pw_rescan('pw_b') AS rescan_same;
 
@@ -210,7 +144,7 @@ SELECT fpbtree_check('pw_f_s', true), fpbtree_check('pw_f_a', true),
 	fpbtree_check('pw_f_m', true);
 
 DROP INDEX pw_f_m;
-SET pw.max_workers = 0;
+SET par.max_workers = 0;
 -- Index blocks the leader alone reads for a forward and a backward count of
 -- the same range, through pw_f_s (pw_f_m goes).  The backward runs start on
 -- their upper leaves: a run bounded by a truncated separator used to start
@@ -226,19 +160,18 @@ BEGIN
 END $$;
 SELECT pg_stat_force_next_flush() AS flush \gset
 SELECT pw_blocks() AS b0 \gset
-SELECT pw_rows('SELECT count(*) FROM pw_f WHERE s < ''customer004000'' AND pw_true(s)', 2) AS fwd \gset
+SELECT par_rows('SELECT count(*) FROM pw_f WHERE s < ''customer004000'' AND par_true(s)', 2) AS fwd \gset
 SELECT pg_stat_force_next_flush() AS flush \gset
 SELECT pw_blocks() - :b0 AS forward_blocks \gset
 SELECT pg_stat_force_next_flush() AS flush \gset
 SELECT pw_blocks() AS b1 \gset
-SELECT pw_rows('SELECT count(*) FROM (SELECT s FROM pw_f WHERE s < ''customer004000'' AND pw_true(s) ORDER BY s DESC LIMIT 100000) x', 2) AS bwd \gset
+SELECT par_rows('SELECT count(*) FROM (SELECT s FROM pw_f WHERE s < ''customer004000'' AND par_true(s) ORDER BY s DESC LIMIT 100000) x', 2) AS bwd \gset
 SELECT pg_stat_force_next_flush() AS flush \gset
 SELECT pw_blocks() - :b1 AS backward_blocks \gset
 SELECT :'fwd' = :'bwd' AS same_count, :forward_blocks AS fwd_blocks, :backward_blocks AS bwd_blocks,
 	:backward_blocks - :forward_blocks AS backward_extra_blocks;
-RESET pw.max_workers;
+RESET par.max_workers;
 
 DROP TABLE pw_f, pw_b, pw_q;
-DROP FUNCTION pw_make(), pw_mode(int), pw_rows(text, int), pw_plan(text, int),
-	pw_same(text, text, bool), pw_true(anyelement), pw_keep(int4),
-	pw_rescan(text), pw_blocks();
+DROP FUNCTION pw_make(), pw_same(text, text, bool), pw_rescan(text),
+	pw_blocks();
