@@ -793,6 +793,8 @@ extern Buffer fpb_search(Relation index, const FpbEntry *key, int leaflock,
 extern Buffer fpb_moveright(Relation index, Buffer buf, const FpbEntry *key,
 							int lockmode, bool forupdate, FpbStack stack,
 							Relation heap);
+extern Buffer fpb_moveright_below(Relation index, Buffer buf,
+								  const FpbEntry *key, int lockmode);
 extern Buffer fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 							   const FpbEntry *hik, BlockNumber to,
 							   int lockmode);

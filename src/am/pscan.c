@@ -262,7 +262,6 @@ fpb_pscan_store(Relation index, BlockNumber blkno, const FpbCmp *cmp,
 static Buffer
 fpb_pscan_left_of(Relation index, Buffer buf, const FpbEntry *x)
 {
-	const FpbCmp *cmp = fpb_index_cmp(index);
 	FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
 	BlockNumber left = opq->left;
 
@@ -272,32 +271,13 @@ fpb_pscan_left_of(Relation index, Buffer buf, const FpbEntry *x)
 	UnlockReleaseBuffer(buf);
 	CHECK_FOR_INTERRUPTS();
 	buf = fpb_getbuf(index, left, BUFFER_LOCK_SHARE);
-	for (;;)
-	{
-		FpbEntry	hk;
-
-		opq = FpbPageGetOpaque(BufferGetPage(buf));
-		if (opq->level != 1)
-			fpb_index_corrupt(index, BufferGetBlockNumber(buf),
-							  "Page has level %u, but a level-1 page's left-link leads here.",
-							  opq->level);
-		if (FpbPageIsRightmost(opq))
-		{
-			if (FpbPageIsIgnore(opq))
-				fpb_index_corrupt(index, BufferGetBlockNumber(buf),
-								  "A deleted or half-dead page has no right sibling.");
-			break;
-		}
-		if (!FpbPageIsIgnore(opq))
-		{
-			fpb_page_get_hikey(BufferGetPage(buf), &hk,
-							   BufferGetBlockNumber(buf));
-			if (fpb_entry_cmp(cmp, &hk, x) >= 0)
-				break;
-		}
-		buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
-	}
-	return buf;
+	opq = FpbPageGetOpaque(BufferGetPage(buf));
+	if (opq->level != 1)
+		fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+						  "Page has level %u, but a level-1 page's left-link leads here.",
+						  opq->level);
+	/* each step right checks the sibling's level */
+	return fpb_moveright_below(index, buf, x, BUFFER_LOCK_SHARE);
 }
 
 /*

@@ -547,41 +547,6 @@ fpb_scan_advance_prefetch(IndexScanDesc scan, bool forward)
 }
 
 /*
- * Move right from the locked leaf buf to the leaf holding the keys just
- * below key, one no entry equals (fpb_wide_key_between): the first live
- * leaf whose high key is at or above it.  fpb_moveright would go on to the
- * leaf that begins at key, which holds nothing a backward run bounded by
- * it returns.
- */
-static Buffer
-fpb_scan_moveright_below(Relation index, Buffer buf, const FpbEntry *key)
-{
-	const FpbCmp *cmp = fpb_index_cmp(index);
-
-	for (;;)
-	{
-		Page		page = BufferGetPage(buf);
-		FpbPageOpaque opq = FpbPageGetOpaque(page);
-		FpbEntry	hk;
-
-		if (FpbPageIsRightmost(opq))
-		{
-			if (FpbPageIsIgnore(opq))
-				fpb_index_corrupt(index, BufferGetBlockNumber(buf),
-								  "A deleted or half-dead page has no right sibling.");
-			return buf;
-		}
-		if (!FpbPageIsIgnore(opq))
-		{
-			fpb_page_get_hikey(page, &hk, BufferGetBlockNumber(buf));
-			if (fpb_entry_cmp(cmp, &hk, key) >= 0)
-				return buf;
-		}
-		buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
-	}
-}
-
-/*
  * A participant has read its last run: say how many it read (tests count
  * the runs of a scan with the leader alone).  Returns false.
  */
@@ -659,7 +624,8 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 							  "Page has level %u, but a level-1 downlink leads here.",
 							  FpbPageGetOpaque(BufferGetPage(buf))->level);
 		if (!forward && fpb_wide_key_between(so->cmp, &startkey))
-			buf = fpb_scan_moveright_below(index, buf, &startkey);
+			buf = fpb_moveright_below(index, buf, &startkey,
+									  BUFFER_LOCK_SHARE);
 		else
 			buf = fpb_moveright(index, buf, &startkey, BUFFER_LOCK_SHARE,
 								false, NULL, NULL);

@@ -199,6 +199,41 @@ fpb_moveright(Relation index, Buffer buf, const FpbEntry *key, int lockmode,
 	}
 }
 
+/*
+ * fpb_moveright for a key that no entry equals, bounding the keys below it
+ * (fpb_wide_key_between): step right while the page's high key is below
+ * key, not at it (the page that begins at key holds nothing below it), and
+ * over deleted and half-dead pages.  Returns the buffer locked in lockmode.
+ */
+Buffer
+fpb_moveright_below(Relation index, Buffer buf, const FpbEntry *key,
+					int lockmode)
+{
+	const FpbCmp *cmp = fpb_index_cmp(index);
+
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		FpbPageOpaque opq = FpbPageGetOpaque(page);
+		FpbEntry	hk;
+
+		if (FpbPageIsRightmost(opq))
+		{
+			if (FpbPageIsIgnore(opq))
+				fpb_index_corrupt(index, BufferGetBlockNumber(buf),
+								  "A deleted or half-dead page has no right sibling.");
+			return buf;
+		}
+		if (!FpbPageIsIgnore(opq))
+		{
+			fpb_page_get_hikey(page, &hk, BufferGetBlockNumber(buf));
+			if (fpb_entry_cmp(cmp, &hk, key) >= 0)
+				return buf;
+		}
+		buf = fpb_step_right(index, buf, lockmode);
+	}
+}
+
 static FpbStack
 fpb_push(FpbStack stack, BlockNumber blkno)
 {
