@@ -9,7 +9,8 @@
 #      shared_preload_libraries;
 #   4. the TAP tests in test/t/: `make installcheck REGRESS=` (pgxs runs
 #      prove, each test makes its own clusters), as the postgres user when we
-#      are root, in a copy of the tree that user may write to.
+#      are root, in a copy of the tree that user may write to; each file
+#      under a time limit (test/tap_limit.sh), as pg_regress is.
 # Prints "tests: N passed, M failed" (one per pg_regress file and per TAP
 # file) and exits non-zero when anything fails.  Called by `make test`.
 set -euo pipefail
@@ -65,7 +66,8 @@ chmod 0777 test/regress_out
 regress_log=test/regress_out/installcheck.log
 port=$(free_port 55432)
 set +e
-PGPORT=$port pg_virtualenv -t -v "$PGVER" \
+# (a time limit: a hang fails the run in minutes, not at CI's deadline)
+PGPORT=$port timeout -k 60 "${FPB_REGRESS_LIMIT:-2700}" pg_virtualenv -t -v "$PGVER" \
 	-o shared_preload_libraries=fpbtree \
 	-o max_parallel_workers_per_gather=0 \
 	-o autovacuum=off \
@@ -109,7 +111,8 @@ tap_log=$TAPDIR/prove.log
 set +e
 "${run_as[@]}" "cd '$TAPDIR' &&
 	export PATH='$PGBIN':/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 LC_ALL=C.UTF-8 &&
-	make installcheck REGRESS= REGRESS_PREP= PG_CONFIG='$PG_CONFIG'" 2>&1 | tee "$tap_log"
+	make installcheck REGRESS= REGRESS_PREP= PG_CONFIG='$PG_CONFIG' \
+		PROVE_FLAGS='--exec $TAPDIR/test/tap_limit.sh'" 2>&1 | tee "$tap_log"
 tap_rc=${PIPESTATUS[0]}
 set -e
 # prove prints "test/t/NAME.pl .. ok" per passing file, and in its summary
@@ -135,6 +138,13 @@ for name in $t_bad_names; do
 		say "last lines of $nl"
 		tail -n 60 "$nl"
 	done
+done
+# a test that overran its time limit: what its servers were doing (last,
+# where a truncated log still shows it)
+for f in "$TAPDIR"/tmp_check/log/*_overran.txt; do
+	[ -f "$f" ] || continue
+	say "$f"
+	cat "$f"
 done
 # keep the logs for inspection, drop the data directories
 mkdir -p test/tmp_check

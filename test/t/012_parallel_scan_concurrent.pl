@@ -125,7 +125,7 @@ like($plan, qr/Gather Merge.*Parallel Index Scan Backward using w_k/s,
 
 my $range = "\\set lo random(-100, 200000)\n\\set w random(2000, 60000)\n";
 # on w: the text bounds of [lo, lo + w], and the number in a key
-my $wlo = q{('customer' || lpad(:lo::text, 8, '0'))};
+my $wlo = q{('customer' || lpad((:lo)::text, 8, '0'))};
 my $whi = q{('customer' || lpad((:lo + :w)::text, 8, '0'))};
 my $wnum = 'substr(k, 9, 8)::int8';
 my %scripts = (
