@@ -936,7 +936,7 @@ typedef struct FpbScanRun
 	uint64		hit;
 	const char *lof;			/* wide: the bounds' values (the interval's */
 	const char *hif;			/* own, or in lobuf and hibuf) */
-	FpbFullBuf *lobuf;			/* the caller's, for copies of values */
+	FpbFullBuf *lobuf;			/* the caller's, for copies of values (wide) */
 	FpbFullBuf *hibuf;
 	BlockNumber start;			/* leaf to start from (Invalid: descend) */
 	BlockNumber last;			/* last leaf listed for it (scan order) */

@@ -579,10 +579,11 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	FpbEntry	startkey;
 
 	fpb_scan_release(so);
-	if (so->runbufs == NULL)
+	/* run bounds with values need room for them (wide indexes only) */
+	if (so->cmp != NULL && so->runbufs == NULL)
 		so->runbufs = MemoryContextAlloc(so->scancxt, 2 * sizeof(FpbFullBuf));
-	run.lobuf = &so->runbufs[0];
-	run.hibuf = &so->runbufs[1];
+	run.lobuf = so->cmp != NULL ? &so->runbufs[0] : NULL;
+	run.hibuf = so->cmp != NULL ? &so->runbufs[1] : NULL;
 	if (so->nivals > 0)
 	{
 		/* array keys: the participants go through the intervals together */
