@@ -185,10 +185,14 @@ BEGIN
 END $$;
 
 SELECT pg_temp.make(s, 6000) FROM shapes s;
--- the versions the metapages record: the old format where asked for, and
--- where the first column is a float or a timestamp (no room for more)
+-- the versions and formats the metapages record: the old format where
+-- asked for, and where the first column is a float or a timestamp (no room
+-- for more); version 3 where a text column gives the format flag for
+-- compressed long values
 SELECT s.name, fpb_meta_version((s.name || '_coded_i')::regclass) AS coded,
-	   fpb_meta_version((s.name || '_first_i')::regclass) AS first
+	   fpb_meta_version((s.name || '_first_i')::regclass) AS first,
+	   fpb_meta_mprefix((s.name || '_coded_i')::regclass) AS coded_fmt,
+	   fpb_meta_mprefix((s.name || '_first_i')::regclass) AS first_fmt
 FROM shapes s ORDER BY 1;
 -- each index sound, its prefixes those of its format
 SELECT s.name, t, fpbtree_check((t || '_i')::regclass, true)

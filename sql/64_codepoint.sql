@@ -54,12 +54,15 @@ RESET fpbtree.debug_codepoint_prefix_const;
 VACUUM ANALYZE cp_t, cp_o;
 SELECT fpb_meta_version('cp_t_i') AS new_version, fpb_meta_version('cp_o_i') AS old_version;
 SELECT fpbtree_check('cp_t_i', true), fpbtree_check('cp_o_i', true);
--- under "C" and ICU nothing changes: version 1
+-- under "C" and ICU no code-point flag (1), only the one for compressed
+-- long values (2) every text index has
 CREATE TABLE cp_c (v text COLLATE "C");
 CREATE INDEX cp_c_i ON cp_c USING fpbtree (v);
 CREATE TABLE cp_icu (v text COLLATE "en-x-icu");
 CREATE INDEX cp_icu_i ON cp_icu USING fpbtree (v);
-SELECT fpb_meta_version('cp_c_i') AS c_version, fpb_meta_version('cp_icu_i') AS icu_version;
+SELECT fpb_meta_version('cp_c_i') AS c_version, fpb_meta_version('cp_icu_i') AS icu_version,
+	fpb_meta_pfxflags('cp_t_i') AS new_flags, fpb_meta_pfxflags('cp_o_i') AS old_flags,
+	fpb_meta_pfxflags('cp_c_i') AS c_flags, fpb_meta_pfxflags('cp_icu_i') AS icu_flags;
 
 -- random probes: values of the table, longer and shorter ones, strings
 -- between them, the empty string; all operators, arrays, both directions
@@ -173,6 +176,7 @@ CREATE INDEX cp_m_vg ON cp_m USING fpbtree (v, g) INCLUDE (id);
 CREATE INDEX cp_m_gv ON cp_m USING fpbtree (g, v DESC);
 ANALYZE cp_m;
 SELECT fpb_meta_version('cp_m_vg') AS vg, fpb_meta_version('cp_m_gv') AS gv,
+	   fpb_meta_pfxflags('cp_m_vg') AS vg_flags, fpb_meta_pfxflags('cp_m_gv') AS gv_flags,
 	   fpbtree_check('cp_m_vg', true), fpbtree_check('cp_m_gv', true);
 SELECT fpb_same($$SELECT id FROM cp_m WHERE v = 'key_17' AND g > 3$$, 'cp_m_vg');
 SELECT fpb_same($$SELECT id FROM cp_m WHERE v >= 'commonprefix_1' AND v < 'commonprefix_2'$$, 'cp_m_vg');

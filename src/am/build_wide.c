@@ -547,13 +547,13 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 		FpbEntry	e;
 		MemoryContext old;
 		BlockNumber leaf;
+		ItemPointerData htid;
 
 		e = fpb_mkkey(FPB_KEY_MAX, t | FPB_T_NULLBIT);
 		if (cmp->multi)
 		{
 			Datum		values[INDEX_MAX_KEYS];
 			bool		nulls[INDEX_MAX_KEYS];
-			ItemPointerData htid;
 
 			t = (uint64) DatumGetInt64(slot_getattr(sp.slot,
 													FPB_MSLOT_T + 1, &tnull));
@@ -567,7 +567,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 				/* the prefix the scan computed */
 				e = fpb_mkkey(fpb_sortk_get(sp.slot, sp.kpos + 1),
 							  fpb_make_t(&htid, nulls[0]));
-				e.f = fpb_form_tuple(cmp, index, values, nulls);
+				e.f = fpb_form_tuple(cmp, index, values, nulls, &htid);
 			}
 			else
 				e = fpb_multi_entry(cmp, index, values, nulls, &htid);
@@ -581,7 +581,8 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 			else
 				e.k = fpb_encode(sp.encproc, cmp->pfxcoll, v);
 			e.t = t;
-			e.f = fpb_full_image(cmp, v, index);
+			fpb_t_to_heaptid(t, &htid);
+			e.f = fpb_full_image(cmp, v, index, &htid);
 			if (cmp->typlen > 0 || e.f == DatumGetPointer(v))
 				fpb_entry_keep_palloc(cmp, &e);
 			MemoryContextSwitchTo(old);

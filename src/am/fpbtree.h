@@ -426,17 +426,21 @@ typedef struct FpbMetaPageData
 	uint16		vac_cycle;		/* last VACUUM cycle id (0 in old indexes) */
 	uint16		mprefix;		/* multi-column prefix: FPB_MPREFIX_* (0 in
 								 * old indexes) */
-	uint16		pfxflags;		/* FPB_PFX_*: how the prefixes of the first
-								 * column were made (0 in old indexes) */
+	uint16		pfxflags;		/* FPB_PFX_*: format flags (0 in old
+								 * indexes) */
 } FpbMetaPageData;
 
 /*
- * pfxflags: the first column's collation compares as strcmp() (a libc locale
- * without collation rules, as glibc's C.UTF-8), and its prefixes are taken
- * under "C" (README "Wide keys").
+ * pfxflags, the format flags of version 3.  FPB_PFX_CODEPOINT: the first
+ * column's collation compares as strcmp() (a libc locale without collation
+ * rules, as glibc's C.UTF-8), and its prefixes are taken under "C" (README
+ * "Wide keys").  FPB_PFX_COMPRESS: a value (or row) too long for a slot may
+ * be stored compressed (fpb_full_compress); a build older than the flag,
+ * whose comparisons would read the compressed bytes, refuses such an index.
  */
 #define FPB_PFX_CODEPOINT	0x0001
-#define FPB_PFX_KNOWN		FPB_PFX_CODEPOINT
+#define FPB_PFX_COMPRESS	0x0002
+#define FPB_PFX_KNOWN		(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS)
 
 /* the prefix of a multi-column entry (multicol.c) */
 #define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */
@@ -475,6 +479,7 @@ extern void fpb_pattern_init(void);
 extern void fpb_check_pattern_collations(Relation index);
 extern void fpb_rowcompare_init(void);
 extern void fpb_upsert_init(void);
+extern void fpb_fkey_init(void);
 
 typedef struct FpbWidths
 {
@@ -545,10 +550,12 @@ fpb_wide_cmp_head(uint64 ak, uint64 at, uint64 bk, uint64 bt)
 extern Size fpb_full_size(const FpbCmp *cmp, const char *f);
 extern int	fpb_wide_maxkey(int w, int x);
 extern const char *fpb_full_form(const FpbCmp *cmp, Datum value);
+extern const char *fpb_full_compress(const char *v);
 extern const char *fpb_full_image(const FpbCmp *cmp, Datum value,
-								  Relation index);
+								  Relation index, ItemPointer htid);
 extern Size fpb_cmp_space(Relation index);
-extern void fpb_check_row_size(const FpbCmp *cmp, Relation index, Size size);
+extern void fpb_check_row_size(const FpbCmp *cmp, Relation index, Size size,
+							   ItemPointer htid);
 extern uint16 fpb_new_pfxflags(Relation index);
 extern void fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags);
 extern uint16 fpb_cmp_pfxflags(const FpbCmp *cmp);
@@ -600,7 +607,8 @@ extern Size fpb_multi_space(Relation index);
 extern void fpb_multi_init(Relation index, FpbCmp *cmp, char *space);
 extern int	fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b);
 extern const char *fpb_form_tuple(const FpbCmp *cmp, Relation index,
-								  Datum *values, bool *isnull);
+								  Datum *values, bool *isnull,
+								  ItemPointer htid);
 extern FpbEntry fpb_multi_entry(const FpbCmp *cmp, Relation index,
 								Datum *values, bool *isnull, ItemPointer htid);
 extern IndexTuple fpb_build_tuple(TupleDesc desc, Datum *values,

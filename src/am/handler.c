@@ -70,7 +70,7 @@ fpb_am_init(void)
 							 &fpb_debug_multi_prefix_first, false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomBoolVariable("fpbtree.debug_codepoint_prefix_const",
-							 "Developer setting: CREATE INDEX gives fpbtree indexes of text under C.UTF-8 the constant prefix, as older builds of fpbtree did.",
+							 "Developer setting: CREATE INDEX makes fpbtree indexes without format flags, as older builds of fpbtree did: text under C.UTF-8 gets the constant prefix, long values are refused instead of compressed.",
 							 "For tests of indexes built by older builds of fpbtree; never for production use.",
 							 &fpb_debug_codepoint_prefix_const, false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
@@ -79,6 +79,7 @@ fpb_am_init(void)
 	fpb_pattern_init();
 	fpb_rowcompare_init();
 	fpb_upsert_init();
+	fpb_fkey_init();
 }
 
 static void

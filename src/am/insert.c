@@ -501,7 +501,7 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		{
 			e.k = FPB_WIDE_PREFIX(key.k);
 			if (!isnull[0])
-				e.f = fpb_full_image(cmp, values[0], index);
+				e.f = fpb_full_image(cmp, values[0], index, ht_ctid);
 		}
 	}
 

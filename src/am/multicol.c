@@ -425,12 +425,13 @@ fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b)
 }
 
 /*
- * An index tuple of desc's columns, never compressed or toasted (the
- * comparisons read values in place).  Stored tuples and bounds have a zero
- * t_tid.
+ * An index tuple of desc's columns.  With detoast, every value is taken
+ * untoasted and uncompressed (the comparisons read values in place); else
+ * the caller has made the values what they are to be (fpb_form_tuple).
  */
-IndexTuple
-fpb_build_tuple(TupleDesc desc, Datum *values, bool *isnull)
+static IndexTuple
+fpb_build_tuple_ext(TupleDesc desc, Datum *values, bool *isnull,
+					bool detoast)
 {
 	Datum		v[INDEX_MAX_KEYS];
 	bool		hasnull = false;
@@ -447,7 +448,7 @@ fpb_build_tuple(TupleDesc desc, Datum *values, bool *isnull)
 		v[i] = values[i];
 		if (isnull[i])
 			hasnull = true;
-		else if (TupleDescAttr(desc, i)->attlen == -1)
+		else if (detoast && TupleDescAttr(desc, i)->attlen == -1)
 		{
 			struct varlena *p = (struct varlena *) DatumGetPointer(values[i]);
 
@@ -475,17 +476,67 @@ fpb_build_tuple(TupleDesc desc, Datum *values, bool *isnull)
 }
 
 /*
+ * An index tuple of desc's columns, never toasted or compressed.  Stored
+ * tuples (but those fpb_form_tuple compresses) and bounds have a zero
+ * t_tid.
+ */
+IndexTuple
+fpb_build_tuple(TupleDesc desc, Datum *values, bool *isnull)
+{
+	return fpb_build_tuple_ext(desc, values, isnull, true);
+}
+
+/*
  * The stored form of an index row: its index tuple, refused when larger
  * than a wide index accepts.
  */
 const char *
 fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
-			   bool *isnull)
+			   bool *isnull, ItemPointer htid)
 {
 	IndexTuple	t = fpb_build_tuple(cmp->tupdesc, values, isnull);
 	Size		size = IndexTupleSize(t);
 
-	fpb_check_row_size(cmp, index, size);
+	if (size > (Size) cmp->maxkey && (cmp->pfxflags & FPB_PFX_COMPRESS))
+	{
+		/*
+		 * Too long for a slot: compress its long values, as
+		 * index_form_tuple compresses those of btree's tuples (a row's bytes
+		 * still depend on its values alone: fpb_full_compress).
+		 */
+		TupleDesc	desc = cmp->tupdesc;
+		Datum		v[INDEX_MAX_KEYS];
+		bool		any = false;
+
+		for (int i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+			const char *p;
+
+			v[i] = values[i];
+			if (isnull[i] || att->attlen != -1)
+				continue;
+			/* untoasted, as fpb_build_tuple takes every value */
+			p = (const char *) pg_detoast_datum_packed((struct varlena *)
+													   DatumGetPointer(values[i]));
+			v[i] = PointerGetDatum(p);
+			if (att->attstorage != TYPSTORAGE_PLAIN &&
+				VARSIZE_ANY(p) > TOAST_INDEX_TARGET)
+			{
+				const char *c = fpb_full_compress(p);
+
+				any |= (c != p);
+				v[i] = PointerGetDatum(c);
+			}
+		}
+		if (any)
+		{
+			pfree(t);
+			t = fpb_build_tuple_ext(desc, v, isnull, false);
+			size = IndexTupleSize(t);
+		}
+	}
+	fpb_check_row_size(cmp, index, size, htid);
 	return (const char *) t;
 }
 
@@ -500,7 +551,7 @@ fpb_multi_entry(const FpbCmp *cmp, Relation index, Datum *values,
 	fpb_multi_row_keys(cmp, index, values, isnull, keys);
 	e = fpb_mkkey(fpb_multi_prefix(cmp, cmp->nkeys, keys, isnull, 0),
 				  fpb_make_t(htid, isnull[0]));
-	e.f = fpb_form_tuple(cmp, index, values, isnull);
+	e.f = fpb_form_tuple(cmp, index, values, isnull, htid);
 	return e;
 }
 
@@ -522,7 +573,9 @@ fpb_tuple_keys_null(const FpbCmp *cmp, const char *f)
 /*
  * fpbtree_check of a stored tuple f with node key (k, t) at blkno: a
  * stored tuple (zero t_tid) of a sound size, whose first column is NULL
- * exactly when the entry is flagged NULL, and whose prefix is the key's.
+ * exactly when the entry is flagged NULL, whose prefix is the key's, and
+ * whose values are compressed only where the format allows it and the row
+ * would not fit without (fpb_form_tuple; the slack covers alignment).
  */
 void
 fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
@@ -534,6 +587,8 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 	bool		isnull[INDEX_MAX_KEYS] = {0};
 	uint64		keys[INDEX_MAX_KEYS];
 	uint64		p;
+	bool		compressed = false;
+	Size		grow = 0;
 
 	if (tup->t_tid.ip_posid != 0 || tup->t_tid.ip_blkid.bi_lo != 0 ||
 		tup->t_tid.ip_blkid.bi_hi != 0 ||
@@ -547,6 +602,25 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 	if (isnull[0] != ((t & FPB_T_NULLBIT) != 0))
 		fpb_index_corrupt(index, blkno,
 						  "%s %s has a NULL flag that differs from its first column's.",
+						  what, fpb_keydesc(k, t));
+	for (int j = 0; j < cmp->tupdesc->natts; j++)
+	{
+		bool		n;
+		Datum		d;
+
+		if (TupleDescAttr(cmp->tupdesc, j)->attlen != -1)
+			continue;
+		d = index_getattr(tup, j + 1, cmp->tupdesc, &n);
+		if (n || !VARATT_IS_COMPRESSED(DatumGetPointer(d)))
+			continue;
+		compressed = true;
+		grow += toast_raw_datum_size(d) - VARSIZE(DatumGetPointer(d));
+	}
+	if (compressed && (!(cmp->pfxflags & FPB_PFX_COMPRESS) ||
+					   size + grow + 8 + 4 * cmp->tupdesc->natts <=
+					   (Size) cmp->maxkey))
+		fpb_index_corrupt(index, blkno,
+						  "%s %s holds compressed values its format or size does not allow.",
 						  what, fpb_keydesc(k, t));
 	fpb_multi_row_keys(cmp, index, values, isnull, keys);
 	p = fpb_multi_prefix(cmp, cmp->nkeys, keys, isnull, 0);

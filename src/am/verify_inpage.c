@@ -14,6 +14,8 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
+
 #include "fpbtree.h"
 
 /* One (optional) bound of an in-page key range */
@@ -102,6 +104,13 @@ fpb_check_wide_key(FpbInpageWalk *ws, uint64 k, uint64 t, bool leaf,
 									 i, line));
 		return;
 	}
+	/* a value is compressed only when too long, and where the format says */
+	if (ws->cmp->typlen == -1 && VARATT_IS_COMPRESSED(f) &&
+		(!(ws->cmp->pfxflags & FPB_PFX_COMPRESS) ||
+		 toast_raw_datum_size(PointerGetDatum(f)) <= (Size) ws->cmp->maxkey))
+		fpb_index_corrupt(ws->index, ws->blkno,
+						  "Entry %d %s of in-page node at line %u has a compressed value the index's format does not allow.",
+						  i, fpb_keydesc(k, t), line);
 	p = fpb_encode(ws->encproc, ws->cmp->pfxcoll, PointerGetDatum(f));
 	if (FPB_WIDE_PREFIX(p) != FPB_WIDE_PREFIX(k))
 		fpb_index_corrupt(ws->index, ws->blkno,

@@ -18,17 +18,40 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "access/relation.h"
+#include "access/toast_compression.h"
+#include "access/toast_internals.h"
 #include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
 #include "fpbtree.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
+#include "utils/rel.h"
 
-/* fpbtree.debug_codepoint_prefix_const: new indexes without FPB_PFX_* */
+/* fpbtree.debug_codepoint_prefix_const: new indexes without FPB_PFX_* flags */
 bool		fpb_debug_codepoint_prefix_const = false;
 
 const char	fpb_full_plusinf = 0;
+
+/*
+ * fpb_full_cmp of a stored value kept compressed (fpb_full_compress): the
+ * inline comparisons read bytes, so both sides are decompressed first, and
+ * the copies freed at once (a scan may compare many such values).
+ */
+static int
+fpb_full_cmp_compressed(const FpbCmp *cmp, const char *a, const char *b)
+{
+	const char *da = (const char *) pg_detoast_datum_packed((struct varlena *) a);
+	const char *db = (const char *) pg_detoast_datum_packed((struct varlena *) b);
+	int			c = fpb_full_cmp(cmp, da, db);
+
+	if (da != a)
+		pfree((void *) da);
+	if (db != b)
+		pfree((void *) db);
+	return c;
+}
 
 /* Three-way comparison of two full values. */
 int
@@ -43,9 +66,13 @@ fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b)
 	if (cmp->textc)
 	{
 		/* text under "C": bttextcmp's answer without its call */
-		int			la = VARSIZE_ANY_EXHDR(a);
-		int			lb = VARSIZE_ANY_EXHDR(b);
+		int			la,
+					lb;
 
+		if (unlikely(VARATT_IS_COMPRESSED(a) || VARATT_IS_COMPRESSED(b)))
+			return fpb_full_cmp_compressed(cmp, a, b);
+		la = VARSIZE_ANY_EXHDR(a);
+		lb = VARSIZE_ANY_EXHDR(b);
 		c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(la, lb));
 		if (c == 0)
 			c = la - lb;
@@ -161,11 +188,32 @@ fpb_full_form(const FpbCmp *cmp, Datum value)
 }
 
 /*
- * The stored form of a value to be stored in the index.  Values above
- * maxkey are refused as btree refuses index rows too large for a page.
+ * A varlena value too long for a slot, compressed as index_form_tuple
+ * compresses btree's, or v itself when it does not compress.  Always with
+ * pglz, whatever the column's or the server's setting: equal values must
+ * get equal bytes (pages of runs keep one copy of a run's value), and pglz
+ * is in every build.
  */
 const char *
-fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
+fpb_full_compress(const char *v)
+{
+	Datum		c;
+
+	Assert(!VARATT_IS_EXTENDED(v) || VARATT_IS_SHORT(v));
+	c = toast_compress_datum(PointerGetDatum(v), TOAST_PGLZ_COMPRESSION);
+	return DatumGetPointer(c) != NULL ? DatumGetPointer(c) : v;
+}
+
+/*
+ * The stored form of a value to be stored in the index.  A varlena value
+ * above maxkey is compressed (README "Limit"); one that stays above it is
+ * refused as btree refuses index rows too large for a page.  Stored values
+ * at or below maxkey are never compressed: the comparisons read them in
+ * place.
+ */
+const char *
+fpb_full_image(const FpbCmp *cmp, Datum value, Relation index,
+			   ItemPointer htid)
 {
 	const char *v = fpb_full_form(cmp, value);
 	Size		size;
@@ -173,20 +221,39 @@ fpb_full_image(const FpbCmp *cmp, Datum value, Relation index)
 	if (cmp->typlen > 0)
 		return v;
 	size = VARSIZE_ANY(v);
-	fpb_check_row_size(cmp, index, size);
+	if (size > (Size) cmp->maxkey && (cmp->pfxflags & FPB_PFX_COMPRESS))
+	{
+		v = fpb_full_compress(v);
+		size = VARSIZE_ANY(v);
+	}
+	fpb_check_row_size(cmp, index, size, htid);
 	return (const char *) v;
 }
 
-/* Refuse a stored value (or multi-column row) above the page's limit. */
+/*
+ * Refuse a stored value (or multi-column row) of the heap row at htid above
+ * the page's limit, saying which row as btree does.
+ */
 void
-fpb_check_row_size(const FpbCmp *cmp, Relation index, Size size)
+fpb_check_row_size(const FpbCmp *cmp, Relation index, Size size,
+				   ItemPointer htid)
 {
-	if (size > (Size) cmp->maxkey)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("index row size %zu exceeds fpbtree maximum %d for index \"%s\"",
-						size, cmp->maxkey, RelationGetRelationName(index)),
-				 errhint("Values larger than a quarter of a page cannot be indexed.")));
+	Relation	heap;
+
+	if (size <= (Size) cmp->maxkey)
+		return;
+	/* the caller (insert, build) holds a lock on the table */
+	heap = relation_open(index->rd_index->indrelid, NoLock);
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("index row size %zu exceeds fpbtree maximum %d for index \"%s\"",
+					size, cmp->maxkey, RelationGetRelationName(index)),
+			 errdetail("Index row references tuple (%u,%u) in relation \"%s\".",
+					   ItemPointerGetBlockNumber(htid),
+					   ItemPointerGetOffsetNumber(htid),
+					   RelationGetRelationName(heap)),
+			 errhint("Values larger than a quarter of a page after compression cannot be indexed."),
+			 errtableconstraint(heap, RelationGetRelationName(index))));
 }
 
 /*
@@ -246,7 +313,10 @@ fpb_col_dedup(const FpbCmp *cmp)
 /*
  * Are two full values the same bytes (the varlena header's form aside)?
  * fl is what a wide page records as their size (fpb_cmp_fulllen).  Either
- * may be NULL (no value).
+ * may be NULL (no value).  A value compressed for its length
+ * (fpb_full_compress) compares as its compressed bytes: equal values have
+ * equal lengths, so both are compressed, and by one method, which gives
+ * equal bytes.
  */
 bool
 fpb_full_image_eq(int fl, const char *a, const char *b)
@@ -320,30 +390,41 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 }
 
 /*
- * The prefix flags of a new index (FPB_PFX_*): FPB_PFX_CODEPOINT when its
- * first column is compared and prefixed by fpbtree's own text, bpchar or
- * name functions (whose "C" prefixes agree with the comparison under such
- * a collation) and its collation compares as strcmp()
- * (fpb_collation_is_codepoint).
+ * The format flags of a new wide index (FPB_PFX_*): FPB_PFX_CODEPOINT when
+ * its first column is compared and prefixed by fpbtree's own text, bpchar
+ * or name functions (whose "C" prefixes agree with the comparison under
+ * such a collation) and its collation compares as strcmp()
+ * (fpb_collation_is_codepoint); FPB_PFX_COMPRESS when a column is a
+ * varlena that may be compressed (not a type stored plain).  The debugging
+ * setting makes an index as a build before both flags did.
  */
 uint16
 fpb_new_pfxflags(Relation index)
 {
+	TupleDesc	desc = RelationGetDescr(index);
 	Oid			cmpproc;
 	PGFunction	fn;
+	uint16		flags = 0;
 
 	if (fpb_debug_codepoint_prefix_const)
 		return 0;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN)
+			flags |= FPB_PFX_COMPRESS;
+	}
 	cmpproc = index_getprocid(index, 1, FPB_CMP_PROC);
 	if (cmpproc != F_BTTEXTCMP && cmpproc != F_BPCHARCMP &&
 		cmpproc != F_BTNAMECMP)
-		return 0;
+		return flags;
 	fn = index_getprocinfo(index, 1, FPB_ENCODE_PROC)->fn_addr;
 	if ((fn == fpbtree_prefix_text || fn == fpbtree_prefix_bpchar ||
 		 fn == fpbtree_prefix_name) &&
 		fpb_collation_is_codepoint(index->rd_indcollation[0]))
-		return FPB_PFX_CODEPOINT;
-	return 0;
+		flags |= FPB_PFX_CODEPOINT;
+	return flags;
 }
 
 /*
