@@ -171,8 +171,8 @@ SET max_parallel_workers_per_gather = 0;
 SET jit = off;
 SELECT count(*), sum(t.id) FROM scan_outer o JOIN scan_t t ON t.k = o.k;
 
--- a merge join over two ordered index scans (no mark/restore in fpbtree:
--- the planner must cope)
+-- a merge join over two ordered index scans (the inner one marks and
+-- restores its position: no Materialize; 68_markpos tests it)
 SET enable_seqscan = off;
 SET enable_hashjoin = off;
 SET enable_nestloop = off;

@@ -65,6 +65,33 @@ INSERT INTO fk_o6 VALUES (3, 2);
 SELECT conrelid::regclass, pg_get_constraintdef(oid), conindid::regclass
 FROM pg_constraint WHERE conrelid IN ('fk_o5'::regclass, 'fk_o6'::regclass);
 
+-- a statement that may change the referenced table's indexes before its
+-- foreign key is added is left to the core as it is (here its internal
+-- error; never a foreign key on other columns than those named)
+CREATE TABLE fk_t (id int NOT NULL, id2 int NOT NULL, p int);
+CREATE UNIQUE INDEX fk_t_id_fp ON fk_t USING fpbtree (id);
+ALTER TABLE fk_t ADD CONSTRAINT fk_t_pkey PRIMARY KEY (id);
+ALTER TABLE fk_t DROP CONSTRAINT fk_t_pkey, ADD CONSTRAINT fk_t_pkey2 PRIMARY KEY (id2),
+	ADD CONSTRAINT fk_t_fk FOREIGN KEY (p) REFERENCES fk_t (id);
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint
+WHERE conrelid = 'fk_t'::regclass ORDER BY 1;
+-- a foreign key to a table of the same name in another schema: the one
+-- the statement names
+CREATE SCHEMA fk_s;
+CREATE TABLE fk_s.fk_acct (id int PRIMARY KEY);
+CREATE TABLE fk_o8 (c int REFERENCES fk_s.fk_acct (id));
+SELECT conname, confrelid::regclass, conindid::regclass FROM pg_constraint
+WHERE conrelid = 'fk_o8'::regclass;
+CREATE UNIQUE INDEX fk_s_acct_fp ON fk_s.fk_acct USING fpbtree (id);
+REINDEX INDEX CONCURRENTLY fk_s.fk_acct_pkey;
+SET search_path = fk_s, public;
+CREATE TABLE public.fk_o9 (c int REFERENCES fk_acct (id));
+RESET search_path;
+SELECT conname, confrelid::regclass, conindid::regclass FROM pg_constraint
+WHERE conrelid = 'fk_o9'::regclass;
+-- a column named twice: the core's error
+CREATE TABLE fk_o10 (a int, b int, FOREIGN KEY (a, b) REFERENCES fk_acct (id, id));
+
 -- what the core reports is left to it: missing tables and columns, a
 -- self-reference in the table being created
 CREATE TABLE fk_o7 (c int REFERENCES fk_nothing (id));

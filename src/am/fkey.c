@@ -28,11 +28,18 @@
  *	- an fpbtree one otherwise: an error with the foreign-key SQLSTATE
  *	  that names the index and says what to do, instead of the internal one.
  *
- * The statement is copied before it is changed (it may belong to a cached
- * plan).  The referenced table is looked up with AccessShareLock, weaker
- * than the core's ShareRowExclusiveLock that follows.  The hook exists once
- * the library is loaded: without preloading, a session that has not used
- * an fpbtree index yet gets the core's behaviour.
+ * Only statements that add foreign keys (and columns without primary key,
+ * unique or exclusion constraints) are looked at: another subcommand could
+ * change the indexes between the hook's look and the core's, and such a
+ * statement is left to the core as it is.  The statement is copied before
+ * it is changed (it may belong to a cached plan), and the referenced table
+ * it names is then qualified with its schema, so that the core finds the
+ * table the hook looked at.  That table is locked before it is looked at,
+ * in the mode the core locks it in first: the statement's own when it is
+ * the altered table, else AccessShareLock (the core's ShareRowExclusiveLock
+ * follows; the altered table is locked by the core before it).  The hook
+ * exists once the library is loaded: without preloading, a session that
+ * has not used an fpbtree index yet gets the core's behaviour.
  *
  *-------------------------------------------------------------------------
  */
@@ -45,6 +52,8 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "commands/defrem.h"
+#include "commands/tablecmds.h"
+#include "storage/lmgr.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
 #include "utils/lsyscache.h"
@@ -149,7 +158,7 @@ fpb_fkey_is_pkey(Relation pkrel, int n, const AttrNumber *attnums)
  * (returns true), or refuse it, as the header says.
  */
 static bool
-fpb_fkey_check(Constraint *con, Oid am)
+fpb_fkey_check(Constraint *con, Oid am, Oid selfrelid, LOCKMODE selflock)
 {
 	Oid			pkrelid;
 	Relation	pkrel;
@@ -163,17 +172,29 @@ fpb_fkey_check(Constraint *con, Oid am)
 	if (con->contype != CONSTR_FOREIGN || con->pk_attrs == NIL ||
 		list_length(con->pk_attrs) > INDEX_MAX_KEYS)
 		return false;
-	/* a missing table or column is the core's to report */
-	pkrelid = RangeVarGetRelid(con->pktable, AccessShareLock, true);
-	if (!OidIsValid(pkrelid) ||
-		(get_rel_relkind(pkrelid) != RELKIND_RELATION &&
-		 get_rel_relkind(pkrelid) != RELKIND_PARTITIONED_TABLE))
+	/*
+	 * A missing table or column is the core's to report.  The table is
+	 * locked as the core will lock it first: the altered table (a foreign
+	 * key to itself) in the statement's mode, another one weaker than the
+	 * core's ShareRowExclusiveLock; no lock is upgraded from a weaker one
+	 * the hook took on the altered table.
+	 */
+	pkrelid = RangeVarGetRelid(con->pktable, NoLock, true);
+	if (!OidIsValid(pkrelid))
+		return false;
+	LockRelationOid(pkrelid, pkrelid == selfrelid ? selflock : AccessShareLock);
+	if (get_rel_relkind(pkrelid) != RELKIND_RELATION &&
+		get_rel_relkind(pkrelid) != RELKIND_PARTITIONED_TABLE)
 		return false;
 	foreach(lc, con->pk_attrs)
 	{
 		attnums[n] = get_attnum(pkrelid, strVal(lfirst(lc)));
 		if (attnums[n] == InvalidAttrNumber)
 			return false;
+		/* a column named twice is the core's to report */
+		for (int j = 0; j < n; j++)
+			if (attnums[j] == attnums[n])
+				return false;
 		n++;
 	}
 	pkrel = table_open(pkrelid, NoLock);
@@ -203,13 +224,26 @@ fpb_fkey_check(Constraint *con, Oid am)
 							 get_rel_name(chosen))));
 	}
 	table_close(pkrel, NoLock);
+	if (drop)
+	{
+		/* the core must find this very table again */
+		RangeVar   *rv = copyObject(con->pktable);
+
+		rv->catalogname = NULL;
+		rv->schemaname = get_namespace_name(get_rel_namespace(pkrelid));
+		rv->relname = get_rel_name(pkrelid);
+		con->pktable = rv;
+	}
 	return drop;
 }
 
 /* The foreign keys an ALTER TABLE command adds; drops column lists. */
 static bool
-fpb_fkey_cmds(List *cmds, Oid am)
+fpb_fkey_cmds(AlterTableStmt *stmt, Oid am)
 {
+	List	   *cmds = stmt->cmds;
+	Oid			selfrelid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	LOCKMODE	selflock = AlterTableGetLockLevel(cmds);
 	ListCell   *lc;
 	bool		changed = false;
 
@@ -221,7 +255,7 @@ fpb_fkey_cmds(List *cmds, Oid am)
 		{
 			Constraint *con = (Constraint *) cmd->def;
 
-			if (fpb_fkey_check(con, am))
+			if (fpb_fkey_check(con, am, selfrelid, selflock))
 			{
 				con->pk_attrs = NIL;
 				changed = true;
@@ -235,7 +269,7 @@ fpb_fkey_cmds(List *cmds, Oid am)
 			{
 				Constraint *con = lfirst_node(Constraint, cc);
 
-				if (fpb_fkey_check(con, am))
+				if (fpb_fkey_check(con, am, selfrelid, selflock))
 				{
 					con->pk_attrs = NIL;
 					changed = true;
@@ -246,11 +280,17 @@ fpb_fkey_cmds(List *cmds, Oid am)
 	return changed;
 }
 
-/* Does an ALTER TABLE command add a foreign key that names its columns? */
+/*
+ * Does an ALTER TABLE command add a foreign key that names its columns,
+ * and nothing that could change the indexes the hook looks at (then the
+ * statement is left to the core as it is)?  Only foreign keys, and columns
+ * without primary key, unique or exclusion constraints.
+ */
 static bool
 fpb_fkey_named(List *cmds)
 {
 	ListCell   *lc;
+	bool		named = false;
 
 	foreach(lc, cmds)
 	{
@@ -262,15 +302,23 @@ fpb_fkey_named(List *cmds)
 			cons = list_make1(cmd->def);
 		else if (cmd->subtype == AT_AddColumn && IsA(cmd->def, ColumnDef))
 			cons = ((ColumnDef *) cmd->def)->constraints;
+		else
+			return false;
 		foreach(cc, cons)
 		{
 			Constraint *con = lfirst_node(Constraint, cc);
 
 			if (con->contype == CONSTR_FOREIGN && con->pk_attrs != NIL)
-				return true;
+				named = true;
+			else if (con->contype == CONSTR_PRIMARY ||
+					 con->contype == CONSTR_UNIQUE ||
+					 con->contype == CONSTR_EXCLUSION ||
+					 (cmd->subtype == AT_AddConstraint &&
+					  con->contype != CONSTR_FOREIGN))
+				return false;
 		}
 	}
-	return false;
+	return named;
 }
 
 static void
@@ -290,8 +338,7 @@ fpb_fkey_process_utility(PlannedStmt *pstmt, const char *queryString,
 		{
 			PlannedStmt *copy = copyObject(pstmt);
 
-			if (fpb_fkey_cmds(((AlterTableStmt *) copy->utilityStmt)->cmds,
-							  am))
+			if (fpb_fkey_cmds((AlterTableStmt *) copy->utilityStmt, am))
 			{
 				pstmt = copy;
 				readOnlyTree = false;

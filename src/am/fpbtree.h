@@ -966,6 +966,8 @@ extern void fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 extern bool fpbgettuple(IndexScanDesc scan, ScanDirection dir);
 extern int64 fpbgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void fpbendscan(IndexScanDesc scan);
+extern void fpbmarkpos(IndexScanDesc scan);
+extern void fpbrestrpos(IndexScanDesc scan);
 
 /* ---- vacuum.c ---- */
 extern IndexBulkDeleteResult *fpbbulkdelete(IndexVacuumInfo *info,

@@ -165,8 +165,8 @@ fpbtree_handler(PG_FUNCTION_ARGS)
 	amroutine->amgettuple = fpbgettuple;
 	amroutine->amgetbitmap = fpbgetbitmap;
 	amroutine->amendscan = fpbendscan;
-	amroutine->ammarkpos = NULL;
-	amroutine->amrestrpos = NULL;
+	amroutine->ammarkpos = fpbmarkpos;
+	amroutine->amrestrpos = fpbrestrpos;
 	amroutine->amestimateparallelscan = fpbestimateparallelscan;
 	amroutine->aminitparallelscan = fpbinitparallelscan;
 	amroutine->amparallelrescan = fpbparallelrescan;

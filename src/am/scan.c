@@ -47,9 +47,14 @@ fpbbeginscan(Relation r, int nkeys, int norderbys)
 	return scan;
 }
 
-static void
+/*
+ * The scan leaves its batch (or ends): drop the batch's pin, unless the
+ * batch is the marked one, whose copy takes it (markpos.c).
+ */
+void
 fpb_scan_release(FpbScanOpaque so)
 {
+	fpb_mark_leave(so);
 	if (BufferIsValid(so->pinbuf))
 		ReleaseBuffer(so->pinbuf);
 	so->pinbuf = InvalidBuffer;
@@ -62,6 +67,7 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 
 	fpb_scan_kill_items(scan);
+	fpb_mark_forget(so);
 	fpb_scan_release(so);
 	fpb_pf_stop(&so->pf);
 	if (scankey && scan->numberOfKeys > 0)
@@ -77,9 +83,6 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 
 /* where the value sits in the index tuple of a one-column wide index */
 #define FPB_ITUP_HOFF	MAXALIGN(sizeof(IndexTupleData))
-
-/* the batch's value buffer (see fpb_scan_readpage) */
-#define FPB_ITEMVALS_SIZE	(3 * BLCKSZ)
 
 /*
  * Wide index-only scans: copy the value of stored key k of the leaf to vp
@@ -342,6 +345,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 							blkno)));
 	}
 	so->nitems = n;
+	so->batchgen++;
 	so->hp.batch++;
 	so->curblk = blkno;
 	so->curlsn = BufferGetLSNAtomic(buf);
@@ -660,6 +664,22 @@ fpb_scan_descend(IndexScanDesc scan, bool forward)
 	so->cur = forward ? 0 : so->nitems - 1;
 }
 
+/* Make key interval i of a scan with array keys the one being read. */
+void
+fpb_scan_set_interval(FpbScanOpaque so, int i)
+{
+	FpbScanInterval *iv = &so->ivals[i];
+
+	so->ival = i;
+	so->lok = iv->lok;
+	so->lot = iv->lot;
+	so->hik = iv->hik;
+	so->hit = iv->hit;
+	so->lof = iv->lof;
+	so->hif = iv->hif;
+	so->runlast = InvalidBlockNumber;
+}
+
 /*
  * Serial scans with array keys: start reading the next of the key
  * intervals in direction forward, by a descent to its start.  Returns false
@@ -681,7 +701,6 @@ static bool
 fpb_scan_next_interval(IndexScanDesc scan, bool forward)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
-	FpbScanInterval *iv;
 	Buffer		buf;
 	int			i;
 
@@ -689,15 +708,7 @@ fpb_scan_next_interval(IndexScanDesc scan, bool forward)
 	if (i < 0 || i >= so->nivals)
 		return false;
 	CHECK_FOR_INTERRUPTS();
-	so->ival = i;
-	iv = &so->ivals[i];
-	so->lok = iv->lok;
-	so->lot = iv->lot;
-	so->hik = iv->hik;
-	so->hit = iv->hit;
-	so->lof = iv->lof;
-	so->hif = iv->hif;
-	so->runlast = InvalidBlockNumber;
+	fpb_scan_set_interval(so, i);
 	/* one index scan per array element, as in btree */
 	pgstat_count_index_scan(scan->indexRelation);
 	fpb_scan_release(so);
@@ -1039,6 +1050,7 @@ fpbendscan(IndexScanDesc scan)
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 
 	fpb_scan_kill_items(scan);
+	fpb_mark_forget(so);
 	fpb_scan_release(so);
 	fpb_pf_stop(&so->pf);
 	if (so->tupcxt)

@@ -19,6 +19,11 @@
  */
 #define FPB_SK_FILTER		0x00010000
 
+/* the batch's value buffer (see fpb_scan_readpage) */
+#define FPB_ITEMVALS_SIZE	(3 * BLCKSZ)
+
+struct FpbScanMark;
+
 typedef struct FpbScanOpaqueData
 {
 	bool		empty;			/* the keys can match nothing */
@@ -34,6 +39,8 @@ typedef struct FpbScanOpaqueData
 	MemoryContext boundcxt;		/* their memory, reset by rescan */
 
 	bool		started;
+	uint64		batchgen;		/* batches read so far (markpos.c) */
+	struct FpbScanMark *mark;	/* the marked position, or NULL */
 	BlockNumber curblk;			/* page the batch came from */
 	bool		keep_pin;		/* hold a pin on curblk while returning it */
 	Buffer		pinbuf;			/* pin on curblk, or InvalidBuffer */
@@ -158,5 +165,11 @@ fpb_scan_cmp_at(FpbScanOpaque so, Page page, BlockNumber blkno, uint64 k,
 }
 
 extern void fpb_scan_keep_interval(FpbScanOpaque so, FpbScanInterval *iv);
+extern void fpb_scan_set_interval(FpbScanOpaque so, int i);
+extern void fpb_scan_release(FpbScanOpaque so);
+
+/* markpos.c */
+extern void fpb_mark_leave(FpbScanOpaque so);
+extern void fpb_mark_forget(FpbScanOpaque so);
 
 #endif							/* FPB_SCAN_H */
