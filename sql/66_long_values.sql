@@ -193,3 +193,12 @@ INSERT INTO lv_old VALUES (lv_v('ab', 3000, ''), NULL);
 INSERT INTO lv_old VALUES ('ab', convert_to(lv_v('ab', 3000, ''), 'UTF8'));
 SELECT count(*), sum(length(c)), sum(length(b)) FROM lv_old;
 SELECT fpbtree_check('lv_old_c', true), fpbtree_check('lv_old_cb', true);
+
+-- a column whose storage is EXTERNAL (no compression) is not compressed in
+-- the index either, as btree leaves it: a long value is refused
+CREATE TABLE lv_e (c text COLLATE "C");
+ALTER TABLE lv_e ALTER c SET STORAGE EXTERNAL;
+CREATE INDEX lv_e_c ON lv_e USING fpbtree (c);
+INSERT INTO lv_e VALUES (lv_v('ab', 3000, ''));
+INSERT INTO lv_e VALUES (lv_v('ab', 1000, ''));
+SELECT count(*) FROM lv_e;

@@ -551,6 +551,14 @@ extern Size fpb_full_size(const FpbCmp *cmp, const char *f);
 extern int	fpb_wide_maxkey(int w, int x);
 extern const char *fpb_full_form(const FpbCmp *cmp, Datum value);
 extern const char *fpb_full_compress(const char *v);
+extern bool fpb_full_compress_ok(const FpbCmp *cmp, const char *f);
+
+/* A storage class whose long values are compressed, as btree's are */
+static inline bool
+fpb_storage_compresses(char storage)
+{
+	return storage == TYPSTORAGE_EXTENDED || storage == TYPSTORAGE_MAIN;
+}
 extern const char *fpb_full_image(const FpbCmp *cmp, Datum value,
 								  Relation index, ItemPointer htid);
 extern Size fpb_cmp_space(Relation index);

@@ -50,6 +50,7 @@ typedef struct FpbScanMark
 	int			nitems;
 	int			maxitems;
 	char	   *itemvals;		/* copy of the batch's value buffer */
+	Size		itemvals_used;	/* the bytes of it in use */
 	BlockNumber curblk;
 	BlockNumber leftblk;
 	BlockNumber rightblk;
@@ -95,7 +96,8 @@ fpb_mark_leave(FpbScanOpaque so)
 	{
 		if (m->itemvals == NULL)
 			m->itemvals = MemoryContextAlloc(so->scancxt, FPB_ITEMVALS_SIZE);
-		memcpy(m->itemvals, so->itemvals, FPB_ITEMVALS_SIZE);
+		memcpy(m->itemvals, so->itemvals, so->itemvals_used);
+		m->itemvals_used = so->itemvals_used;
 		for (int i = 0; i < m->nitems; i++)
 			m->items[i].f = fpb_mark_rebase(m->items[i].f, so->itemvals,
 											m->itemvals);
@@ -119,6 +121,23 @@ fpb_mark_leave(FpbScanOpaque so)
 	m->pinbuf = so->pinbuf;
 	so->pinbuf = InvalidBuffer;
 	m->saved = true;
+}
+
+/* The end of the scan: forget the mark, free its memory. */
+void
+fpb_mark_free(FpbScanOpaque so)
+{
+	FpbScanMark *m = so->mark;
+
+	if (m == NULL)
+		return;
+	fpb_mark_forget(so);
+	if (m->items)
+		pfree(m->items);
+	if (m->itemvals)
+		pfree(m->itemvals);
+	pfree(m);
+	so->mark = NULL;
 }
 
 /* Forget the mark (rescan, end of scan): drop the saved batch's pin. */
@@ -192,7 +211,8 @@ fpbrestrpos(IndexScanDesc scan)
 	if (m->itemvals != NULL)
 	{
 		Assert(so->itemvals != NULL);
-		memcpy(so->itemvals, m->itemvals, FPB_ITEMVALS_SIZE);
+		memcpy(so->itemvals, m->itemvals, m->itemvals_used);
+		so->itemvals_used = m->itemvals_used;
 		for (int i = 0; i < so->nitems; i++)
 			so->items[i].f = fpb_mark_rebase(so->items[i].f, m->itemvals,
 											 so->itemvals);

@@ -520,7 +520,7 @@ fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
 			p = (const char *) pg_detoast_datum_packed((struct varlena *)
 													   DatumGetPointer(values[i]));
 			v[i] = PointerGetDatum(p);
-			if (att->attstorage != TYPSTORAGE_PLAIN &&
+			if (fpb_storage_compresses(att->attstorage) &&
 				VARSIZE_ANY(p) > TOAST_INDEX_TARGET)
 			{
 				const char *c = fpb_full_compress(p);

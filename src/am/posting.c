@@ -966,8 +966,13 @@ fpb_check_posting_wide(Relation index, const FpbRuns *v)
 								psprintf("Posting page run %d", r));
 		else if (f != NULL)
 		{
-			uint64		p = fpb_encode(encproc, cmp->pfxcoll,
-									   PointerGetDatum(f));
+			uint64		p;
+
+			if (!fpb_full_compress_ok(cmp, f))
+				fpb_index_corrupt(index, v->blkno,
+								  "Posting page run %d has a compressed value the index's format does not allow.",
+								  r);
+			p = fpb_encode(encproc, cmp->pfxcoll, PointerGetDatum(f));
 
 			if (FPB_WIDE_PREFIX(p) != FPB_WIDE_PREFIX(v->keys[r]))
 				fpb_index_corrupt(index, v->blkno,

@@ -345,6 +345,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 							blkno)));
 	}
 	so->nitems = n;
+	so->itemvals_used = wantvals ? (Size) (vp - so->itemvals) : 0;
 	so->batchgen++;
 	so->hp.batch++;
 	so->curblk = blkno;
@@ -1050,7 +1051,7 @@ fpbendscan(IndexScanDesc scan)
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 
 	fpb_scan_kill_items(scan);
-	fpb_mark_forget(so);
+	fpb_mark_free(so);
 	fpb_scan_release(so);
 	fpb_pf_stop(&so->pf);
 	if (so->tupcxt)

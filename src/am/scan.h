@@ -51,6 +51,7 @@ typedef struct FpbScanOpaqueData
 	const char *curhif;			/* wide: its value, in curhikbuf */
 	FpbFullBuf	curhikbuf;
 	char	   *itemvals;		/* wide index-only scans: the batch's values */
+	Size		itemvals_used;	/* ... the bytes of it the batch uses */
 	bool		more_left;		/* may pages to the left hold matches? */
 	bool		more_right;
 	FpbScanItem *items;
@@ -171,5 +172,6 @@ extern void fpb_scan_release(FpbScanOpaque so);
 /* markpos.c */
 extern void fpb_mark_leave(FpbScanOpaque so);
 extern void fpb_mark_forget(FpbScanOpaque so);
+extern void fpb_mark_free(FpbScanOpaque so);
 
 #endif							/* FPB_SCAN_H */

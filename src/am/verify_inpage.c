@@ -14,8 +14,6 @@
  */
 #include "postgres.h"
 
-#include "access/detoast.h"
-
 #include "fpbtree.h"
 
 /* One (optional) bound of an in-page key range */
@@ -105,9 +103,7 @@ fpb_check_wide_key(FpbInpageWalk *ws, uint64 k, uint64 t, bool leaf,
 		return;
 	}
 	/* a value is compressed only when too long, and where the format says */
-	if (ws->cmp->typlen == -1 && VARATT_IS_COMPRESSED(f) &&
-		(!(ws->cmp->pfxflags & FPB_PFX_COMPRESS) ||
-		 toast_raw_datum_size(PointerGetDatum(f)) <= (Size) ws->cmp->maxkey))
+	if (!fpb_full_compress_ok(ws->cmp, f))
 		fpb_index_corrupt(ws->index, ws->blkno,
 						  "Entry %d %s of in-page node at line %u has a compressed value the index's format does not allow.",
 						  i, fpb_keydesc(k, t), line);

@@ -221,13 +221,27 @@ fpb_full_image(const FpbCmp *cmp, Datum value, Relation index,
 	if (cmp->typlen > 0)
 		return v;
 	size = VARSIZE_ANY(v);
-	if (size > (Size) cmp->maxkey && (cmp->pfxflags & FPB_PFX_COMPRESS))
+	if (size > (Size) cmp->maxkey && (cmp->pfxflags & FPB_PFX_COMPRESS) &&
+		fpb_storage_compresses(TupleDescAttr(RelationGetDescr(index), 0)->attstorage))
 	{
 		v = fpb_full_compress(v);
 		size = VARSIZE_ANY(v);
 	}
 	fpb_check_row_size(cmp, index, size, htid);
 	return (const char *) v;
+}
+
+/*
+ * fpbtree_check of a one-column index's stored value f: compressed only
+ * where the format allows it and the value is too long for a slot.
+ */
+bool
+fpb_full_compress_ok(const FpbCmp *cmp, const char *f)
+{
+	if (f == NULL || cmp->typlen != -1 || !VARATT_IS_COMPRESSED(f))
+		return true;
+	return (cmp->pfxflags & FPB_PFX_COMPRESS) != 0 &&
+		toast_raw_datum_size(PointerGetDatum(f)) > (Size) cmp->maxkey;
 }
 
 /*
