@@ -55,12 +55,11 @@ fpb_scan_remember_dead(IndexScanDesc scan)
 		return;
 	if (so->killed == NULL || so->maxkilled < so->maxitems)
 	{
-		if (so->killed)
-			pfree(so->killed);
+		/* it grows with the batch; positions already noted are kept */
 		so->maxkilled = so->maxitems;
-		so->killed = MemoryContextAlloc(so->scancxt,
-										sizeof(int) * so->maxkilled);
-		so->nkilled = 0;
+		so->killed = so->killed ?
+			repalloc(so->killed, sizeof(int) * so->maxkilled) :
+			MemoryContextAlloc(so->scancxt, sizeof(int) * so->maxkilled);
 	}
 	/* a cursor going back and forth may report one twice: harmless */
 	if (so->nkilled < so->maxkilled)
