@@ -73,6 +73,67 @@ fpb_mark_rebase(const char *p, const char *from, const char *to)
 }
 
 /*
+ * Copy the batch from the scan into the mark (save) or back.  The items
+ * arrays must be large enough; pointers into the value buffer and the high
+ * key's buffer are rebased into the copies, and the pin moves with the
+ * batch.
+ */
+#define FPB_MARK_COPY(field) \
+	do { \
+		if (save) \
+			m->field = so->field; \
+		else \
+			so->field = m->field; \
+	} while (0)
+
+static void
+fpb_mark_copy(FpbScanOpaque so, FpbScanMark *m, bool save)
+{
+	FpbScanItem *items = save ? m->items : so->items;
+	char	   *vals = save ? m->itemvals : so->itemvals;
+	const char *fromvals = save ? so->itemvals : m->itemvals;
+	FpbFullBuf *hikbuf = save ? &m->curhikbuf : &so->curhikbuf;
+	const FpbFullBuf *fromhikbuf = save ? &so->curhikbuf : &m->curhikbuf;
+	const char *fromhif = save ? so->curhif : m->curhif;
+	const char *hif = NULL;
+
+	memcpy(items, save ? so->items : m->items,
+		   sizeof(FpbScanItem) * (save ? so->nitems : m->nitems));
+	FPB_MARK_COPY(nitems);
+	if (fromvals != NULL)
+	{
+		Assert(vals != NULL);
+		FPB_MARK_COPY(itemvals_used);
+		memcpy(vals, fromvals, save ? so->itemvals_used : m->itemvals_used);
+		for (int i = 0; i < (save ? m->nitems : so->nitems); i++)
+			items[i].f = fpb_mark_rebase(items[i].f, fromvals, vals);
+	}
+	FPB_MARK_COPY(curblk);
+	FPB_MARK_COPY(leftblk);
+	FPB_MARK_COPY(rightblk);
+	FPB_MARK_COPY(curhik);
+	FPB_MARK_COPY(curhit);
+	if (fromhif != NULL)
+	{
+		memcpy(hikbuf, fromhikbuf, sizeof(FpbFullBuf));
+		hif = fpb_mark_rebase(fromhif, fromhikbuf->data, hikbuf->data);
+	}
+	if (save)
+		m->curhif = hif;
+	else
+		so->curhif = hif;
+	FPB_MARK_COPY(more_left);
+	FPB_MARK_COPY(more_right);
+	FPB_MARK_COPY(moved);
+	FPB_MARK_COPY(curlsn);
+	FPB_MARK_COPY(pinbuf);
+	if (save)
+		so->pinbuf = InvalidBuffer;
+	else
+		m->pinbuf = InvalidBuffer;
+}
+
+/*
  * The scan is about to leave its batch: save it if it is the marked one.
  * The batch's pin passes to the copy.
  */
@@ -90,36 +151,9 @@ fpb_mark_leave(FpbScanOpaque so)
 			repalloc(m->items, sizeof(FpbScanItem) * m->maxitems) :
 			MemoryContextAlloc(so->scancxt, sizeof(FpbScanItem) * m->maxitems);
 	}
-	memcpy(m->items, so->items, sizeof(FpbScanItem) * so->nitems);
-	m->nitems = so->nitems;
-	if (so->itemvals != NULL)
-	{
-		if (m->itemvals == NULL)
-			m->itemvals = MemoryContextAlloc(so->scancxt, FPB_ITEMVALS_SIZE);
-		memcpy(m->itemvals, so->itemvals, so->itemvals_used);
-		m->itemvals_used = so->itemvals_used;
-		for (int i = 0; i < m->nitems; i++)
-			m->items[i].f = fpb_mark_rebase(m->items[i].f, so->itemvals,
-											m->itemvals);
-	}
-	m->curblk = so->curblk;
-	m->leftblk = so->leftblk;
-	m->rightblk = so->rightblk;
-	m->curhik = so->curhik;
-	m->curhit = so->curhit;
-	m->curhif = NULL;
-	if (so->curhif != NULL)
-	{
-		memcpy(&m->curhikbuf, &so->curhikbuf, sizeof(FpbFullBuf));
-		m->curhif = fpb_mark_rebase(so->curhif, so->curhikbuf.data,
-									m->curhikbuf.data);
-	}
-	m->more_left = so->more_left;
-	m->more_right = so->more_right;
-	m->moved = so->moved;
-	m->curlsn = so->curlsn;
-	m->pinbuf = so->pinbuf;
-	so->pinbuf = InvalidBuffer;
+	if (so->itemvals != NULL && m->itemvals == NULL)
+		m->itemvals = MemoryContextAlloc(so->scancxt, FPB_ITEMVALS_SIZE);
+	fpb_mark_copy(so, m, true);
 	m->saved = true;
 }
 
@@ -206,35 +240,7 @@ fpbrestrpos(IndexScanDesc scan)
 		so->maxitems = m->nitems;
 		so->items = repalloc(so->items, sizeof(FpbScanItem) * so->maxitems);
 	}
-	memcpy(so->items, m->items, sizeof(FpbScanItem) * m->nitems);
-	so->nitems = m->nitems;
-	if (m->itemvals != NULL)
-	{
-		Assert(so->itemvals != NULL);
-		memcpy(so->itemvals, m->itemvals, m->itemvals_used);
-		so->itemvals_used = m->itemvals_used;
-		for (int i = 0; i < so->nitems; i++)
-			so->items[i].f = fpb_mark_rebase(so->items[i].f, m->itemvals,
-											 so->itemvals);
-	}
-	so->curblk = m->curblk;
-	so->leftblk = m->leftblk;
-	so->rightblk = m->rightblk;
-	so->curhik = m->curhik;
-	so->curhit = m->curhit;
-	so->curhif = NULL;
-	if (m->curhif != NULL)
-	{
-		memcpy(&so->curhikbuf, &m->curhikbuf, sizeof(FpbFullBuf));
-		so->curhif = fpb_mark_rebase(m->curhif, m->curhikbuf.data,
-									 so->curhikbuf.data);
-	}
-	so->more_left = m->more_left;
-	so->more_right = m->more_right;
-	so->moved = m->moved;
-	so->curlsn = m->curlsn;
-	so->pinbuf = m->pinbuf;
-	m->pinbuf = InvalidBuffer;
+	fpb_mark_copy(so, m, false);
 	if (so->nivals > 0 && m->ival != so->ival)
 		fpb_scan_set_interval(so, m->ival);
 	so->cur = m->cur;
