@@ -62,6 +62,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	uint16		cycle;
 	int			want;
 	bool		append;
+	bool		prepend;
 
 	fpb_page_collect(origpage, ents, lblk);
 	for (pos = n; pos > 0 && fpb_entry_cmp(cmp, &ents[pos - 1], e) > 0; pos--)
@@ -71,18 +72,28 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 
 	/*
 	 * Ascending inserts at the right edge leave the left page filled to the
-	 * fillfactor, as btree does; otherwise split in the middle.  A wide
-	 * page may hold only a few entries: there, a low fillfactor would leave
-	 * the right page as full as the old one, every later insert at the edge
-	 * would split it again and add a level at the root each time, so its
-	 * right half gets at most as many entries as a split in the middle.
+	 * fillfactor, as btree does; descending inserts at the left edge (and
+	 * ascending ones into a DESC column) leave the right page so filled,
+	 * where btree splits in the middle and leaves half-empty pages behind.
+	 * Otherwise split in the middle.  A wide page may hold only a few
+	 * entries: there, a low fillfactor would leave the half that takes the
+	 * next inserts as full as the old page, every later insert at the edge
+	 * would split it again and add a level at the root each time, so that
+	 * half gets at most as many entries as a split in the middle.
 	 */
 	append = FpbPageIsRightmost(oopq) && pos == n - 1;
+	prepend = FpbPageIsLeftmost(oopq) && pos == 0 && !append;
 	if (append)
 	{
 		want = (int) ((int64) n * fpb_fillfactor(index) / 100);
 		if (cmp)
 			want = Max(want, n / 2);
+	}
+	else if (prepend)
+	{
+		want = n - (int) ((int64) n * fpb_fillfactor(index) / 100);
+		if (cmp)
+			want = Min(want, n / 2);
 	}
 	else
 		want = n / 2;
@@ -146,7 +157,8 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 			(void) fpb_page_layout(lpage, NULL, 0, 0);
 			fpb_page_set_hikey(lpage, sep);
 		}
-		if (fpb_page_layout(lpage, ents, mid, 0))
+		/* and the left half of a descending one */
+		if (fpb_page_layout(lpage, ents, mid, prepend ? 1.0 : 0))
 			break;
 		if (!cmp)
 			elog(ERROR, "fpbtree: split halves of block %u do not fit", lblk);

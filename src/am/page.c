@@ -828,14 +828,15 @@ fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 
 	/*
 	 * An entry that comes last (ascending inserts) fills the last node
-	 * only: pack the nodes and leave the free lines for the node splits
-	 * that follow, each of which keeps its old node full.  Spread over
-	 * every node (fill 0), the entries would leave the last node a few
-	 * free places and no free line, and the page would be laid out again,
-	 * a record of most of it, every few inserts.
+	 * only, one that comes first (descending inserts) the first: pack the
+	 * nodes and leave the free lines for the node splits that follow, each
+	 * of which keeps its old node full.  Spread over every node (fill 0),
+	 * the entries would leave the edge node a few free places and no free
+	 * line, and the page would be laid out again, a record of most of it,
+	 * every few inserts.
 	 */
 	ok = fpb_page_layout(page, ents, n + 1,
-						 pos == n ? 1.0 : 0);
+						 (pos == n || pos == 0) ? 1.0 : 0);
 	pfree(ents);
 	return ok;
 }
@@ -941,8 +942,19 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	newnode = fpb_line(page, newline);
 	nhdr = (FpbNodeHeader *) newnode;
 
-	/* appending at the end (ascending inserts): keep the old node full */
-	mid = (pos == lhdr->n) ? lhdr->n : lhdr->n / 2;
+	/*
+	 * Appending at the end (ascending inserts) keeps the old node full; so
+	 * does an entry at the front (descending inserts), which stays alone in
+	 * the old node while all its entries move to the new one.  Split in the
+	 * middle, each would leave a trail of half-full nodes, and the page
+	 * would run out of lines and be laid out again every few inserts.
+	 */
+	if (pos == lhdr->n)
+		mid = lhdr->n;
+	else if (pos == 0)
+		mid = 0;
+	else
+		mid = lhdr->n / 2;
 	nmove = lhdr->n - mid;
 	memcpy(fpb_node_keys(newnode), &fpb_node_keys(leaf)[mid],
 		   nmove * sizeof(uint64));
