@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
-# Time and WAL volume of N random-order inserts into a table with one int8
-# index: two builds of fpbtree (two library files, e.g. of two commits) and
-# btree, alternating for ROUNDS rounds, then the medians.  Each fpbtree round
-# installs its library file as fpbtree.so and restarts the server, so run it
-# as root against a scratch cluster whose server runs as postgres:
+# Time, WAL volume and index size of N inserts into a table of 200,000 rows
+# with one index: two builds of fpbtree (two library files, e.g. of two
+# commits) and btree, alternating for ROUNDS rounds, then the medians.  Each
+# fpbtree round installs its library file as fpbtree.so and restarts the
+# server, so run it as root against a scratch cluster whose server runs as
+# postgres:
 #
-#   PGDATA=... PGPORT=... PGHOST=... bench/insert_ab.sh A.so B.so [rounds (3)] [n (1000000)]
+#   PGDATA=... PGPORT=... PGHOST=... bench/insert_ab.sh A.so B.so [rounds (3)] [n (1000000)] [pattern (rand)]
+#
+# Patterns (the keys inserted, after 200,000 rows already indexed):
+#   rand      random int8
+#   asc       ascending int8, above the existing keys
+#   desc      descending int8, below the existing keys
+#   descidx   ascending int8 into an index on (k DESC)
+#   desctext  descending 12-character text under "C", below the existing keys
+#   randtext  md5 text under "C", random order
+#   randuuid  random uuid
+#   randmc    (int4 random of 1M, int8 random)
+#   grp       (int4 random of 1,000, int8 ascending): ascending within groups
 #
 # Build a library file with `make` in a checkout of the commit wanted and
 # copy its fpbtree.so away.  The current build is put back at the end.
@@ -15,6 +27,7 @@ A=$1
 B=$2
 ROUNDS=${3:-3}
 N=${4:-1000000}
+PATTERN=${5:-rand}
 PGBIN=$(pg_config --bindir)
 LIB=$(pg_config --pkglibdir)/fpbtree.so
 SAVED=$(mktemp)
@@ -44,43 +57,61 @@ if [ -z "$(psql_as_postgres -d postgres -c "\"SELECT 1 FROM pg_database WHERE da
 	psql_as_postgres -d postgres -c "'CREATE DATABASE insert_ab'"
 fi
 
-# prints "ms walbytes"
+# columns, index keys, the existing rows' values and the inserted rows' values
+# (of g, the row number: 1..200000, then 200001..200000+N)
+case $PATTERN in
+	rand) COLS="k int8"; KEYS="k"; OLD="(random() * 9e18)::int8"; NEW="$OLD" ;;
+	asc) COLS="k int8"; KEYS="k"; OLD="g"; NEW="g" ;;
+	desc) COLS="k int8"; KEYS="k"; OLD="-g"; NEW="-g" ;;
+	descidx) COLS="k int8"; KEYS="k DESC"; OLD="g"; NEW="g" ;;
+	desctext) COLS="k text COLLATE \"C\""; KEYS="k"; OLD="lpad((10000000 - g)::text, 12, '0')"; NEW="$OLD" ;;
+	randtext) COLS="k text COLLATE \"C\""; KEYS="k"; OLD="md5(g::text)"; NEW="$OLD" ;;
+	randuuid) COLS="k uuid"; KEYS="k"; OLD="md5(g::text)::uuid"; NEW="$OLD" ;;
+	randmc) COLS="a int4, k int8"; KEYS="a, k"; OLD="(random() * 1e6)::int4, (random() * 9e18)::int8"; NEW="$OLD" ;;
+	grp) COLS="a int4, k int8"; KEYS="a, k"; OLD="(g::int8 * 7919 % 1000)::int4, g"; NEW="$OLD" ;;
+	*) echo "unknown pattern $PATTERN" >&2; exit 1 ;;
+esac
+
+# prints "ms walbytes indexbytes"
 run() {
 	psql_as_postgres -d insert_ab <<SQL | tail -1 | tr '|' ' '
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS fpbtree;
 DROP TABLE IF EXISTS insert_ab;
-CREATE TABLE insert_ab (a int8) WITH (autovacuum_enabled = off);
-CREATE INDEX ON insert_ab USING $1 (a);
-INSERT INTO insert_ab SELECT (random() * 9e18)::int8 FROM generate_series(1, 200000);
+CREATE TABLE insert_ab ($COLS) WITH (autovacuum_enabled = off);
+CREATE INDEX insert_ab_idx ON insert_ab USING $1 ($KEYS);
+INSERT INTO insert_ab SELECT $OLD FROM generate_series(1, 200000) g;
 CHECKPOINT;
 SELECT pg_current_wal_lsn() AS l0, clock_timestamp() AS t0 \gset
-INSERT INTO insert_ab SELECT (random() * 9e18)::int8 FROM generate_series(1, $N);
-SELECT round(extract(epoch FROM clock_timestamp() - :'t0') * 1000), pg_current_wal_lsn() - :'l0';
+INSERT INTO insert_ab SELECT $NEW FROM generate_series(200001, 200000 + $N) g;
+SELECT round(extract(epoch FROM clock_timestamp() - :'t0') * 1000), pg_current_wal_lsn() - :'l0',
+	pg_relation_size('insert_ab_idx');
 SQL
 }
 
 for ((r = 1; r <= ROUNDS; r++)); do
 	for side in A B btree; do
 		if [ "$side" = btree ]; then
-			read -r ms wal < <(run btree)
+			read -r ms wal size < <(run btree)
 		else
 			if [ "$side" = A ]; then put_lib "$A"; else put_lib "$B"; fi
 			restart
-			read -r ms wal < <(run fpbtree)
+			read -r ms wal size < <(run fpbtree)
 		fi
-		printf 'round %d  %-6s %8s ms  %12s bytes of WAL\n' "$r" "$side" "$ms" "$wal"
-		echo "$side $ms $wal" >>"$out"
+		printf 'round %d  %-6s %8s ms  %12s bytes of WAL  %10s bytes of index\n' \
+			"$r" "$side" "$ms" "$wal" "$size"
+		echo "$side $ms $wal $size" >>"$out"
 	done
 done
 
-echo "medians of $ROUNDS rounds, $N inserts:"
+echo "medians of $ROUNDS rounds, $N inserts, pattern $PATTERN:"
 median() {
 	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 for side in A B btree; do
 	ms=$(awk -v s="$side" '$1 == s { print $2 }' "$out" | median)
 	wal=$(awk -v s="$side" '$1 == s { print $3 }' "$out" | median)
-	awk -v s="$side" -v t="$ms" -v w="$wal" \
-		'BEGIN { printf "  %-6s %8d ms  %6.1f MB of WAL\n", s, t, w / 1000000 }'
+	size=$(awk -v s="$side" '$1 == s { print $4 }' "$out" | median)
+	awk -v s="$side" -v t="$ms" -v w="$wal" -v z="$size" \
+		'BEGIN { printf "  %-6s %8d ms  %6.1f MB of WAL  %6.1f MB of index\n", s, t, w / 1000000, z / 1000000 }'
 done

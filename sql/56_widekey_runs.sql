@@ -152,14 +152,19 @@ SELECT count(*) FROM wr_par WHERE s >= 'p-1' AND s < 'p-3';
 RESET ALL;
 SELECT count(*) FROM wr_par WHERE s >= 'p-1' AND s < 'p-3';
 
--- a unique index whose updates leave runs of versions of one value
+-- a unique index whose updates leave runs of versions of one value: in
+-- one transaction, so that no version can be removed before the pages
+-- fill (committed one by one, the dead versions may be removed instead,
+-- and whether a page of runs forms depends on where the pages split)
 CREATE TABLE wr_uq (k text COLLATE "C", v int) WITH (autovacuum_enabled = off);
 CREATE UNIQUE INDEX wr_uq_k ON wr_uq USING fpbtree (k);
 CREATE INDEX wr_uq_v ON wr_uq USING fpbtree (v);
 INSERT INTO wr_uq SELECT 'key-' || (g % 400)::text, g FROM generate_series(1, 400) g;
+BEGIN;
 UPDATE wr_uq SET v = v + 1000;
 UPDATE wr_uq SET v = v + 1000;
 UPDATE wr_uq SET v = v + 1000;
+COMMIT;
 SELECT fpbtree_check('wr_uq_k', true);
 SELECT f.runs > 0 AS some_runs FROM wr_formats('wr_uq_k') f;
 INSERT INTO wr_uq VALUES ('key-17', 0);

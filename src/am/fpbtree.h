@@ -405,6 +405,8 @@ fpb_runs_lines(int nruns, int nslots)
  * posting page (page.c, posting.c).
  */
 #define FPB_REORG_MAX_FILL	0.97
+/* ... and on a wide page, while the rewrite leaves room for this many more */
+#define FPB_REORG_MIN_ROOM	4
 
 /* Metapage, block 0 */
 #define FPB_METAPAGE_BLKNO	0
@@ -614,6 +616,8 @@ fpb_cmp_fulllen(const FpbCmp *cmp)
 extern Size fpb_multi_space(Relation index);
 extern void fpb_multi_init(Relation index, FpbCmp *cmp, char *space);
 extern int	fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b);
+extern bool fpb_tuple_first_equal(const FpbCmp *cmp, const char *a,
+								  const char *b);
 extern const char *fpb_form_tuple(const FpbCmp *cmp, Relation index,
 								  Datum *values, bool *isnull,
 								  ItemPointer htid);
@@ -722,6 +726,7 @@ extern int	fpb_page_capacity(int w, int x, bool internal_page, double fill);
 extern bool fpb_page_fits(int w, int x, bool internal_page, double fill,
 						  int n, Size slotbytes);
 extern int	fpb_slots_upper(Page page, const FpbEntry *entries, int n);
+extern int	fpb_wide_room(Page page, const FpbEntry *entries, int n);
 extern uint64 *fpb_layout_slots(Page page, const FpbEntry *entries, int n,
 								int upper);
 extern uint16 fpb_page_find_leafnode(Page page, const FpbCmp *cmp,
@@ -753,6 +758,8 @@ extern void fpb_prefetch_node(char *node, int lines);
 extern bool fpb_posting_page_ok(Page page, int n);
 extern bool fpb_posting_same(Page page, const FpbEntry *a, const FpbEntry *b);
 extern bool fpb_posting_worth(Page page, const FpbEntry *entries, int n);
+extern bool fpb_posting_candidate(Page page, const FpbEntry *entries,
+								  int n);
 extern bool fpb_posting_layout(Page page, const FpbEntry *entries, int n,
 							   double fill);
 extern int	fpb_posting_collect(Page page, FpbEntry *out, bool *dead,

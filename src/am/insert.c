@@ -33,6 +33,43 @@ fpb_fillfactor(Relation index)
 }
 
 /*
+ * Does the entry at pos of a leaf's n sorted entries (the new one) continue
+ * a run of inserts that each land just after the one before?  Two signs, as
+ * nbtree's split after the new item: the entry before it points to the heap
+ * tuple just before its own (a backfill of ascending keys below existing
+ * ones: every insert follows the last), or, in a multi-column index, it
+ * ends a group of the first column that continues before it (ascending
+ * keys within groups: (tenant, time)).  Split in the middle, such a run
+ * leaves a half-empty page behind at every split.  The group must reach
+ * FPB_SPLIT_AFTER_RUN entries back: in small groups of random keys the end
+ * of a group is no sign of a run, and a false sign costs a lopsided split
+ * (never a wrong entry).
+ */
+#define FPB_SPLIT_AFTER_RUN 8
+
+static bool
+fpb_split_after_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
+{
+	uint64		prev,
+				cur;
+
+	if (pos == 0)
+		return false;
+	prev = ents[pos - 1].t & ~FPB_T_NULLBIT;
+	cur = ents[pos].t & ~FPB_T_NULLBIT;
+	if ((prev >> 16) == (cur >> 16) ?
+		(prev & 0xFFFF) + 1 == (cur & 0xFFFF) :
+		(prev >> 16) + 1 == (cur >> 16) && (cur & 0xFFFF) == FirstOffsetNumber)
+		return true;
+	/* sorted: equal first columns at both ends, one group between */
+	return cmp != NULL && cmp->multi && pos >= FPB_SPLIT_AFTER_RUN &&
+		fpb_tuple_first_equal(cmp, ents[pos - FPB_SPLIT_AFTER_RUN].f,
+							  ents[pos].f) &&
+		(pos == n - 1 ||
+		 !fpb_tuple_first_equal(cmp, ents[pos].f, ents[pos + 1].f));
+}
+
+/*
  * Split the page in buf (exclusively locked) so that entry e fits.  The left
  * page keeps the lower half and stays locked, flagged incomplete; the new
  * right page gets the upper half.  cbuf, if valid, is a child whose
@@ -63,6 +100,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	int			want;
 	bool		append;
 	bool		prepend;
+	bool		after;
 
 	fpb_page_collect(origpage, ents, lblk);
 	for (pos = n; pos > 0 && fpb_entry_cmp(cmp, &ents[pos - 1], e) > 0; pos--)
@@ -83,6 +121,19 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	 */
 	append = FpbPageIsRightmost(oopq) && pos == n - 1;
 	prepend = FpbPageIsLeftmost(oopq) && pos == 0 && !append;
+	after = false;
+	if (!append && !prepend && FpbPageIsLeaf(oopq) &&
+		fpb_split_after_new(cmp, ents, n, pos))
+	{
+		/*
+		 * The run goes on after e.  Past the fillfactor (at the page's end,
+		 * say) split as an append: the left page no fuller than that.
+		 */
+		if (pos + 1 > (int) ((int64) n * fpb_fillfactor(index) / 100))
+			append = true;
+		else
+			after = true;
+	}
 	if (append)
 	{
 		want = (int) ((int64) n * fpb_fillfactor(index) / 100);
@@ -95,6 +146,8 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 		if (cmp)
 			want = Min(want, n / 2);
 	}
+	else if (after)
+		want = pos + 1;
 	else
 		want = n / 2;
 	want = Max(1, Min(want, n - 1));
@@ -157,8 +210,8 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 			(void) fpb_page_layout(lpage, NULL, 0, 0);
 			fpb_page_set_hikey(lpage, sep);
 		}
-		/* and the left half of a descending one */
-		if (fpb_page_layout(lpage, ents, mid, prepend ? 1.0 : 0))
+		/* and the left half of a descending one, or of one after e */
+		if (fpb_page_layout(lpage, ents, mid, (prepend || after) ? 1.0 : 0))
 			break;
 		if (!cmp)
 			elog(ERROR, "fpbtree: split halves of block %u do not fit", lblk);

@@ -44,6 +44,78 @@ fpb_max_leafnodes(int w, int x, int nlines)
 }
 
 /*
+ * Wide page, entries spread (fill 0): how many leaf nodes.  Values and
+ * nodes share the page, so spreading the entries over every line the values
+ * leave, as a narrow page does, would leave no room for the next value: the
+ * page would be laid out again (a record of most of it) every few inserts.
+ * Take the number of nodes that leaves room for the most entries of the
+ * page's average size (a free place in a node and the bytes for its value),
+ * the most nodes among equals.  *room gets how many such entries that is;
+ * -1 when n entries do not fit at all.
+ */
+static int
+fpb_wide_leafnodes(int w, int x, int lcap, int nlines, int n, int slotbytes,
+				   int *room)
+{
+	int			icap = fpb_innercap(w);
+	int			mmax = Min(fpb_max_leafnodes(w, x, nlines), n);
+	int			mmin = (n + lcap - 1) / lcap;
+	int			avg = Max(1, slotbytes / n);
+	int			best = mmax;
+	int			bestr = -1;
+
+	Assert(n > 0);
+	*room = -1;
+	if (mmin > mmax)
+		return mmax;
+
+	/*
+	 * Keeping the bytes of a node split aside as well, so that the first
+	 * node to fill need not have the page laid out again, was tried: the
+	 * pages then split that much emptier, and an index grown by random
+	 * inserts came out 7% larger (bench/results/NOTES.md, 2026-11-29).
+	 */
+	for (int m = mmax; m >= mmin; m--)
+	{
+		int			freebytes = (nlines - m * x -
+								 fpb_inner_nodes(m, icap, NULL) * w) * FPB_LINE;
+		int			r = Min(m * lcap - n, freebytes / avg);
+
+		/* ties go to more nodes: shorter shifts */
+		if (r > bestr)
+		{
+			bestr = r;
+			best = m;
+		}
+	}
+	*room = bestr;
+	return best;
+}
+
+/*
+ * Wide page: how many more entries of their average size the page takes
+ * after n entries are laid out spread (fill 0); -1 if they do not fit.
+ * A reorganisation that would leave little room is not worth its record
+ * (page.c).
+ */
+int
+fpb_wide_room(Page page, const FpbEntry *entries, int n)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	int			upper = fpb_slots_upper(page, entries, n);
+	int			nlines = (upper - FPB_DATA_START) / FPB_LINE;
+	int			room;
+
+	if (nlines < 0)
+		return -1;
+	(void) fpb_wide_leafnodes(opq->w, opq->x,
+							  fpb_leafcap(opq->x, !FpbPageIsLeaf(opq)),
+							  nlines, n, BLCKSZ - FPB_SPECIAL_SIZE - upper,
+							  &room);
+	return room;
+}
+
+/*
  * Would n entries laid out with fill (> 0), beside slots of slotbytes,
  * fit a page?  The bulk load of a wide index asks, with fpb_page_layout's
  * arithmetic.
@@ -173,8 +245,9 @@ fpb_layout_slots(Page page, const FpbEntry *entries, int n, int upper)
  * (level, links, high key, flags) are kept.  With fill > 0 each leaf node
  * gets about fill * capacity entries; with fill = 0 the entries are spread
  * over as many leaf nodes as the page holds, which leaves the most free slots
- * in every node.  Returns false, leaving the page untouched, if the entries
- * do not fit.
+ * in every node (on a wide page, as many as leave room for their values:
+ * fpb_wide_leafnodes).  Returns false, leaving the page untouched, if the
+ * entries do not fit.
  */
 bool
 fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
@@ -230,6 +303,15 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 		int			per = Max(1, Min(lcap, (int) (lcap * fill)));
 
 		m = (n + per - 1) / per;
+	}
+	else if (wide)
+	{
+		int			room;
+
+		m = fpb_wide_leafnodes(w, x, lcap, nlines, n,
+							   BLCKSZ - FPB_SPECIAL_SIZE - upper, &room);
+		if (room < 0)
+			return false;
 	}
 	else
 	{

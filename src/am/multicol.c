@@ -370,6 +370,44 @@ fpb_tuple_cols(const FpbCmp *cmp, IndexTuple t, int *sign)
 }
 
 /*
+ * Three-way comparison of column j of two index tuples (a bound's narrow
+ * columns are keys already: sa, sb nonzero).
+ */
+static inline int
+fpb_tuple_col_cmp(const FpbCmp *cmp, int j, IndexTuple ta, TupleDesc da,
+				  int sa, IndexTuple tb, TupleDesc db, int sb)
+{
+	const FpbCmp *col = &cmp->cols[j];
+	bool		na,
+				nb;
+	Datum		va = index_getattr(ta, j + 1, da, &na);
+	Datum		vb = index_getattr(tb, j + 1, db, &nb);
+	int			c;
+
+	if (na || nb)
+	{
+		/* NULLs equal to each other, last unless NULLS FIRST */
+		if (na && nb)
+			return 0;
+		return (na != col->nullsfirst) ? 1 : -1;
+	}
+	if (col->encproc)
+	{
+		uint64		ka = sa ? (uint64) DatumGetInt64(va) :
+			fpb_col_key(col, fpb_encode(col->encproc, col->collation, va));
+		uint64		kb = sb ? (uint64) DatumGetInt64(vb) :
+			fpb_col_key(col, fpb_encode(col->encproc, col->collation, vb));
+
+		if (ka == kb)
+			return 0;
+		c = ka < kb ? -1 : 1;
+	}
+	else
+		c = fpb_full_cmp(col, DatumGetPointer(va), DatumGetPointer(vb));
+	return col->desc ? -c : c;
+}
+
+/*
  * Three-way comparison of two index tuples (stored or bounds) by their key
  * columns.  A bound's missing columns are minus or plus infinity.
  */
@@ -387,41 +425,28 @@ fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b)
 
 	for (int j = 0; j < Min(ma, mb); j++)
 	{
-		const FpbCmp *col = &cmp->cols[j];
-		bool		na,
-					nb;
-		Datum		va = index_getattr(ta, j + 1, da, &na);
-		Datum		vb = index_getattr(tb, j + 1, db, &nb);
-		int			c;
+		int			c = fpb_tuple_col_cmp(cmp, j, ta, da, sa, tb, db, sb);
 
-		if (na || nb)
-		{
-			/* NULLs equal to each other, last unless NULLS FIRST */
-			if (na && nb)
-				continue;
-			return (na != col->nullsfirst) ? 1 : -1;
-		}
-		if (col->encproc)
-		{
-			uint64		ka = sa ? (uint64) DatumGetInt64(va) :
-				fpb_col_key(col, fpb_encode(col->encproc, col->collation, va));
-			uint64		kb = sb ? (uint64) DatumGetInt64(vb) :
-				fpb_col_key(col, fpb_encode(col->encproc, col->collation, vb));
-
-			if (ka == kb)
-				continue;
-			c = ka < kb ? -1 : 1;
-		}
-		else
-			c = fpb_full_cmp(col, DatumGetPointer(va), DatumGetPointer(vb));
 		if (c != 0)
-			return col->desc ? -c : c;
+			return c;
 	}
 	if (ma < mb)
 		return sa;
 	if (ma > mb)
 		return -sb;
 	return (sa > sb) - (sa < sb);
+}
+
+/*
+ * Do two stored tuples of a multi-column index hold equal first key
+ * columns (NULLs equal to each other)?  A leaf split looks for the end of
+ * a group (insert.c).
+ */
+bool
+fpb_tuple_first_equal(const FpbCmp *cmp, const char *a, const char *b)
+{
+	return fpb_tuple_col_cmp(cmp, 0, (IndexTuple) a, cmp->tupdesc, 0,
+							 (IndexTuple) b, cmp->tupdesc, 0) == 0;
 }
 
 /*

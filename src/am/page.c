@@ -811,6 +811,7 @@ fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	FpbEntry   *ents;
 	int			pos;
 	bool		ok;
+	bool		full;
 
 	if (n + 1 > maxcap * FPB_REORG_MAX_FILL && !FpbPageIsLeaf(opq))
 		return false;
@@ -819,8 +820,19 @@ fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	for (pos = n; pos > 0 && fpb_entry_cmp(cmp, &ents[pos - 1], e) > 0; pos--)
 		ents[pos] = ents[pos - 1];
 	ents[pos] = *e;
-	if (n + 1 > maxcap * FPB_REORG_MAX_FILL &&
-		!fpb_posting_worth(page, ents, n + 1))
+	full = n + 1 > maxcap * FPB_REORG_MAX_FILL;
+
+	/*
+	 * A wide page holds fewer entries than maxcap counts: a rule in its own
+	 * terms, the room the rewrite would leave for entries of the page's
+	 * average size.  Not for a page that could become a page of runs: it is
+	 * laid out again until its entries no longer fit a regular page, and
+	 * then becomes one (fpb_posting_layout) instead of splitting.
+	 */
+	if (!full && (opq->flags & FPB_F_WIDE) &&
+		!fpb_posting_candidate(page, ents, n + 1))
+		full = fpb_wide_room(page, ents, n + 1) < FPB_REORG_MIN_ROOM;
+	if (full && (!FpbPageIsLeaf(opq) || !fpb_posting_worth(page, ents, n + 1)))
 	{
 		pfree(ents);
 		return false;
@@ -833,10 +845,12 @@ fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	 * of which keeps its old node full.  Spread over every node (fill 0),
 	 * the entries would leave the edge node a few free places and no free
 	 * line, and the page would be laid out again, a record of most of it,
-	 * every few inserts.
+	 * every few inserts.  Not a page over the limit that goes on only to
+	 * become a page of runs: packed, it would be a regular page again as
+	 * long as its entries fit one whole.
 	 */
 	ok = fpb_page_layout(page, ents, n + 1,
-						 (pos == n || pos == 0) ? 1.0 : 0);
+						 (!full && (pos == n || pos == 0)) ? 1.0 : 0);
 	pfree(ents);
 	return ok;
 }
@@ -952,7 +966,16 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	if (pos == lhdr->n)
 		mid = lhdr->n;
 	else if (pos == 0)
+	{
+		/*
+		 * The old node's separator stays below e (the descent chose it),
+		 * the new node's is its first entry, above e.  Only the ignored
+		 * first separator of a non-leaf node (README "Page format") may
+		 * exceed the next one, after front inserts into the page's first
+		 * node.
+		 */
 		mid = 0;
+	}
 	else
 		mid = lhdr->n / 2;
 	nmove = lhdr->n - mid;
