@@ -84,6 +84,32 @@ SELECT fpbtree_check('wi_m_ab', true);
 SELECT fpb_same('SELECT a, b FROM wi_m WHERE a BETWEEN 100 AND 140', 'wi_m_ab');
 SELECT fpb_same('SELECT count(*) FROM wi_m WHERE a >= 0', 'wi_m_ab');
 
+-- Large values: a page holds a few of them.  Near full, a rewrite that
+-- makes room for one more is still worth it, and entries that fit no
+-- regular page may make a page of runs (one value each), denser than a
+-- regular page.  Split instead, 2,142 random values of 1,400 bytes took
+-- 1,532 pages and 6,000 of 500 bytes 726; now 1,127 and 679 (before the
+-- wide layout rules 1,124 and 684; btree 1,015 and 670).
+-- row g's value of len + 8 bytes: g, then incompressible hex digits
+CREATE FUNCTION wi_long(g int, len int) RETURNS text LANGUAGE sql AS $$
+	SELECT lpad(g::text, 8, '0') ||
+		substr((SELECT string_agg(md5(g::text || 'x' || i::text), '')
+				FROM generate_series(1, 44) i), 1, len)
+$$;
+CREATE TABLE wi_l (g int, k text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX wi_l_k ON wi_l USING fpbtree (k);
+INSERT INTO wi_l SELECT g, wi_long(g, 1392)
+FROM generate_series(1, 2142) g ORDER BY hashint4(g);
+SELECT pg_relation_size('wi_l_k') / 8192 < 1200 AS size_ok;
+SELECT fpbtree_check('wi_l_k', true);
+SELECT fpb_same('SELECT left(k, 8) FROM wi_l WHERE k > ''00001''', 'wi_l_k');
+TRUNCATE wi_l;
+INSERT INTO wi_l SELECT g, wi_long(g, 492)
+FROM generate_series(1, 6000) g ORDER BY hashint4(g);
+SELECT pg_relation_size('wi_l_k') / 8192 < 700 AS size_ok;
+SELECT fpbtree_check('wi_l_k', true);
+SELECT fpb_same('SELECT left(k, 8) FROM wi_l WHERE k BETWEEN ''00002'' AND ''00003''', 'wi_l_k');
+
 -- Ascending keys within groups of the first column ((tenant, time)): each
 -- insert lands at the end of its group's run, in the middle of a page.  A
 -- leaf split where the new entry ends a group that continues before it
@@ -114,5 +140,5 @@ SELECT fpbtree_check('wi_g_ab', true);
 SELECT fpb_same('SELECT a, b FROM wi_g WHERE a = 42 AND b > 99000 ORDER BY a, b', 'wi_g_ab', true);
 SELECT fpb_same('SELECT a, b FROM wi_g WHERE a BETWEEN 10 AND 12', 'wi_g_ab');
 
-DROP TABLE wi_u, wi_t, wi_m, wi_g, wi_gb;
-DROP FUNCTION wi_large(pg_lsn, pg_lsn, int);
+DROP TABLE wi_u, wi_t, wi_m, wi_g, wi_gb, wi_l;
+DROP FUNCTION wi_large(pg_lsn, pg_lsn, int), wi_long(int, int);

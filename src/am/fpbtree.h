@@ -405,7 +405,7 @@ fpb_runs_lines(int nruns, int nslots)
  * posting page (page.c, posting.c).
  */
 #define FPB_REORG_MAX_FILL	0.97
-/* ... and on a wide page, while the rewrite leaves room for this many more */
+/* ... and a wide page while the rewrite leaves room for this many more */
 #define FPB_REORG_MIN_ROOM	4
 
 /* Metapage, block 0 */

@@ -49,8 +49,8 @@ fpb_max_leafnodes(int w, int x, int nlines)
  * leave, as a narrow page does, would leave no room for the next value: the
  * page would be laid out again (a record of most of it) every few inserts.
  * Take the number of nodes that leaves room for the most entries of the
- * page's average size (a free place in a node and the bytes for its value),
- * the most nodes among equals.  *room gets how many such entries that is;
+ * entries' average size (a free place in a node and the bytes for its
+ * value; slotbytes leaves out the high key's), the fewest among equals.  *room gets how many such entries that is;
  * -1 when n entries do not fit at all.
  */
 static int
@@ -81,8 +81,8 @@ fpb_wide_leafnodes(int w, int x, int lcap, int nlines, int n, int slotbytes,
 								 fpb_inner_nodes(m, icap, NULL) * w) * FPB_LINE;
 		int			r = Min(m * lcap - n, freebytes / avg);
 
-		/* ties go to more nodes: shorter shifts */
-		if (r > bestr)
+		/* ties go to fewer nodes: their lines are bytes for values */
+		if (r >= bestr)
 		{
 			bestr = r;
 			best = m;
@@ -110,7 +110,7 @@ fpb_wide_room(Page page, const FpbEntry *entries, int n)
 		return -1;
 	(void) fpb_wide_leafnodes(opq->w, opq->x,
 							  fpb_leafcap(opq->x, !FpbPageIsLeaf(opq)),
-							  nlines, n, BLCKSZ - FPB_SPECIAL_SIZE - upper,
+							  nlines, n, fpb_slots_upper(page, NULL, 0) - upper,
 							  &room);
 	return room;
 }
@@ -309,7 +309,7 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 		int			room;
 
 		m = fpb_wide_leafnodes(w, x, lcap, nlines, n,
-							   BLCKSZ - FPB_SPECIAL_SIZE - upper, &room);
+							   fpb_slots_upper(page, NULL, 0) - upper, &room);
 		if (room < 0)
 			return false;
 	}

@@ -824,14 +824,23 @@ fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 
 	/*
 	 * A wide page holds fewer entries than maxcap counts: a rule in its own
-	 * terms, the room the rewrite would leave for entries of the page's
-	 * average size.  Not for a page that could become a page of runs: it is
-	 * laid out again until its entries no longer fit a regular page, and
-	 * then becomes one (fpb_posting_layout) instead of splitting.
+	 * terms, the room the rewrite would leave for more entries of the
+	 * average size, FPB_REORG_MIN_ROOM of them, fewer on a page of fewer
+	 * than 128 entries, none below 32 (large values: one entry more or
+	 * less is a large share of the page).  Entries that fit no regular page
+	 * (room -1) are left to fpb_page_layout, which may lay them out as a
+	 * page of runs, denser than a regular page for large values.  Nor for a
+	 * page that could become a page of runs of equal values: it is laid out
+	 * again until its entries no longer fit a regular page, and then
+	 * becomes one instead of splitting.
 	 */
 	if (!full && (opq->flags & FPB_F_WIDE) &&
 		!fpb_posting_candidate(page, ents, n + 1))
-		full = fpb_wide_room(page, ents, n + 1) < FPB_REORG_MIN_ROOM;
+	{
+		int			room = fpb_wide_room(page, ents, n + 1);
+
+		full = room >= 0 && room < Min(FPB_REORG_MIN_ROOM, (n + 1) / 32);
+	}
 	if (full && (!FpbPageIsLeaf(opq) || !fpb_posting_worth(page, ents, n + 1)))
 	{
 		pfree(ents);
