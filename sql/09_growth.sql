@@ -296,3 +296,27 @@ SELECT fpbtree_check('gr8_f_k', true);
 SELECT fpb_same('SELECT k FROM gr8_f WHERE k BETWEEN 79990 AND 1000010', 'gr8_f_k');
 SELECT fpb_same('SELECT k FROM gr8_f WHERE k < 100 ORDER BY k DESC', 'gr8_f_k', true);
 DROP TABLE gr8_f, gr8_b;
+
+-- A growing run of one key (every 13th row) with descending keys inserted
+-- just above it: the run fills pages of one key; a greater key splitting
+-- such a page went right alone, behind the separator (key, -inf), so the
+-- next, smaller key came back to the run's full page and split it again:
+-- one page per entry (20,000 rows: 2,278 pages, 2,064 leaves of one
+-- entry; btree 96).  The run's last entry now goes right with the new key:
+-- 210 pages.  The same with a run of NULLs under NULLS FIRST (values in
+-- slots): 2,385 pages, now 349 (btree 96).
+CREATE TABLE gr9 (g int, k int4, k2 int4) WITH (autovacuum_enabled = off);
+CREATE INDEX gr9_f ON gr9 USING fpbtree (k);
+CREATE INDEX gr9_b ON gr9 USING btree (k);
+CREATE INDEX gr9_fn ON gr9 USING fpbtree (k2 NULLS FIRST);
+CREATE INDEX gr9_bn ON gr9 USING btree (k2 NULLS FIRST);
+INSERT INTO gr9 SELECT g, CASE WHEN g % 13 = 0 THEN 0 ELSE g END,
+	CASE WHEN g % 13 = 0 THEN NULL ELSE g END
+FROM generate_series(20000, 1, -1) g;
+SELECT pg_relation_size('gr9_f') < 3 * pg_relation_size('gr9_b') AS under_3x,
+	pg_relation_size('gr9_fn') < 5 * pg_relation_size('gr9_bn') AS nulls_under_5x;
+SELECT fpbtree_check('gr9_f', true), fpbtree_check('gr9_fn', true);
+DROP INDEX gr9_b, gr9_bn;
+SELECT fpb_same('SELECT k FROM gr9 WHERE k BETWEEN 0 AND 40', 'gr9_f');
+SELECT fpb_same('SELECT k2 FROM gr9 WHERE k2 < 30 OR k2 IS NULL ORDER BY k2 NULLS FIRST', 'gr9_fn', true);
+DROP TABLE gr9;
