@@ -50,8 +50,9 @@ fpb_max_leafnodes(int w, int x, int nlines)
  * page would be laid out again (a record of most of it) every few inserts.
  * Take the number of nodes that leaves room for the most entries of the
  * entries' average size (a free place in a node and the bytes for its
- * value; slotbytes leaves out the high key's), the fewest among equals.  *room gets how many such entries that is;
- * -1 when n entries do not fit at all.
+ * value; slotbytes leaves out the high key's), the fewest among equals.
+ * *room gets how many such entries that is; -1 when n entries do not fit
+ * at all.
  */
 static int
 fpb_wide_leafnodes(int w, int x, int lcap, int nlines, int n, int slotbytes,
