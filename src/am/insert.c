@@ -159,22 +159,6 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 		(cmp == NULL || (oopq->flags & FPB_F_DEDUP)))
 		want = fpb_posting_split_point(origpage, ents, n, want, pos);
 
-	/*
-	 * A page of one run that a greater key splits would keep the run whole
-	 * and leave the new key alone on the right, behind the separator (new
-	 * key, -inf): the next key between the run and it (descending keys
-	 * just above a growing run) would come back to the full run's page,
-	 * split it again and get a page of its own, one page per entry.  The
-	 * run's last entry goes right as well: the separator then lies inside
-	 * the run, and such keys, and the run's later entries, join the right
-	 * page.
-	 */
-	if (FpbPageIsPosting(oopq) &&
-		pos == n - 1 && want == n - 1 && n >= 3 &&
-		fpb_entry_keys_differ(cmp, &ents[n - 2], &ents[n - 1]) &&
-		!fpb_entry_keys_differ(cmp, &ents[0], &ents[n - 2]))
-		want = n - 2;
-
 	rbuf = fpb_newbuf(index);
 	rblk = BufferGetBlockNumber(rbuf);
 	cycle = fpb_vacuum_cycleid(index);

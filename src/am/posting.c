@@ -901,7 +901,8 @@ fpb_split_half_fits(const int *bnd, int from, int to, int regcap, bool wide)
  * its end (new heap rows: ascending TIDs go to the right half), and the
  * run would be left on half-full pages.  A page of one key whose new entry
  * comes last keeps 96% on the left, as nbtree's single-value split does,
- * since the left half of such a run rarely gets more.
+ * since the left half of such a run rarely gets more; a page of one run
+ * that a greater key splits sends the run's last entry right with it.
  */
 int
 fpb_posting_split_point(Page page, const FpbEntry *ents, int n, int mid,
@@ -925,27 +926,41 @@ fpb_posting_split_point(Page page, const FpbEntry *ents, int n, int mid,
 		fpb_split_half_fits(bnd, 0, mid, regcap, wide) &&
 		fpb_split_half_fits(bnd, mid, n, regcap, wide) &&
 		bnd[mid - 1] != bnd[mid])
+		best = mid;
+	else
 	{
-		pfree(bnd);
-		return mid;
-	}
-	for (int i = 1; i < n; i++)
-	{
-		int64		cost = Abs(i - mid);
-
-		if (bnd[i - 1] == bnd[i])
-			cost += n;
-		if (cost < bestcost &&
-			fpb_split_half_fits(bnd, 0, i, regcap, wide) &&
-			fpb_split_half_fits(bnd, i, n, regcap, wide))
+		for (int i = 1; i < n; i++)
 		{
-			best = i;
-			bestcost = cost;
+			int64		cost = Abs(i - mid);
+
+			if (bnd[i - 1] == bnd[i])
+				cost += n;
+			if (cost < bestcost &&
+				fpb_split_half_fits(bnd, 0, i, regcap, wide) &&
+				fpb_split_half_fits(bnd, i, n, regcap, wide))
+			{
+				best = i;
+				bestcost = cost;
+			}
 		}
+		if (best < 0)
+			elog(ERROR, "fpbtree: no split point of %d entries fits two pages",
+				 n);
 	}
+
+	/*
+	 * A page of one run that a greater key splits: kept whole, the run would
+	 * stay full on the left behind the separator (new key, -inf), and the
+	 * next key between the run and the new one (a descending key just above
+	 * a growing run) would come back to it, split it again and get a page
+	 * of its own, one page per entry.  The run's last entry goes right as
+	 * well: the separator then lies inside the run, and such keys, and the
+	 * run's later entries, join the right page.
+	 */
+	if (FpbPageIsPosting(opq) && newpos == n - 1 && best == n - 1 &&
+		n >= 3 && bnd[n - 2] == 0 && bnd[n - 1] == 1)
+		best = n - 2;
 	pfree(bnd);
-	if (best < 0)
-		elog(ERROR, "fpbtree: no split point of %d entries fits two pages", n);
 	return best;
 }
 
