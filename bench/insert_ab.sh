@@ -12,12 +12,14 @@
 #   rand      random int8
 #   asc       ascending int8, above the existing keys
 #   desc      descending int8, below the existing keys
+#   descmid   descending int8 in the middle of the existing keys
 #   descidx   ascending int8 into an index on (k DESC)
 #   desctext  descending 12-character text under "C", below the existing keys
 #   randtext  md5 text under "C", random order
 #   randuuid  random uuid
 #   randmc    (int4 random of 1M, int8 random)
 #   grp       (int4 random of 1,000, int8 ascending): ascending within groups
+#   grpdesc   the same into an index on (a, k DESC): newest first per group
 #
 # Build a library file with `make` in a checkout of the commit wanted and
 # copy its fpbtree.so away.  The current build is put back at the end.
@@ -63,12 +65,14 @@ case $PATTERN in
 	rand) COLS="k int8"; KEYS="k"; OLD="(random() * 9e18)::int8"; NEW="$OLD" ;;
 	asc) COLS="k int8"; KEYS="k"; OLD="g"; NEW="g" ;;
 	desc) COLS="k int8"; KEYS="k"; OLD="-g"; NEW="-g" ;;
+	descmid) COLS="k int8"; KEYS="k"; OLD="g * 1000"; NEW="100000000 - g" ;;
 	descidx) COLS="k int8"; KEYS="k DESC"; OLD="g"; NEW="g" ;;
 	desctext) COLS="k text COLLATE \"C\""; KEYS="k"; OLD="lpad((10000000 - g)::text, 12, '0')"; NEW="$OLD" ;;
 	randtext) COLS="k text COLLATE \"C\""; KEYS="k"; OLD="md5(g::text)"; NEW="$OLD" ;;
 	randuuid) COLS="k uuid"; KEYS="k"; OLD="md5(g::text)::uuid"; NEW="$OLD" ;;
 	randmc) COLS="a int4, k int8"; KEYS="a, k"; OLD="(random() * 1e6)::int4, (random() * 9e18)::int8"; NEW="$OLD" ;;
 	grp) COLS="a int4, k int8"; KEYS="a, k"; OLD="(g::int8 * 7919 % 1000)::int4, g"; NEW="$OLD" ;;
+	grpdesc) COLS="a int4, k int8"; KEYS="a, k DESC"; OLD="(g::int8 * 7919 % 1000)::int4, g"; NEW="$OLD" ;;
 	*) echo "unknown pattern $PATTERN" >&2; exit 1 ;;
 esac
 

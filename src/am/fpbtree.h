@@ -193,6 +193,21 @@ fpb_make_t(ItemPointer htid, bool isnull)
 	return isnull ? (t | FPB_T_NULLBIT) : t;
 }
 
+/*
+ * Does the heap tuple of tiebreaker cur come just after that of prev (the
+ * next offset, or the first of the next block)?  Rows inserted one after
+ * another get such TIDs: the split rules' sign of a run of inserts.
+ */
+static inline bool
+fpb_t_follows(uint64 prev, uint64 cur)
+{
+	prev &= ~FPB_T_NULLBIT;
+	cur &= ~FPB_T_NULLBIT;
+	return (prev >> 16) == (cur >> 16) ?
+		(prev & 0xFFFF) + 1 == (cur & 0xFFFF) :
+		(prev >> 16) + 1 == (cur >> 16) && (cur & 0xFFFF) == FirstOffsetNumber;
+}
+
 /* heap TID of an entry's tiebreaker */
 static inline void
 fpb_t_to_heaptid(uint64 t, ItemPointer htid)
@@ -715,6 +730,9 @@ extern int	fpb_page_count_dead(Page page, BlockNumber blkno);
 extern int	fpb_page_key_run(Page page, const FpbCmp *cmp, const FpbEntry *lo,
 							 const FpbEntry *hi, BlockNumber blkno,
 							 uint64 *out, bool *ended);
+extern bool fpb_run_descends(const FpbCmp *cmp, const FpbEntry *prev,
+							 const FpbEntry *e, const FpbEntry *next,
+							 const FpbEntry *far);
 extern bool fpb_page_insert(Page page, const FpbCmp *cmp,
 							const FpbEntry *entry, BlockNumber blkno);
 #define FPB_INSERT_RANGES	7

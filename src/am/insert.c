@@ -41,32 +41,42 @@ fpb_fillfactor(Relation index)
  * ends a group of the first column that continues before it (ascending
  * keys within groups: (tenant, time)).  Split in the middle, such a run
  * leaves a half-empty page behind at every split.  The group must reach
- * FPB_SPLIT_AFTER_RUN entries back: in small groups of random keys the end
+ * FPB_SPLIT_RUN_GROUP entries back: in small groups of random keys the end
  * of a group is no sign of a run, and a false sign costs a lopsided split
  * (never a wrong entry).
  */
-#define FPB_SPLIT_AFTER_RUN 8
+#define FPB_SPLIT_RUN_GROUP 8
 
 static bool
 fpb_split_after_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
 {
-	uint64		prev,
-				cur;
-
 	if (pos == 0)
 		return false;
-	prev = ents[pos - 1].t & ~FPB_T_NULLBIT;
-	cur = ents[pos].t & ~FPB_T_NULLBIT;
-	if ((prev >> 16) == (cur >> 16) ?
-		(prev & 0xFFFF) + 1 == (cur & 0xFFFF) :
-		(prev >> 16) + 1 == (cur >> 16) && (cur & 0xFFFF) == FirstOffsetNumber)
+	if (fpb_t_follows(ents[pos - 1].t, ents[pos].t))
 		return true;
 	/* sorted: equal first columns at both ends, one group between */
-	return cmp != NULL && cmp->multi && pos >= FPB_SPLIT_AFTER_RUN &&
-		fpb_tuple_first_equal(cmp, ents[pos - FPB_SPLIT_AFTER_RUN].f,
+	return cmp != NULL && cmp->multi && pos >= FPB_SPLIT_RUN_GROUP &&
+		fpb_tuple_first_equal(cmp, ents[pos - FPB_SPLIT_RUN_GROUP].f,
 							  ents[pos].f) &&
 		(pos == n - 1 ||
 		 !fpb_tuple_first_equal(cmp, ents[pos].f, ents[pos + 1].f));
+}
+
+/*
+ * The mirror: does the entry at pos begin a run of inserts that each land
+ * just before the one before (descending keys in the middle of the index,
+ * (tenant, time DESC))?  The signs are fpb_run_descends', a group reaching
+ * FPB_SPLIT_RUN_GROUP entries on.  Split in the middle, such a run leaves
+ * a half-empty page of its older entries behind at every split.
+ */
+static bool
+fpb_split_before_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
+{
+	return pos < n - 1 &&
+		fpb_run_descends(cmp, pos > 0 ? &ents[pos - 1] : NULL, &ents[pos],
+						 &ents[pos + 1],
+						 pos + FPB_SPLIT_RUN_GROUP < n ?
+						 &ents[pos + FPB_SPLIT_RUN_GROUP] : NULL);
 }
 
 /*
@@ -98,9 +108,13 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 				ropq;
 	uint16		cycle;
 	int			want;
+	int			ff;
 	bool		append;
 	bool		prepend;
-	bool		after;
+	int			runmid = -1;	/* a run's split point */
+	bool		runbefore = false;
+	bool		packleft;
+	bool		packright;
 
 	fpb_page_collect(origpage, ents, lblk);
 	for (pos = n; pos > 0 && fpb_entry_cmp(cmp, &ents[pos - 1], e) > 0; pos--)
@@ -113,15 +127,16 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	 * fillfactor, as btree does; descending inserts at the left edge (and
 	 * ascending ones into a DESC column) leave the right page so filled,
 	 * where btree splits in the middle and leaves half-empty pages behind.
-	 * Otherwise split in the middle.  A wide page may hold only a few
+	 * Runs in the middle of the index split next to the new entry (below);
+	 * other inserts in the middle.  A wide page may hold only a few
 	 * entries: there, a low fillfactor would leave the half that takes the
 	 * next inserts as full as the old page, every later insert at the edge
 	 * would split it again and add a level at the root each time, so that
 	 * half gets at most as many entries as a split in the middle.
 	 */
+	ff = (int) ((int64) n * fpb_fillfactor(index) / 100);
 	append = FpbPageIsRightmost(oopq) && pos == n - 1;
 	prepend = FpbPageIsLeftmost(oopq) && pos == 0 && !append;
-	after = false;
 	if (!append && !prepend && FpbPageIsLeaf(oopq) &&
 		fpb_split_after_new(cmp, ents, n, pos))
 	{
@@ -129,27 +144,49 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 		 * The run goes on after e.  Past the fillfactor (at the page's end,
 		 * say) split as an append: the left page no fuller than that.
 		 */
-		if (pos + 1 > (int) ((int64) n * fpb_fillfactor(index) / 100))
+		if (pos + 1 > ff)
 			append = true;
 		else
-			after = true;
+			runmid = pos + 1;
+	}
+	else if (!append && !prepend && FpbPageIsLeaf(oopq) &&
+			 fpb_split_before_new(cmp, ents, n, pos))
+	{
+		/*
+		 * The run goes on before e: its next inserts come between e and the
+		 * entry before it, which must stay on one page.  The page that takes
+		 * no more inserts is made the larger: with fewer than half the
+		 * entries below e, the run's older entries after e (the left page
+		 * keeps e; a right page past the fillfactor keeps that share, as
+		 * for a prepend); with more, the entries below e but the last,
+		 * which goes right with e and the run (the left page no fuller
+		 * than the fillfactor).
+		 */
+		runbefore = true;
+		if (pos >= n / 2)
+			runmid = Min(pos - 1, ff);
+		else if (n - pos - 1 > ff)
+			prepend = true;
+		else
+			runmid = pos + 1;
 	}
 	if (append)
-	{
-		want = (int) ((int64) n * fpb_fillfactor(index) / 100);
-		if (cmp)
-			want = Max(want, n / 2);
-	}
+		want = cmp ? Max(ff, n / 2) : ff;
 	else if (prepend)
-	{
-		want = n - (int) ((int64) n * fpb_fillfactor(index) / 100);
-		if (cmp)
-			want = Min(want, n / 2);
-	}
-	else if (after)
-		want = pos + 1;
+		want = cmp ? Min(n - ff, n / 2) : n - ff;
+	else if (runmid >= 0)
+		want = runmid;
 	else
 		want = n / 2;
+
+	/*
+	 * The half that takes the next inserts is laid out with packed nodes
+	 * (page.c), leaving free lines for the in-page node splits at the run's
+	 * edge that follow.  So are both halves of a descending run's split:
+	 * the run goes on down through the entries below it.
+	 */
+	packright = append || (runmid >= 0 && (runbefore || runmid < pos));
+	packleft = prepend || runmid > pos || runbefore;
 	want = Max(1, Min(want, n - 1));
 	/*
 	 * A leaf's split point keeps runs of one key whole (posting.c), where
@@ -200,9 +237,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 		if (FpbPageIsLeaf(oopq) && fpb_entry_keys_differ(cmp, &ents[mid - 1],
 														 &ents[mid]))
 			sep->t = cmp ? (ents[mid].t & FPB_T_NULLBIT) : 0;
-		/* the right half of an ascending split packs its nodes (page.c) */
-		if (!fpb_page_layout(rpage, ents + mid, n - mid,
-							 append ? 1.0 : 0))
+		if (!fpb_page_layout(rpage, ents + mid, n - mid, packright ? 1.0 : 0))
 			continue;
 		if (cmp)
 		{
@@ -210,8 +245,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 			(void) fpb_page_layout(lpage, NULL, 0, 0);
 			fpb_page_set_hikey(lpage, sep);
 		}
-		/* and the left half of a descending one, or of one after e */
-		if (fpb_page_layout(lpage, ents, mid, (prepend || after) ? 1.0 : 0))
+		if (fpb_page_layout(lpage, ents, mid, packleft ? 1.0 : 0))
 			break;
 		if (!cmp)
 			elog(ERROR, "fpbtree: split halves of block %u do not fit", lblk);

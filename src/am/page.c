@@ -865,6 +865,83 @@ fpb_page_reorganise(Page page, const FpbCmp *cmp, const FpbEntry *e,
 }
 
 /*
+ * Is e, a leaf entry between prev (NULL at the start) and next, the newest
+ * entry of a descending run whose previous insert is next: the mirror of
+ * insert.c's split after the new entry?  Two signs: next's heap tuple is
+ * the one just before e's (keys descending in heap order), or, in a
+ * multi-column index, e begins a group of the first column that goes on
+ * through next to far ((tenant, time DESC) inserts; far NULL: no group
+ * counts).  A false sign costs a lopsided split, never a wrong entry.
+ */
+bool
+fpb_run_descends(const FpbCmp *cmp, const FpbEntry *prev, const FpbEntry *e,
+				 const FpbEntry *next, const FpbEntry *far)
+{
+	if (fpb_t_follows(next->t, e->t))
+		return true;
+	/* a damaged page's entry may lack its tuple: no sign, the check finds it */
+	if (cmp == NULL || !cmp->multi || far == NULL || e->f == NULL ||
+		next->f == NULL || far->f == NULL || (prev && prev->f == NULL))
+		return false;
+	return fpb_tuple_first_equal(cmp, e->f, next->f) &&
+		fpb_tuple_first_equal(cmp, e->f, far->f) &&
+		(prev == NULL || !fpb_tuple_first_equal(cmp, prev->f, e->f));
+}
+
+/*
+ * Entry i of a leaf node, with its tuple when the index is a multi-column
+ * one (fpb_run_descends compares first columns).
+ */
+static FpbEntry
+fpb_node_entry(const FpbCmp *cmp, Page page, char *node, int cap, int i,
+			   BlockNumber blkno)
+{
+	FpbEntry	e;
+
+	e.k = fpb_node_keys(node)[i];
+	e.t = fpb_tid_to_t(&fpb_node_tids(node, cap)[i]);
+	e.child = InvalidBlockNumber;
+	e.f = (cmp && cmp->multi) ? fpb_slot_get(page, e.k, blkno) : NULL;
+	return e;
+}
+
+/*
+ * The new entry e comes after the last entry of the full leaf node leaf,
+ * and begins a descending run that goes on in the next node: that node, if
+ * it has room and the same in-page parent, else NULL.  The entry may go to
+ * its front and become its separator (a separator need only lie above the
+ * entries of the node before and at or below its node's first), and the
+ * node's room takes the run's next inserts without a new node's line.
+ */
+static char *
+fpb_run_front(const FpbCmp *cmp, Page page, FpbPageOpaque opq, char *leaf,
+			  const FpbEntry *e, const uint16 *path, const int *pidx,
+			  BlockNumber blkno)
+{
+	int			lcap = fpb_leafcap(opq->x, false);
+	FpbNodeHeader *lhdr = (FpbNodeHeader *) leaf;
+	char	   *parent;
+	char	   *next;
+	FpbEntry	pe,
+				ne;
+
+	if (opq->ipheight < 2 || lhdr->next == FPB_NONE || lhdr->n < 1)
+		return NULL;
+	parent = fpb_line(page, path[0]);
+	if (pidx[0] + 1 >= ((FpbNodeHeader *) parent)->n ||
+		fpb_node_lines(parent, fpb_innercap(opq->w))[pidx[0] + 1] !=
+		lhdr->next)
+		return NULL;
+	next = fpb_get_node(page, opq, lhdr->next, opq->x, lcap, FPB_NODE_LEAF,
+						blkno);
+	if (((FpbNodeHeader *) next)->n < 1 || ((FpbNodeHeader *) next)->n >= lcap)
+		return NULL;
+	pe = fpb_node_entry(cmp, page, leaf, lcap, lhdr->n - 1, blkno);
+	ne = fpb_node_entry(cmp, page, next, lcap, 0, blkno);
+	return fpb_run_descends(cmp, &pe, e, &ne, &ne) ? next : NULL;
+}
+
+/*
  * Insert one entry into the page: shift it into its in-page leaf node; if
  * the node is full, split the node inside the page; if the page has no
  * free lines (or the parent node is full), reorganise the whole in-page
@@ -891,6 +968,8 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	int			nmove;
 	int			nlines = FPB_NLINES;
 	FpbEntry	se = *e;
+	char	   *nextnode = NULL;
+	char	   *front = NULL;
 
 	if (FpbPageIsPosting(opq))
 		return fpb_posting_insert(page, cmp, e, blkno);
@@ -906,6 +985,8 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	lhdr = (FpbNodeHeader *) leaf;
 	pos = fpb_node_lower(fpb_node_keys(leaf), fpb_node_tids(leaf, lcap),
 						 lhdr->n, e);
+	if (lhdr->n >= lcap && pos == lhdr->n && !internal)
+		front = fpb_run_front(cmp, page, opq, leaf, e, path, pidx, blkno);
 
 	/*
 	 * A wide page needs a slot for the value as well; the lines left below
@@ -921,7 +1002,7 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 		if (upper < ph->pd_lower)
 			return fpb_page_reorganise(page, cmp, e, blkno);
 		nlines = (upper - FPB_DATA_START) / FPB_LINE;
-		if (lhdr->n >= lcap &&
+		if (lhdr->n >= lcap && front == NULL &&
 			((int) opq->hwm + opq->x + (opq->ipheight == 1 ? opq->w : 0) >
 			 nlines ||
 			 (opq->ipheight > 1 &&
@@ -936,11 +1017,21 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 		opq->nentries++;
 		return true;
 	}
+	if (front != NULL)
+	{
+		char	   *parent = fpb_line(page, path[0]);
+
+		fpb_leafnode_insert(front, lcap, false, 0, &se);
+		fpb_node_keys(parent)[pidx[0] + 1] = se.k;
+		fpb_t_to_tid(se.t, &fpb_node_tids(parent, icap)[pidx[0] + 1]);
+		opq->nentries++;
+		return true;
+	}
 
 	/* the node split below rewrites the next node's back link */
 	if (lhdr->next != FPB_NONE)
-		(void) fpb_get_node(page, opq, lhdr->next, opq->x, lcap,
-							FPB_NODE_LEAF, blkno);
+		nextnode = fpb_get_node(page, opq, lhdr->next, opq->x, lcap,
+								FPB_NODE_LEAF, blkno);
 
 	/*
 	 * Split the leaf node inside the page, if there are free lines for the
@@ -971,9 +1062,33 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	 * the old node while all its entries move to the new one.  Split in the
 	 * middle, each would leave a trail of half-full nodes, and the page
 	 * would run out of lines and be laid out again every few inserts.
+	 *
+	 * A descending run in the middle of a leaf page (fpb_run_descends: the
+	 * entry after the new one is the run's previous insert) is the mirror
+	 * of appending, and its next inserts come between the new entry and the
+	 * one before it, which must stay in one node.  As for pages (insert.c),
+	 * the node that takes no more inserts is the larger part: with few
+	 * entries before the new one, the run's older entries after it; with
+	 * many, the entries before it but the last, which moves with the new
+	 * one.  That holds at the node's end too, the run going on in the next
+	 * node: a new node of the entry alone would never take the run's next
+	 * insert, which comes before it, and each insert would start a node.
 	 */
 	if (pos == lhdr->n)
+	{
 		mid = lhdr->n;
+		if (!internal && lhdr->n > 1 && nextnode != NULL &&
+			((FpbNodeHeader *) nextnode)->n > 0)
+		{
+			FpbEntry	pe = fpb_node_entry(cmp, page, leaf, lcap, pos - 1,
+											blkno);
+			FpbEntry	ne = fpb_node_entry(cmp, page, nextnode, lcap, 0,
+											blkno);
+
+			if (fpb_run_descends(cmp, &pe, e, &ne, &ne))
+				mid = lhdr->n - 1;
+		}
+	}
 	else if (pos == 0)
 	{
 		/*
@@ -986,7 +1101,22 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 		mid = 0;
 	}
 	else
+	{
 		mid = lhdr->n / 2;
+		if (!internal)
+		{
+			/* a group's run must fill the rest of the node */
+			FpbEntry	pe = fpb_node_entry(cmp, page, leaf, lcap, pos - 1,
+											blkno);
+			FpbEntry	ne = fpb_node_entry(cmp, page, leaf, lcap, pos,
+											blkno);
+			FpbEntry	le = fpb_node_entry(cmp, page, leaf, lcap,
+											lhdr->n - 1, blkno);
+
+			if (fpb_run_descends(cmp, &pe, e, &ne, &le))
+				mid = (pos >= lhdr->n / 2 && pos > 1) ? pos - 1 : pos;
+		}
+	}
 	nmove = lhdr->n - mid;
 	memcpy(fpb_node_keys(newnode), &fpb_node_keys(leaf)[mid],
 		   nmove * sizeof(uint64));

@@ -6,9 +6,10 @@
 # a change stops the standby with "inconsistent page found".  The workload
 # covers in-page inserts and splits, reorganisations, page and root splits,
 # duplicates (posting pages, of one key and of several), NULLs, deletions by VACUUM, a second
-# split-heavy index with narrow nodes, and a text index (wide keys: values in
+# split-heavy index with narrow nodes, a text index (wide keys: values in
 # slots below pd_upper, which every split, reorganisation and insert rewrites
-# or extends).  Index scans over deleted rows set no dead marks here.
+# or extends), and runs of inserts in the middle of the index.  Index scans
+# over deleted rows set no dead marks here.
 
 use strict;
 use warnings;
@@ -103,6 +104,15 @@ DELETE FROM w WHERE id > 90000 AND id % 4 = 0;
 VACUUM w;
 INSERT INTO w SELECT 110000 + g, NULL, NULL, 'run-' || (g % 200)
 	FROM generate_series(1, 2000) g;
+-- runs in the middle (insert.c and page.c: pages and in-page nodes split
+-- next to the run, an entry put at the front of the next node): keys
+-- descending between existing ones, and descending and ascending within
+-- the groups of (s, k)
+INSERT INTO w SELECT 120000 + g, 500000000 - g FROM generate_series(1, 4000) g;
+INSERT INTO w SELECT 130000 + g, -g, NULL, 'grp-' || (g % 20)
+	FROM generate_series(1, 4000) g;
+INSERT INTO w SELECT 140000 + g, g, NULL, 'grp-' || (g % 20)
+	FROM generate_series(1, 4000) g;
 });
 
 $primary->wait_for_catchup($standby, 'replay');
@@ -125,7 +135,9 @@ for my $q (
 	q{SELECT count(*), sum(id) FROM w WHERE s = 'run-17' AND k IS NULL},
 	q{SELECT count(*) FROM w WHERE s IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE k = 42 AND s IS NULL},
-	q{SELECT count(*), sum(id) FROM w WHERE k > 0 AND s > '8'})
+	q{SELECT count(*), sum(id) FROM w WHERE k > 0 AND s > '8'},
+	q{SELECT count(*), sum(id) FROM w WHERE k BETWEEN 499990000 AND 500000000},
+	q{SELECT count(*), sum(id) FROM w WHERE s = 'grp-7' AND k < 100})
 {
 	is($standby->safe_psql('postgres', "$idx $q"),
 		$primary->safe_psql('postgres', $q),
