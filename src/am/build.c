@@ -256,7 +256,10 @@ fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
 											first))
 		sep.t = bs->cmp ? (first->t & FPB_T_NULLBIT) : 0;
 	/* a wide separator lives on as the next page's lower bound */
-	fpb_entry_keep_palloc(bs->cmp, &sep);
+	if (level == 0)
+		sep.f = fpb_tuple_separator(bs->cmp, first->f);
+	if (sep.f == first->f)
+		fpb_entry_keep_palloc(bs->cmp, &sep);
 	fpb_build_writepage(bs, lv, nblk, &sep);
 
 	/*

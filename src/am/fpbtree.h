@@ -633,6 +633,7 @@ extern void fpb_multi_init(Relation index, FpbCmp *cmp, char *space);
 extern int	fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b);
 extern bool fpb_tuple_first_equal(const FpbCmp *cmp, const char *a,
 								  const char *b);
+extern const char *fpb_tuple_separator(const FpbCmp *cmp, const char *f);
 extern const char *fpb_form_tuple(const FpbCmp *cmp, Relation index,
 								  Datum *values, bool *isnull,
 								  ItemPointer htid);
@@ -658,7 +659,8 @@ extern bool fpb_index_is_multi(Relation index);
 extern bool fpb_tuple_keys_null(const FpbCmp *cmp, const char *f);
 extern void fpb_check_multi_key(Relation index, const FpbCmp *cmp,
 								const char *f, uint64 k, uint64 t,
-								BlockNumber blkno, const char *what);
+								BlockNumber blkno, const char *what,
+								bool sep);
 
 /* Compare two entries in the order of the index (cmp NULL: narrow). */
 static inline int

@@ -33,29 +33,43 @@ fpb_fillfactor(Relation index)
 }
 
 /*
- * Does the entry at pos of a leaf's n sorted entries (the new one) continue
- * a run of inserts that each land just after the one before?  Two signs, as
- * nbtree's split after the new item: the entry before it points to the heap
- * tuple just before its own (a backfill of ascending keys below existing
- * ones: every insert follows the last), or, in a multi-column index, it
- * ends a group of the first column that continues before it (ascending
- * keys within groups: (tenant, time)).  Split in the middle, such a run
- * leaves a half-empty page behind at every split.  The group must reach
- * FPB_SPLIT_RUN_GROUP entries back: in small groups of random keys the end
- * of a group is no sign of a run, and a false sign costs a lopsided split
- * (never a wrong entry).
+ * Runs of inserts in the middle of the index, as nbtree's split after the
+ * new item: a split in the middle leaves behind, at every split, a half
+ * that takes no more inserts.  The signs must be strong, since a false one
+ * costs a lopsided split (never a wrong entry): heap TIDs each just after
+ * the one before along FPB_SPLIT_RUN_GROUP entries (rows inserted one
+ * after another), or, in a multi-column index, a group of the first column
+ * that long.
  */
 #define FPB_SPLIT_RUN_GROUP 8
 
+/* Heap TIDs of ents[lo..hi] in insert order, up or down the index order. */
+static bool
+fpb_heap_run(const FpbEntry *ents, int lo, int hi, bool up)
+{
+	for (int i = lo; i < hi; i++)
+		if (up ? !fpb_t_follows(ents[i].t, ents[i + 1].t) :
+			!fpb_t_follows(ents[i + 1].t, ents[i].t))
+			return false;
+	return true;
+}
+
+/*
+ * Does the entry at pos of a leaf's n sorted entries (the new one) continue
+ * a run of inserts that each land just after the one before: a backfill of
+ * ascending keys below existing ones, ascending keys within groups
+ * ((tenant, time))?  Then it ends a group that goes back as far.  (Asking
+ * that the entries after it be of one group, as for the mirror below, made
+ * an index of 1,000 groups grown from empty 4% larger, with 23% more WAL.)
+ */
 static bool
 fpb_split_after_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
 {
-	if (pos == 0)
+	if (pos < FPB_SPLIT_RUN_GROUP)
 		return false;
-	if (fpb_t_follows(ents[pos - 1].t, ents[pos].t))
+	if (fpb_heap_run(ents, pos - FPB_SPLIT_RUN_GROUP, pos, true))
 		return true;
-	/* sorted: equal first columns at both ends, one group between */
-	return cmp != NULL && cmp->multi && pos >= FPB_SPLIT_RUN_GROUP &&
+	return cmp != NULL && cmp->multi &&
 		fpb_tuple_first_equal(cmp, ents[pos - FPB_SPLIT_RUN_GROUP].f,
 							  ents[pos].f) &&
 		(pos == n - 1 ||
@@ -65,18 +79,25 @@ fpb_split_after_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
 /*
  * The mirror: does the entry at pos begin a run of inserts that each land
  * just before the one before (descending keys in the middle of the index,
- * (tenant, time DESC))?  The signs are fpb_run_descends', a group reaching
- * FPB_SPLIT_RUN_GROUP entries on.  Split in the middle, such a run leaves
- * a half-empty page of its older entries behind at every split.
+ * (tenant, time DESC))?  Then it begins a group that fills the rest of the
+ * page, and the entries below it, which a split just below it leaves
+ * behind (fpb_split: when they are half the page or more), are of one
+ * group: a page of several groups' starts takes inserts at each of them
+ * (many tenants).
  */
 static bool
 fpb_split_before_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
 {
-	return pos < n - 1 &&
-		fpb_run_descends(cmp, pos > 0 ? &ents[pos - 1] : NULL, &ents[pos],
-						 &ents[pos + 1],
-						 pos + FPB_SPLIT_RUN_GROUP < n ?
-						 &ents[pos + FPB_SPLIT_RUN_GROUP] : NULL);
+	if (pos + FPB_SPLIT_RUN_GROUP >= n)
+		return false;
+	if (fpb_heap_run(ents, pos, pos + FPB_SPLIT_RUN_GROUP, false))
+		return true;
+	return cmp != NULL && cmp->multi &&
+		fpb_tuple_first_equal(cmp, ents[pos].f, ents[n - 1].f) &&
+		(pos == 0 ||
+		 (!fpb_tuple_first_equal(cmp, ents[pos - 1].f, ents[pos].f) &&
+		  (pos < n / 2 ||
+		   fpb_tuple_first_equal(cmp, ents[0].f, ents[pos - 1].f))));
 }
 
 /*
@@ -237,6 +258,9 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 		if (FpbPageIsLeaf(oopq) && fpb_entry_keys_differ(cmp, &ents[mid - 1],
 														 &ents[mid]))
 			sep->t = cmp ? (ents[mid].t & FPB_T_NULLBIT) : 0;
+		/* and the INCLUDE columns (multicol.c) */
+		if (FpbPageIsLeaf(oopq))
+			sep->f = fpb_tuple_separator(cmp, sep->f);
 		if (!fpb_page_layout(rpage, ents + mid, n - mid, packright ? 1.0 : 0))
 			continue;
 		if (cmp)

@@ -565,6 +565,38 @@ fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
 	return (const char *) t;
 }
 
+/*
+ * The separator form of a stored tuple f (a high key, a downlink): its
+ * INCLUDE columns NULL.  A separator compares by its key columns alone, so
+ * their values would only take room in the internal pages, as nbtree's
+ * pivot tuples drop them too.  f itself when there is nothing to drop,
+ * else a tuple in the current context.  The key columns keep their bytes,
+ * compressed ones too (the row's INCLUDE values may have been what made
+ * them compressed), so that a separator is never larger than its row: the
+ * build and the split size pages by the rows.
+ */
+const char *
+fpb_tuple_separator(const FpbCmp *cmp, const char *f)
+{
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	bool		any = false;
+
+	if (cmp == NULL || !cmp->multi || f == NULL ||
+		cmp->nkeys == cmp->tupdesc->natts)
+		return f;
+	index_deform_tuple((IndexTuple) f, cmp->tupdesc, values, isnull);
+	for (int i = cmp->nkeys; i < cmp->tupdesc->natts; i++)
+	{
+		any |= !isnull[i];
+		isnull[i] = true;
+	}
+	if (!any)
+		return f;
+	return (const char *) fpb_build_tuple_ext(cmp->tupdesc, values, isnull,
+											  false);
+}
+
 /* The entry of a heap row at htid: its prefix and its index tuple. */
 FpbEntry
 fpb_multi_entry(const FpbCmp *cmp, Relation index, Datum *values,
@@ -600,11 +632,15 @@ fpb_tuple_keys_null(const FpbCmp *cmp, const char *f)
  * stored tuple (zero t_tid) of a sound size, whose first column is NULL
  * exactly when the entry is flagged NULL, whose prefix is the key's, and
  * whose values are compressed only where the format allows it and the row
- * would not fit without (fpb_form_tuple; the slack covers alignment).
+ * would not fit without (fpb_form_tuple; the slack covers alignment).  A
+ * separator (sep: a downlink, a high key) keeps the bytes of the row it was
+ * cut from without its INCLUDE values (fpb_tuple_separator), so the size
+ * need not call for them.
  */
 void
 fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
-					uint64 k, uint64 t, BlockNumber blkno, const char *what)
+					uint64 k, uint64 t, BlockNumber blkno, const char *what,
+					bool sep)
 {
 	IndexTuple	tup = (IndexTuple) f;
 	Size		size = IndexTupleSize(tup);
@@ -642,8 +678,8 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 		grow += toast_raw_datum_size(d) - VARSIZE(DatumGetPointer(d));
 	}
 	if (compressed && (!(cmp->pfxflags & FPB_PFX_COMPRESS) ||
-					   size + grow + 8 + 4 * cmp->tupdesc->natts <=
-					   (Size) cmp->maxkey))
+					   (!sep && size + grow + 8 + 4 * cmp->tupdesc->natts <=
+						(Size) cmp->maxkey)))
 		fpb_index_corrupt(index, blkno,
 						  "%s %s holds compressed values its format or size does not allow.",
 						  what, fpb_keydesc(k, t));

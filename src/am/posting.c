@@ -992,7 +992,7 @@ fpb_check_posting_wide(Relation index, const FpbRuns *v)
 							  f ? "is NULL but has" : "has no");
 		if (cmp->multi)
 			fpb_check_multi_key(index, cmp, f, v->keys[r], t, v->blkno,
-								psprintf("Posting page run %d", r));
+								psprintf("Posting page run %d", r), false);
 		else if (f != NULL)
 		{
 			uint64		p;

@@ -99,7 +99,7 @@ fpb_check_wide_key(FpbInpageWalk *ws, uint64 k, uint64 t, bool leaf,
 	{
 		fpb_check_multi_key(ws->index, ws->cmp, f, k, t, ws->blkno,
 							psprintf("Entry %d of in-page node at line %u",
-									 i, line));
+									 i, line), !leaf);
 		return;
 	}
 	/* a value is compressed only when too long, and where the format says */
