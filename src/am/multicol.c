@@ -572,8 +572,10 @@ fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
  * pivot tuples drop them too.  f itself when there is nothing to drop,
  * else a tuple in the current context.  The key columns keep their bytes,
  * compressed ones too (the row's INCLUDE values may have been what made
- * them compressed), so that a separator is never larger than its row: the
- * build and the split size pages by the rows.
+ * them compressed).  A separator must never be larger than its row (the
+ * build and the split size pages by the rows, and a row may be as large as
+ * a slot allows), and NULLs cost a bitmap that a row without NULLs lacks:
+ * when dropping a few bytes of INCLUDE values gains nothing, f it is.
  */
 const char *
 fpb_tuple_separator(const FpbCmp *cmp, const char *f)
@@ -581,6 +583,7 @@ fpb_tuple_separator(const FpbCmp *cmp, const char *f)
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 	bool		any = false;
+	IndexTuple	sep;
 
 	if (cmp == NULL || !cmp->multi || f == NULL ||
 		cmp->nkeys == cmp->tupdesc->natts)
@@ -593,8 +596,13 @@ fpb_tuple_separator(const FpbCmp *cmp, const char *f)
 	}
 	if (!any)
 		return f;
-	return (const char *) fpb_build_tuple_ext(cmp->tupdesc, values, isnull,
-											  false);
+	sep = fpb_build_tuple_ext(cmp->tupdesc, values, isnull, false);
+	if (IndexTupleSize(sep) >= IndexTupleSize((IndexTuple) f))
+	{
+		pfree(sep);
+		return f;
+	}
+	return (const char *) sep;
 }
 
 /* The entry of a heap row at htid: its prefix and its index tuple. */
