@@ -255,7 +255,10 @@ fpb_build_nextpage(FpbBuildState *bs, int level, const FpbEntry *first)
 	if (level == 0 && fpb_entry_keys_differ(bs->cmp, &lv->ents[lv->n - 1],
 											first))
 		sep.t = bs->cmp ? (first->t & FPB_T_NULLBIT) : 0;
-	/* a wide separator lives on as the next page's lower bound */
+	/*
+	 * A wide separator lives on as the next page's lower bound: a copy of
+	 * the row's, or the tuple without INCLUDE values, ours already.
+	 */
 	if (level == 0)
 		sep.f = fpb_tuple_separator(bs->cmp, first->f);
 	if (sep.f == first->f)

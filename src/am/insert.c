@@ -36,10 +36,10 @@ fpb_fillfactor(Relation index)
  * Runs of inserts in the middle of the index, as nbtree's split after the
  * new item: a split in the middle leaves behind, at every split, a half
  * that takes no more inserts.  The signs must be strong, since a false one
- * costs a lopsided split (never a wrong entry): heap TIDs each just after
- * the one before along FPB_SPLIT_RUN_GROUP entries (rows inserted one
- * after another), or, in a multi-column index, a group of the first column
- * that long.
+ * costs a lopsided split (never a wrong entry): the heap TIDs of the new
+ * entry and the FPB_SPLIT_RUN_GROUP entries on the run's side each just
+ * after the one before (rows inserted one after another), or, in a
+ * multi-column index, a group of the first column reaching as far.
  */
 #define FPB_SPLIT_RUN_GROUP 8
 
@@ -133,6 +133,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	bool		append;
 	bool		prepend;
 	int			runmid = -1;	/* a run's split point */
+	const char *fresh = NULL;	/* a separator tuple of our own */
 	bool		runbefore = false;
 	bool		packleft;
 	bool		packright;
@@ -206,8 +207,8 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	 * edge that follow.  So are both halves of a descending run's split:
 	 * the run goes on down through the entries below it.
 	 */
-	packright = append || (runmid >= 0 && (runbefore || runmid < pos));
-	packleft = prepend || runmid > pos || runbefore;
+	packright = append || runbefore;
+	packleft = prepend || runbefore || runmid > pos;
 	want = Max(1, Min(want, n - 1));
 	/*
 	 * A leaf's split point keeps runs of one key whole (posting.c), where
@@ -258,9 +259,16 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 		if (FpbPageIsLeaf(oopq) && fpb_entry_keys_differ(cmp, &ents[mid - 1],
 														 &ents[mid]))
 			sep->t = cmp ? (ents[mid].t & FPB_T_NULLBIT) : 0;
-		/* and the INCLUDE columns (multicol.c) */
+		/* and the INCLUDE columns (multicol.c): a tuple of our own then */
+		if (fresh != NULL)
+			pfree((char *) fresh);
+		fresh = NULL;
 		if (FpbPageIsLeaf(oopq))
+		{
 			sep->f = fpb_tuple_separator(cmp, sep->f);
+			if (sep->f != ents[mid].f)
+				fresh = sep->f;
+		}
 		if (!fpb_page_layout(rpage, ents + mid, n - mid, packright ? 1.0 : 0))
 			continue;
 		if (cmp)
@@ -277,7 +285,8 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	if (!cmp)
 		fpb_page_set_hikey(lpage, sep);
 	/* the separator outlives the old page image */
-	fpb_entry_keep_palloc(cmp, sep);
+	if (fresh == NULL)
+		fpb_entry_keep_palloc(cmp, sep);
 	lopq->flags |= FPB_F_INCOMPLETE_SPLIT;
 
 	/*

@@ -445,6 +445,9 @@ fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b)
 bool
 fpb_tuple_first_equal(const FpbCmp *cmp, const char *a, const char *b)
 {
+	/* a damaged page's entry may lack its tuple: no sign, the check finds it */
+	if (a == NULL || b == NULL)
+		return false;
 	return fpb_tuple_col_cmp(cmp, 0, (IndexTuple) a, cmp->tupdesc, 0,
 							 (IndexTuple) b, cmp->tupdesc, 0) == 0;
 }

@@ -879,9 +879,7 @@ fpb_run_descends(const FpbCmp *cmp, const FpbEntry *prev, const FpbEntry *e,
 {
 	if (fpb_t_follows(next->t, e->t))
 		return true;
-	/* a damaged page's entry may lack its tuple: no sign, the check finds it */
-	if (cmp == NULL || !cmp->multi || far == NULL || e->f == NULL ||
-		next->f == NULL || far->f == NULL || (prev && prev->f == NULL))
+	if (cmp == NULL || !cmp->multi || far == NULL)
 		return false;
 	return fpb_tuple_first_equal(cmp, e->f, next->f) &&
 		fpb_tuple_first_equal(cmp, e->f, far->f) &&
@@ -943,8 +941,9 @@ fpb_run_front(const FpbCmp *cmp, Page page, FpbPageOpaque opq, char *leaf,
 
 /*
  * Insert one entry into the page: shift it into its in-page leaf node; if
- * the node is full, split the node inside the page; if the page has no
- * free lines (or the parent node is full), reorganise the whole in-page
+ * the node is full, put it at the front of the next node (a descending
+ * run, fpb_run_front) or split the node inside the page; if the page has
+ * no free lines (or the parent node is full), reorganise the whole in-page
  * tree.  Returns false, with the page unchanged, when the page must split.
  */
 bool
