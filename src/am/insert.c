@@ -614,6 +614,7 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	const FpbCmp *cmp = fpb_index_cmp(index);
 	FpbEntry	e;
 	bool		anynull = isnull[0];
+	bool		result;
 
 	if (cmp && cmp->multi)
 	{
@@ -643,9 +644,20 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	 */
 	if (checkUnique != UNIQUE_CHECK_NO &&
 		(!anynull || index->rd_index->indnullsnotdistinct))
-		return fpb_insert_unique(index, &e, heapRel, checkUnique, values,
-								 isnull, indexUnchanged);
-	if (checkUnique != UNIQUE_CHECK_EXISTING)
-		fpb_insert_entry(index, &e, heapRel, indexUnchanged);
-	return checkUnique != UNIQUE_CHECK_NO;
+		result = fpb_insert_unique(index, &e, heapRel, checkUnique, values,
+								   isnull, indexUnchanged);
+	else
+	{
+		if (checkUnique != UNIQUE_CHECK_EXISTING)
+			fpb_insert_entry(index, &e, heapRel, indexUnchanged);
+		result = checkUnique != UNIQUE_CHECK_NO;
+	}
+
+	/*
+	 * aminsert runs in the statement's memory: the row's tuple goes now, or
+	 * an INSERT of many rows would keep every one (the page has its copy).
+	 */
+	if (cmp && cmp->multi)
+		pfree((char *) e.f);
+	return result;
 }
