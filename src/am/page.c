@@ -904,26 +904,49 @@ fpb_node_entry(const FpbCmp *cmp, Page page, char *node, int cap, int i,
 }
 
 /*
- * The new entry e comes after the last entry of the full leaf node leaf,
- * and begins a descending run that goes on in the next node: that node, if
- * it has room and the same in-page parent, else NULL.  The entry may go to
- * its front and become its separator (a separator need only lie above the
- * entries of the node before and at or below its node's first), and the
- * node's room takes the run's next inserts without a new node's line.
+ * Does the new entry e, after the last entry of the full leaf node leaf,
+ * begin a descending run that goes on in the next node (fpb_run_descends
+ * with that node's first entry)?  Then the node split keeps the entry with
+ * the node's last one, or fpb_run_front puts it ahead of the next node.
+ */
+static bool
+fpb_run_at_end(const FpbCmp *cmp, Page page, FpbPageOpaque opq, char *leaf,
+			   const FpbEntry *e, BlockNumber blkno)
+{
+	int			lcap = fpb_leafcap(opq->x, false);
+	FpbNodeHeader *lhdr = (FpbNodeHeader *) leaf;
+	char	   *next;
+	FpbEntry	pe,
+				ne;
+
+	if (lhdr->next == FPB_NONE || lhdr->n < 2)
+		return false;
+	next = fpb_get_node(page, opq, lhdr->next, opq->x, lcap, FPB_NODE_LEAF,
+						blkno);
+	if (((FpbNodeHeader *) next)->n < 1)
+		return false;
+	pe = fpb_node_entry(cmp, page, leaf, lcap, lhdr->n - 1, blkno);
+	ne = fpb_node_entry(cmp, page, next, lcap, 0, blkno);
+	return fpb_run_descends(cmp, &pe, e, &ne, &ne);
+}
+
+/*
+ * For such a run (fpb_run_at_end): the next node, if it has room and the
+ * same in-page parent, else NULL.  The entry may go to its front and become
+ * its separator (a separator need only lie above the entries of the node
+ * before and at or below its node's first), and the node's room takes the
+ * run's next inserts without a new node's line.
  */
 static char *
-fpb_run_front(const FpbCmp *cmp, Page page, FpbPageOpaque opq, char *leaf,
-			  const FpbEntry *e, const uint16 *path, const int *pidx,
-			  BlockNumber blkno)
+fpb_run_front(Page page, FpbPageOpaque opq, char *leaf, const uint16 *path,
+			  const int *pidx, BlockNumber blkno)
 {
 	int			lcap = fpb_leafcap(opq->x, false);
 	FpbNodeHeader *lhdr = (FpbNodeHeader *) leaf;
 	char	   *parent;
 	char	   *next;
-	FpbEntry	pe,
-				ne;
 
-	if (opq->ipheight < 2 || lhdr->next == FPB_NONE || lhdr->n < 1)
+	if (opq->ipheight < 2)
 		return NULL;
 	parent = fpb_line(page, path[0]);
 	if (pidx[0] + 1 >= ((FpbNodeHeader *) parent)->n ||
@@ -932,11 +955,7 @@ fpb_run_front(const FpbCmp *cmp, Page page, FpbPageOpaque opq, char *leaf,
 		return NULL;
 	next = fpb_get_node(page, opq, lhdr->next, opq->x, lcap, FPB_NODE_LEAF,
 						blkno);
-	if (((FpbNodeHeader *) next)->n < 1 || ((FpbNodeHeader *) next)->n >= lcap)
-		return NULL;
-	pe = fpb_node_entry(cmp, page, leaf, lcap, lhdr->n - 1, blkno);
-	ne = fpb_node_entry(cmp, page, next, lcap, 0, blkno);
-	return fpb_run_descends(cmp, &pe, e, &ne, &ne) ? next : NULL;
+	return ((FpbNodeHeader *) next)->n < lcap ? next : NULL;
 }
 
 /*
@@ -967,8 +986,8 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	int			nmove;
 	int			nlines = FPB_NLINES;
 	FpbEntry	se = *e;
-	char	   *nextnode = NULL;
 	char	   *front = NULL;
+	bool		endrun = false;
 
 	if (FpbPageIsPosting(opq))
 		return fpb_posting_insert(page, cmp, e, blkno);
@@ -984,8 +1003,12 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	lhdr = (FpbNodeHeader *) leaf;
 	pos = fpb_node_lower(fpb_node_keys(leaf), fpb_node_tids(leaf, lcap),
 						 lhdr->n, e);
-	if (lhdr->n >= lcap && pos == lhdr->n && !internal)
-		front = fpb_run_front(cmp, page, opq, leaf, e, path, pidx, blkno);
+	if (lhdr->n >= lcap && pos == lhdr->n && !internal &&
+		fpb_run_at_end(cmp, page, opq, leaf, e, blkno))
+	{
+		endrun = true;
+		front = fpb_run_front(page, opq, leaf, path, pidx, blkno);
+	}
 
 	/*
 	 * A wide page needs a slot for the value as well; the lines left below
@@ -1029,8 +1052,8 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 
 	/* the node split below rewrites the next node's back link */
 	if (lhdr->next != FPB_NONE)
-		nextnode = fpb_get_node(page, opq, lhdr->next, opq->x, lcap,
-								FPB_NODE_LEAF, blkno);
+		(void) fpb_get_node(page, opq, lhdr->next, opq->x, lcap,
+							FPB_NODE_LEAF, blkno);
 
 	/*
 	 * Split the leaf node inside the page, if there are free lines for the
@@ -1074,20 +1097,7 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	 * insert, which comes before it, and each insert would start a node.
 	 */
 	if (pos == lhdr->n)
-	{
-		mid = lhdr->n;
-		if (!internal && lhdr->n > 1 && nextnode != NULL &&
-			((FpbNodeHeader *) nextnode)->n > 0)
-		{
-			FpbEntry	pe = fpb_node_entry(cmp, page, leaf, lcap, pos - 1,
-											blkno);
-			FpbEntry	ne = fpb_node_entry(cmp, page, nextnode, lcap, 0,
-											blkno);
-
-			if (fpb_run_descends(cmp, &pe, e, &ne, &ne))
-				mid = lhdr->n - 1;
-		}
-	}
+		mid = endrun ? lhdr->n - 1 : lhdr->n;
 	else if (pos == 0)
 	{
 		/*
