@@ -598,6 +598,7 @@ extern bool fpb_entry_image_same(int fl, const FpbEntry *a,
 extern uint64 fpb_slot_put(Page page, uint64 k, const char *f);
 extern void fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf);
 extern void fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e);
+extern void fpb_entry_free_kept(const FpbCmp *cmp, FpbEntry *e);
 extern bool fpb_entry_keys_differ(const FpbCmp *cmp, const FpbEntry *a,
 								  const FpbEntry *b);
 

@@ -18,6 +18,7 @@
 #include "fpbtree.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 static void fpb_insert_downlink(Relation index, Buffer lbuf,
@@ -407,6 +408,8 @@ retry:
 
 	fpb_split(index, buf, e, cbuf, &sep, &rblk);
 	fpb_insert_downlink(index, buf, &sep, rblk, stack, heap);
+	/* the parent has its copy; aminsert runs in the statement's memory */
+	fpb_entry_free_kept(cmp, &sep);
 }
 
 /*
@@ -572,6 +575,7 @@ fpb_finish_split(Relation index, Buffer lbuf, FpbStack stack, Relation heap)
 	/* lbuf stays locked until the downlink is in, but its image changes */
 	fpb_entry_keep_palloc(fpb_index_cmp(index), &hk);
 	fpb_insert_downlink(index, lbuf, &hk, opq->right, stack, heap);
+	fpb_entry_free_kept(fpb_index_cmp(index), &hk);
 }
 
 /*
@@ -603,6 +607,27 @@ fpb_insert_at_leaf(Relation index, Buffer buf, const FpbEntry *e,
 }
 
 /*
+ * The memory of one fpbinsert call.  aminsert runs in the statement's
+ * memory, so whatever a row's insert allocates and does not free (its
+ * multi-column tuple, a value converted or detoasted for its slot, a
+ * comparison's copies) would stay until the statement ends: an INSERT of
+ * many rows would keep all of it.  A context of our own, reset after each
+ * row, lives in the IndexInfo's context, as BRIN's cache does.  Without
+ * an IndexInfo the caller's context is used.
+ */
+static MemoryContext
+fpb_insert_context(IndexInfo *indexInfo)
+{
+	if (indexInfo == NULL || indexInfo->ii_Context == NULL)
+		return CurrentMemoryContext;
+	if (indexInfo->ii_AmCache == NULL)
+		indexInfo->ii_AmCache =
+			AllocSetContextCreate(indexInfo->ii_Context, "fpbtree insert",
+								  ALLOCSET_SMALL_SIZES);
+	return (MemoryContext) indexInfo->ii_AmCache;
+}
+
+/*
  * aminsert.  For a unique index the result is false only when a partial
  * check (deferred constraint) found a possible duplicate.
  */
@@ -615,6 +640,8 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	FpbEntry	e;
 	bool		anynull = isnull[0];
 	bool		result;
+	MemoryContext rowcxt = fpb_insert_context(indexInfo);
+	MemoryContext oldcxt = MemoryContextSwitchTo(rowcxt);
 
 	if (cmp && cmp->multi)
 	{
@@ -653,11 +680,8 @@ fpbinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		result = checkUnique != UNIQUE_CHECK_NO;
 	}
 
-	/*
-	 * aminsert runs in the statement's memory: the row's tuple goes now, or
-	 * an INSERT of many rows would keep every one (the page has its copy).
-	 */
-	if (cmp && cmp->multi)
-		pfree((char *) e.f);
+	MemoryContextSwitchTo(oldcxt);
+	if (rowcxt != oldcxt)
+		MemoryContextReset(rowcxt);
 	return result;
 }

@@ -570,6 +570,16 @@ fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e)
 	e->f = copy;
 }
 
+/* Free what fpb_entry_keep_palloc copied. */
+void
+fpb_entry_free_kept(const FpbCmp *cmp, FpbEntry *e)
+{
+	if (cmp == NULL || e->f == NULL || e->f == FPB_FULL_PLUSINF)
+		return;
+	pfree((char *) e->f);
+	e->f = NULL;
+}
+
 /* Do a and b differ in more than the tiebreaker (its NULL bit counts)? */
 bool
 fpb_entry_keys_differ(const FpbCmp *cmp, const FpbEntry *a, const FpbEntry *b)
