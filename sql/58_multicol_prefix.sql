@@ -185,10 +185,11 @@ BEGIN
 END $$;
 
 SELECT pg_temp.make(s, 6000) FROM shapes s;
--- the versions and formats the metapages record: the old format where
--- asked for, and where the first column is a float or a timestamp (no room
--- for more); version 3 where a text column gives the format flag for
--- compressed long values
+-- the versions and formats the metapages record: version 4 for every new
+-- index; the old format where asked for (as an older build made it:
+-- version 1, or 3 where a text column gives the format flag for compressed
+-- long values), and where the first column is a float or a timestamp (no
+-- room for more)
 SELECT s.name, fpb_meta_version((s.name || '_coded_i')::regclass) AS coded,
 	   fpb_meta_version((s.name || '_first_i')::regclass) AS first,
 	   fpb_meta_mprefix((s.name || '_coded_i')::regclass) AS coded_fmt,

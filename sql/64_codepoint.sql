@@ -2,8 +2,9 @@
 -- 64_codepoint: text under glibc's C.UTF-8 (src/am/README.md, "Wide keys").
 -- That collation compares code points, the order of UTF-8 bytes, so a new
 -- index takes its values' prefixes as under "C" and records it in its
--- metapage (version 3); an index built before (fpbtree.debug_codepoint_
--- prefix_const) keeps the constant prefix and stays correct.  Results
+-- metapage (a format flag, version 3 or later); an index built before
+-- (fpbtree.debug_codepoint_prefix_const: version 1 or 3, and leaf nodes from
+-- slot 0) keeps the constant prefix and stays correct.  Results
 -- against sequential scans (fpb_same): text, varchar, bpchar and name
 -- columns, multi-column indexes, a unique index, the database's default
 -- collation, parallel and serial builds, after inserts, deletes and VACUUM.

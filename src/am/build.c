@@ -121,7 +121,8 @@ fpb_build_newpage(FpbBuildState *bs, uint16 level)
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	fpb_page_init(BufferGetPage(buf), level,
 				  (level == 0 ? FPB_F_LEAF : 0) | (bs->cmp ? FPB_F_WIDE : 0) |
-				  (bs->cmp && bs->cmp->dedup ? FPB_F_DEDUP : 0),
+				  (bs->cmp && bs->cmp->dedup ? FPB_F_DEDUP : 0) |
+				  (fpb_build_starts() ? FPB_F_STARTS : 0),
 				  bs->w, bs->x);
 	if (bs->cmp)
 		FpbPageGetOpaque(BufferGetPage(buf))->fulllen =
@@ -859,7 +860,8 @@ fpbbuildempty(Relation index)
 	log_newpage(FPB_SMGR_RNODE(index), INIT_FORKNUM, FPB_METAPAGE_BLKNO,
 				page, true);
 
-	fpb_page_init(page, 0, FPB_F_LEAF, w, x);
+	fpb_page_init(page, 0,
+				  FPB_F_LEAF | (fpb_build_starts() ? FPB_F_STARTS : 0), w, x);
 	/* a wide index's pages say so from the first (README "Wide keys") */
 	if (wide)
 	{

@@ -242,6 +242,10 @@ fpb_t_to_heaptid(uint64 t, ItemPointer htid)
 								 * builds that would read them as version 1's */
 #define FPB_VERSION_PFX		3	/* either of the above with pfxflags set:
 								 * refused by builds without the field */
+#define FPB_VERSION_STARTS	4	/* every index built since leaf nodes may
+								 * start past their first slot, any prefix
+								 * format: refused by builds that would
+								 * read their entries from slot 0 */
 
 /* page flags */
 #define FPB_F_LEAF				0x0001
@@ -260,6 +264,9 @@ fpb_t_to_heaptid(uint64 t, ItemPointer htid)
 #define FPB_F_DEDUP				0x0200	/* wide page whose equal values are
 										 * equal bytes: a leaf may become a
 										 * page of runs (posting.c) */
+#define FPB_F_STARTS			0x0400	/* page of a version 4 index: its
+										 * layouts leave free slots on both
+										 * sides of a leaf node's entries */
 
 typedef struct FpbPageOpaqueData
 {
@@ -318,7 +325,7 @@ typedef struct FpbNodeHeader
 	uint16		next;			/* leaf nodes: next leaf node in key order */
 	uint16		prev;			/* leaf nodes: previous leaf node */
 	uint8		kind;			/* FPB_NODE_LEAF or FPB_NODE_INNER */
-	uint8		pad;
+	uint8		start;			/* leaf nodes: array slot of entry 0 */
 } FpbNodeHeader;
 
 #define FPB_NODE_HDR	sizeof(FpbNodeHeader)
@@ -354,16 +361,28 @@ fpb_innercap(int w)
 	return (w * FPB_LINE - FPB_NODE_HDR) / (8 + 6 + 2);
 }
 
+/*
+ * A node's arrays, from its entry 0.  A leaf node's entries occupy array
+ * slots start .. start + n - 1 of its cap, so that an insert may shift the
+ * entries on either side of it into free slots (README "Page format").
+ */
+static inline int
+fpb_node_start(char *node)
+{
+	return ((FpbNodeHeader *) node)->start;
+}
+
 static inline uint64 *
 fpb_node_keys(char *node)
 {
-	return (uint64 *) (node + FPB_NODE_HDR);
+	return (uint64 *) (node + FPB_NODE_HDR) + fpb_node_start(node);
 }
 
 static inline ItemPointerData *
 fpb_node_tids(char *node, int cap)
 {
-	return (ItemPointerData *) (node + FPB_NODE_HDR + 8 * cap);
+	return (ItemPointerData *) (node + FPB_NODE_HDR + 8 * cap) +
+		fpb_node_start(node);
 }
 
 static inline uint16 *
@@ -375,7 +394,8 @@ fpb_node_lines(char *node, int cap)
 static inline BlockNumber *
 fpb_node_children(char *node, int cap)
 {
-	return (BlockNumber *) TYPEALIGN(4, node + FPB_NODE_HDR + 14 * cap);
+	return (BlockNumber *) TYPEALIGN(4, node + FPB_NODE_HDR + 14 * cap) +
+		fpb_node_start(node);
 }
 
 /*
@@ -738,7 +758,7 @@ extern bool fpb_run_descends(const FpbCmp *cmp, const FpbEntry *prev,
 							 const FpbEntry *far);
 extern bool fpb_page_insert(Page page, const FpbCmp *cmp,
 							const FpbEntry *entry, BlockNumber blkno);
-#define FPB_INSERT_RANGES	7
+#define FPB_INSERT_RANGES	8
 extern int	fpb_page_insert_slot(Page page, const FpbCmp *cmp, const FpbEntry *e,
 								 BlockNumber blkno, int *pos);
 extern int	fpb_page_insert_at(Page page, int nodeoff, int pos,
@@ -819,6 +839,7 @@ extern uint16 fpb_vacuum_cycleid(Relation index);
 extern uint16 fpb_meta_cycleid(Page metapage);
 extern uint16 fpb_meta_mprefix(Page metapage);
 extern uint16 fpb_meta_pfxflags(Page metapage);
+extern bool fpb_build_starts(void);
 extern bool fpb_meta_formats_valid(uint32 version, uint16 mprefix,
 								   uint16 pfxflags);
 extern void fpb_relbuf(Buffer buf);

@@ -65,12 +65,12 @@ fpb_am_init(void)
 							 &fpb_debug_pagedel_stop, false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomBoolVariable("fpbtree.debug_multi_prefix_first",
-							 "Developer setting: CREATE INDEX gives multi-column fpbtree indexes the old prefix format, the first column's key alone.",
+							 "Developer setting: CREATE INDEX gives multi-column fpbtree indexes the old prefix format, the first column's key alone, and the page format of builds before version 4.",
 							 "For tests of indexes built by older builds of fpbtree; never for production use.",
 							 &fpb_debug_multi_prefix_first, false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomBoolVariable("fpbtree.debug_codepoint_prefix_const",
-							 "Developer setting: CREATE INDEX makes fpbtree indexes without format flags, as older builds of fpbtree did: text under C.UTF-8 gets the constant prefix, long values are refused instead of compressed.",
+							 "Developer setting: CREATE INDEX makes fpbtree indexes without format flags, as older builds of fpbtree did: text under C.UTF-8 gets the constant prefix, long values are refused instead of compressed, leaf nodes start at their first slot.",
 							 "For tests of indexes built by older builds of fpbtree; never for production use.",
 							 &fpb_debug_codepoint_prefix_const, false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);

@@ -354,13 +354,22 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 		int			to = (int) (((int64) n * (j + 1)) / m);
 		char	   *node = fpb_line(page, firstline[0] + j * x);
 		FpbNodeHeader *hdr = (FpbNodeHeader *) node;
-		uint64	   *keys = fpb_node_keys(node);
-		ItemPointerData *tids = fpb_node_tids(node, lcap);
-		BlockNumber *ch = internal ? fpb_node_children(node, lcap) : NULL;
+		uint64	   *keys;
+		ItemPointerData *tids;
+		BlockNumber *ch;
 
 		memset(node, 0, (Size) x * FPB_LINE);
 		hdr->kind = FPB_NODE_LEAF;
 		hdr->n = to - from;
+		/*
+		 * Free slots on both sides, so that an insert moves the fewer
+		 * entries; a packed layout's (a run's page) all after them.
+		 */
+		if ((opq->flags & FPB_F_STARTS) && fill < 1.0)
+			hdr->start = (lcap - hdr->n) / 2;
+		keys = fpb_node_keys(node);
+		tids = fpb_node_tids(node, lcap);
+		ch = internal ? fpb_node_children(node, lcap) : NULL;
 		hdr->prev = (j == 0) ? FPB_NONE : firstline[0] + (j - 1) * x;
 		hdr->next = (j == m - 1) ? FPB_NONE : firstline[0] + (j + 1) * x;
 		for (int i = from; i < to; i++)
@@ -389,11 +398,15 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 			uint16		myline = firstline[l] + j * w;
 			char	   *node = fpb_line(page, myline);
 			FpbNodeHeader *hdr = (FpbNodeHeader *) node;
-			uint64	   *keys = fpb_node_keys(node);
-			ItemPointerData *tids = fpb_node_tids(node, icap);
-			uint16	   *cl = fpb_node_lines(node, icap);
+			uint64	   *keys;
+			ItemPointerData *tids;
+			uint16	   *cl;
 
+			/* zeroed first: the arrays' place depends on the header */
 			memset(node, 0, (Size) w * FPB_LINE);
+			keys = fpb_node_keys(node);
+			tids = fpb_node_tids(node, icap);
+			cl = fpb_node_lines(node, icap);
 			hdr->kind = FPB_NODE_INNER;
 			hdr->n = to - from;
 			hdr->prev = hdr->next = FPB_NONE;

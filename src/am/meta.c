@@ -20,6 +20,17 @@
 #include "utils/rel.h"
 
 /*
+ * Do new indexes get version 4, their pages FPB_F_STARTS?  Not while a
+ * developer setting builds an index as builds before it did: those tests
+ * keep indexes whose leaf nodes start at slot 0.
+ */
+bool
+fpb_build_starts(void)
+{
+	return !fpb_debug_multi_prefix_first && !fpb_debug_codepoint_prefix_const;
+}
+
+/*
  * Initialise page as the metapage of a tree whose root is block root at
  * level rootlevel, built with node widths w/x, fillfactor and the latencies
  * t1/tnext the widths were chosen for.
@@ -37,7 +48,8 @@ fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
 	meta = FpbPageGetMeta(page);
 	memset(meta, 0, sizeof(FpbMetaPageData));
 	meta->magic = FPB_META_MAGIC;
-	meta->version = pfxflags != 0 ? FPB_VERSION_PFX :
+	meta->version = fpb_build_starts() ? FPB_VERSION_STARTS :
+		pfxflags != 0 ? FPB_VERSION_PFX :
 		mprefix == FPB_MPREFIX_CODED ? FPB_VERSION_CODED : FPB_VERSION;
 	meta->root = root;
 	meta->rootlevel = rootlevel;
@@ -71,10 +83,10 @@ fpb_check_meta(Relation index, Page page)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" is not an fpbtree: bad metapage at block %u",
 						RelationGetRelationName(index), FPB_METAPAGE_BLKNO)));
-	if (meta->version < FPB_VERSION || meta->version > FPB_VERSION_PFX)
+	if (meta->version < FPB_VERSION || meta->version > FPB_VERSION_STARTS)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
 						  "Metapage version is %u, expected %u to %u.",
-						  meta->version, FPB_VERSION, FPB_VERSION_PFX);
+						  meta->version, FPB_VERSION, FPB_VERSION_STARTS);
 	if (meta->w < 1 || meta->w > FPB_MAX_WIDTH ||
 		meta->x < 1 || meta->x > FPB_MAX_WIDTH)
 		fpb_index_corrupt(index, FPB_METAPAGE_BLKNO,
@@ -321,11 +333,15 @@ fpb_meta_pfxflags(Page metapage)
  * Do the prefix formats belong to the metapage version?  Version 1 has
  * the first multi-column format, 2 the coded one, both without flags; 3
  * either, with known flags (a build older than version 3 refuses it rather
- * than compute its prefixes another way).
+ * than compute its prefixes another way); 4 either, with or without them.
  */
 bool
 fpb_meta_formats_valid(uint32 version, uint16 mprefix, uint16 pfxflags)
 {
+	if (version == FPB_VERSION_STARTS)
+		return (mprefix == FPB_MPREFIX_FIRST ||
+				mprefix == FPB_MPREFIX_CODED) &&
+			(pfxflags & ~FPB_PFX_KNOWN) == 0;
 	if (version == FPB_VERSION_PFX)
 		return (mprefix == FPB_MPREFIX_FIRST ||
 				mprefix == FPB_MPREFIX_CODED) &&

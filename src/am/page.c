@@ -64,12 +64,13 @@ fpb_page_nlines(Page page)
  * slot: the caller sets it while the page has room (before the layout,
  * which keeps it).
  */
-/* A page of the same form (narrow or wide) and widths as like's. */
+/* A page of the same form (narrow or wide, version) and widths as like's. */
 void
 fpb_page_init_as(Page page, uint16 level, uint16 flags, FpbPageOpaque like)
 {
 	fpb_page_init(page, level,
-				  flags | (like->flags & (FPB_F_WIDE | FPB_F_DEDUP)),
+				  flags | (like->flags & (FPB_F_WIDE | FPB_F_DEDUP |
+										  FPB_F_STARTS)),
 				  like->w, like->x);
 	FpbPageGetOpaque(page)->fulllen = like->fulllen;
 }
@@ -229,7 +230,9 @@ fpb_get_node(Page page, FpbPageOpaque opq, uint16 line, int width, int cap,
 		fpb_page_corrupt(blkno, "node reference outside the used lines");
 	node = fpb_line(page, line);
 	hdr = (FpbNodeHeader *) node;
-	if (hdr->kind != kind || hdr->n > cap)
+	if (hdr->kind != kind || hdr->start + hdr->n > cap ||
+		(hdr->start != 0 &&
+		 (kind != FPB_NODE_LEAF || !(opq->flags & FPB_F_STARTS))))
 		fpb_page_corrupt(blkno, "node header is invalid");
 	return node;
 }
@@ -645,27 +648,94 @@ fpb_alloc_node(Page page, FpbPageOpaque opq, int width, int kind)
 	return line;
 }
 
-/* Insert (k, t, child) at position pos of a leaf node with room. */
+/*
+ * Move entries [from, to) of a leaf node's arrays (internal: with children)
+ * by delta slots.
+ */
 static void
-fpb_leafnode_insert(char *node, int cap, bool internal, int pos,
-					const FpbEntry *e)
+fpb_leafnode_move(char *node, int cap, bool internal, int from, int to,
+				  int delta)
 {
-	FpbNodeHeader *hdr = (FpbNodeHeader *) node;
 	uint64	   *keys = fpb_node_keys(node);
 	ItemPointerData *tids = fpb_node_tids(node, cap);
-	int			move = hdr->n - pos;
 
-	memmove(&keys[pos + 1], &keys[pos], move * sizeof(uint64));
-	memmove(&tids[pos + 1], &tids[pos], move * sizeof(ItemPointerData));
-	keys[pos] = e->k;
-	fpb_t_to_tid(e->t, &tids[pos]);
+	memmove(&keys[from + delta], &keys[from], (to - from) * sizeof(uint64));
+	memmove(&tids[from + delta], &tids[from],
+			(to - from) * sizeof(ItemPointerData));
 	if (internal)
 	{
 		BlockNumber *ch = fpb_node_children(node, cap);
 
-		memmove(&ch[pos + 1], &ch[pos], move * sizeof(BlockNumber));
-		ch[pos] = e->child;
+		memmove(&ch[from + delta], &ch[from],
+				(to - from) * sizeof(BlockNumber));
 	}
+}
+
+/*
+ * Insert (k, t, child) at position pos of a leaf node with room.  The
+ * entries on the shorter side of pos move, into a free slot before the
+ * first entry or after the last.  When that side has no free slot and the
+ * other is the longer one, the node is centred in its arrays instead,
+ * which moves all its entries once rather than the longer side on every
+ * insert to come there.  starts: the page has FPB_F_STARTS (else the
+ * entries stay from slot 0).  Sets *from and *count to the entries, after the
+ * insert, whose slots were written (the new one included).
+ */
+static void
+fpb_leafnode_insert(char *node, int cap, bool internal, bool starts, int pos,
+					const FpbEntry *e, int *from, int *count)
+{
+	FpbNodeHeader *hdr = (FpbNodeHeader *) node;
+	int			n = hdr->n;
+	int			front = hdr->start;
+	int			back = cap - hdr->start - n;
+	bool		down = (pos < n - pos);
+
+	Assert(n < cap);
+	if (down ? front == 0 : back == 0)
+	{
+		int			start = (cap - n - 1) / 2;
+
+		if (starts && cap - n >= 3)
+		{
+			/* centre the node, leaving pos free */
+			int			delta = start - hdr->start;
+
+			if (delta < 0)
+			{
+				fpb_leafnode_move(node, cap, internal, 0, pos, delta);
+				fpb_leafnode_move(node, cap, internal, pos, n, delta + 1);
+			}
+			else
+			{
+				fpb_leafnode_move(node, cap, internal, pos, n, delta + 1);
+				fpb_leafnode_move(node, cap, internal, 0, pos, delta);
+			}
+			hdr->start = start;
+			*from = 0;
+			*count = n + 1;
+			goto put;
+		}
+		down = !down;
+	}
+	if (down)
+	{
+		fpb_leafnode_move(node, cap, internal, 0, pos, -1);
+		hdr->start--;
+		*from = 0;
+		*count = pos + 1;
+	}
+	else
+	{
+		fpb_leafnode_move(node, cap, internal, pos, n, 1);
+		*from = pos;
+		*count = n - pos + 1;
+	}
+put:
+	fpb_node_keys(node)[pos] = e->k;
+	fpb_t_to_tid(e->t, &fpb_node_tids(node, cap)[pos]);
+	if (internal)
+		fpb_node_children(node, cap)[pos] = e->child;
 	hdr->n++;
 }
 
@@ -735,10 +805,13 @@ fpb_page_insert_at(Page page, int nodeoff, int pos, const FpbEntry *e,
 	int			lcap = fpb_leafcap(opq->x, internal);
 	char	   *leaf = (char *) page + nodeoff;
 	FpbNodeHeader *lhdr = (FpbNodeHeader *) leaf;
-	int			moved = lhdr->n - pos + 1;	/* entries pos..n, after */
+	int			from;
+	int			moved;
 	int			nr = 0;
 	PageHeader	ph = (PageHeader) page;
 	uint16		oldupper = ph->pd_upper;
+	uint8		oldstart = lhdr->start;
+	bool		starts = (opq->flags & FPB_F_STARTS) != 0;
 	FpbEntry	se = *e;
 
 	if (FpbPageIsPosting(opq))
@@ -747,17 +820,21 @@ fpb_page_insert_at(Page page, int nodeoff, int pos, const FpbEntry *e,
 	Assert(nodeoff + opq->x * FPB_LINE <= ((PageHeader) page)->pd_lower);
 	if (opq->flags & FPB_F_WIDE)
 		se.k = fpb_slot_put(page, e->k, e->f);
-	fpb_leafnode_insert(leaf, lcap, internal, pos, &se);
+	fpb_leafnode_insert(leaf, lcap, internal, starts, pos, &se, &from,
+						&moved);
 	opq->nentries++;
 
 #define FPB_RANGE(ptr, size) \
 	(ranges[nr].off = (uint16) ((char *) (ptr) - (char *) page), \
 	 ranges[nr].len = (uint16) (size), nr++)
 	FPB_RANGE(&lhdr->n, sizeof(lhdr->n));
-	FPB_RANGE(&fpb_node_keys(leaf)[pos], moved * sizeof(uint64));
-	FPB_RANGE(&fpb_node_tids(leaf, lcap)[pos], moved * sizeof(ItemPointerData));
+	if (lhdr->start != oldstart)
+		FPB_RANGE(&lhdr->start, sizeof(lhdr->start));
+	FPB_RANGE(&fpb_node_keys(leaf)[from], moved * sizeof(uint64));
+	FPB_RANGE(&fpb_node_tids(leaf, lcap)[from],
+			  moved * sizeof(ItemPointerData));
 	if (internal)
-		FPB_RANGE(&fpb_node_children(leaf, lcap)[pos],
+		FPB_RANGE(&fpb_node_children(leaf, lcap)[from],
 				  moved * sizeof(BlockNumber));
 	FPB_RANGE(&opq->nentries, sizeof(opq->nentries));
 	if (ph->pd_upper != oldupper)
@@ -988,6 +1065,9 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	FpbEntry	se = *e;
 	char	   *front = NULL;
 	bool		endrun = false;
+	bool		starts = (opq->flags & FPB_F_STARTS) != 0;
+	int			from;			/* what fpb_leafnode_insert moved: unused */
+	int			count;
 
 	if (FpbPageIsPosting(opq))
 		return fpb_posting_insert(page, cmp, e, blkno);
@@ -1035,7 +1115,8 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 
 	if (lhdr->n < lcap)
 	{
-		fpb_leafnode_insert(leaf, lcap, internal, pos, &se);
+		fpb_leafnode_insert(leaf, lcap, internal, starts, pos, &se, &from,
+							&count);
 		opq->nentries++;
 		return true;
 	}
@@ -1043,7 +1124,8 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 	{
 		char	   *parent = fpb_line(page, path[0]);
 
-		fpb_leafnode_insert(front, lcap, false, 0, &se);
+		fpb_leafnode_insert(front, lcap, false, starts, 0, &se, &from,
+							&count);
 		fpb_node_keys(parent)[pidx[0] + 1] = se.k;
 		fpb_t_to_tid(se.t, &fpb_node_tids(parent, icap)[pidx[0] + 1]);
 		opq->nentries++;
@@ -1127,6 +1209,18 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 		}
 	}
 	nmove = lhdr->n - mid;
+
+	/*
+	 * Free slots where the next inserts go (FPB_F_STARTS): before the new
+	 * node's entries down a descending run through the node's end, after
+	 * them otherwise (centred, the slots after a split in the middle wrote
+	 * more WAL under ascending runs within groups, and no less under random
+	 * inserts).  A split at the front leaves the new entry alone in the old
+	 * node, at its last slot: the inserts at a node's front are a
+	 * descending run's.
+	 */
+	if (starts && endrun)
+		nhdr->start = Max(lcap - nmove - 1, 0);
 	memcpy(fpb_node_keys(newnode), &fpb_node_keys(leaf)[mid],
 		   nmove * sizeof(uint64));
 	memcpy(fpb_node_tids(newnode, lcap), &fpb_node_tids(leaf, lcap)[mid],
@@ -1137,10 +1231,14 @@ fpb_page_insert(Page page, const FpbCmp *cmp, const FpbEntry *e,
 			   nmove * sizeof(BlockNumber));
 	nhdr->n = nmove;
 	lhdr->n = mid;
+	if (mid == 0 && starts)
+		lhdr->start = lcap - 1;
 	if (pos <= mid && mid < lcap)
-		fpb_leafnode_insert(leaf, lcap, internal, pos, &se);
+		fpb_leafnode_insert(leaf, lcap, internal, starts, pos, &se, &from,
+							&count);
 	else
-		fpb_leafnode_insert(newnode, lcap, internal, pos - mid, &se);
+		fpb_leafnode_insert(newnode, lcap, internal, starts, pos - mid, &se,
+							&from, &count);
 	opq->nentries++;
 
 	/* sibling chain */

@@ -260,7 +260,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 							blkno)));
 		node = fpb_line(page, line);
 		hdr = (FpbNodeHeader *) node;
-		if (hdr->kind != FPB_NODE_LEAF || hdr->n > cap ||
+		if (hdr->kind != FPB_NODE_LEAF || hdr->start + hdr->n > cap ||
+			(hdr->start != 0 && !(opq->flags & FPB_F_STARTS)) ||
 			n + hdr->n > so->maxitems)
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),

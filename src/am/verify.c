@@ -411,9 +411,16 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 						FpbPageIsLeaf(opq) ? "set" : "not set", level);
 		if (opq->flags & ~(FPB_F_LEAF | FPB_F_INCOMPLETE_SPLIT |
 						   FPB_F_HALF_DEAD | FPB_F_SPLIT_END | FPB_F_WIDE |
-						   FPB_F_POSTING | FPB_F_RUNS | FPB_F_DEDUP))
+						   FPB_F_POSTING | FPB_F_RUNS | FPB_F_DEDUP |
+						   FPB_F_STARTS))
 			fpb_corrupt(st, blkno, "Page has unknown flags 0x%04x.",
 						opq->flags);
+		if (((opq->flags & FPB_F_STARTS) != 0) !=
+			(st->meta.version >= FPB_VERSION_STARTS))
+			fpb_corrupt(st, blkno,
+						"Page %s flagged for leaf nodes that start past their first slot, but the index has version %u.",
+						(opq->flags & FPB_F_STARTS) ? "is" : "is not",
+						st->meta.version);
 		/* indexes built before runs of wide values have pages without */
 		if ((opq->flags & FPB_F_DEDUP) && (cmp == NULL || !cmp->dedup))
 			fpb_corrupt(st, blkno,
@@ -782,10 +789,10 @@ fpb_check_index(Relation index, Relation heap, bool heapallindexed,
 		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
 					"Metapage magic is 0x%08x, expected 0x%08x.",
 					meta->magic, FPB_META_MAGIC);
-	if (meta->version < FPB_VERSION || meta->version > FPB_VERSION_PFX)
+	if (meta->version < FPB_VERSION || meta->version > FPB_VERSION_STARTS)
 		fpb_corrupt(st, FPB_METAPAGE_BLKNO,
 					"Metapage version is %u, expected %u to %u.",
-					meta->version, FPB_VERSION, FPB_VERSION_PFX);
+					meta->version, FPB_VERSION, FPB_VERSION_STARTS);
 	if (((PageHeader) st->page)->pd_lower <
 		(char *) meta + sizeof(FpbMetaPageData) - (char *) st->page)
 		fpb_corrupt(st, FPB_METAPAGE_BLKNO,

@@ -163,10 +163,15 @@ fpb_check_node(FpbInpageWalk *ws, uint16 line, int depth, uint16 parent,
 	{
 		keys = fpb_node_keys(node);
 		tids = fpb_node_tids(node, ws->lcap);
-		if (hdr->n > ws->lcap)
+		if (hdr->start + hdr->n > ws->lcap)
 			fpb_index_corrupt(index, blkno,
-							  "In-page leaf node at line %u holds %u entries, capacity is %d.",
-							  line, hdr->n, ws->lcap);
+							  "In-page leaf node at line %u holds %u entries from slot %u, capacity is %d.",
+							  line, hdr->n, hdr->start, ws->lcap);
+		if (hdr->start != 0 &&
+			!(FpbPageGetOpaque(ws->page)->flags & FPB_F_STARTS))
+			fpb_index_corrupt(index, blkno,
+							  "In-page leaf node at line %u starts at slot %u on a page whose nodes start at slot 0.",
+							  line, hdr->start);
 
 		/*
 		 * Descent into an internal page takes the previous node's last
@@ -207,6 +212,10 @@ fpb_check_node(FpbInpageWalk *ws, uint16 line, int depth, uint16 parent,
 		fpb_index_corrupt(index, blkno,
 						  "In-page non-leaf node at line %u has %u children, expected 1 to %d.",
 						  line, hdr->n, ws->icap);
+	if (hdr->start != 0)
+		fpb_index_corrupt(index, blkno,
+						  "In-page non-leaf node at line %u starts at slot %u, expected 0.",
+						  line, hdr->start);
 
 	/*
 	 * The in-page descent picks the last separator <= the key, or child 0

@@ -20,7 +20,9 @@
 #    send a descent round two leaves, a left-link leads right, a leaf's
 #    pd_lower leaves its nodes in the hole, a downlink leads to the
 #    metapage, a level-1 page is empty and its own sibling, the node widths
-#    are zero, the version is wrong, a posting page counts more TIDs than
+#    are zero, the version is wrong, a leaf node starts past its arrays'
+#    end or past slot 0 on a page not flagged for it (an index older than
+#    version 4), a posting page counts more TIDs than
 #    it holds or has two out of order, a page of runs counts more runs than
 #    it holds, has two keys out of order or a run that overlaps the next
 #    one, a wide page of runs has a value outside its slotted area or two
@@ -82,6 +84,8 @@ my @dcases = (
 	[ d_version => 10 ],
 	[ d_pfxflags => 10 ],
 	[ d_deadmark => 10 ],
+	[ d_nodestart => 10 ],
+	[ d_startflag => 10 ],
 	[ d_split => 100 ],
 	[ d_postcount => 100, '5' ],
 	[ d_postorder => 100, '5' ],
@@ -320,8 +324,17 @@ sub level_chain
 	return @chain;
 }
 
+# The slot of the first entry of the in-page leaf node at line $line: the
+# header's last byte (FpbNodeHeader.start).
+sub node_start
+{
+	my ($page, $line) = @_;
+	return unpack('C', substr($page, 64 + $line * 64 + 7, 1));
+}
+
 # Byte offset of the first downlink (child block) of an internal page: the
-# child array of its first in-page leaf node (see fpb_node_children).
+# child array of its first in-page leaf node, from its first entry's slot
+# (see fpb_node_children).
 sub first_downlink_offset
 {
 	my ($page) = @_;
@@ -329,7 +342,8 @@ sub first_downlink_offset
 	my $cap = int(($o->{x} * 64 - 8 - 2) / 18);
 	my $off = 8 + 14 * $cap;
 	$off = ($off + 3) & ~3;
-	return 64 + $o->{firstleaf} * 64 + $off;
+	return 64 + $o->{firstleaf} * 64 + $off +
+	  4 * node_start($page, $o->{firstleaf});
 }
 
 # %dblk: the block(s) each case's errors must name; %dnote: what was done.
@@ -434,12 +448,38 @@ my (%dblk, %dnote);
 		my $page = read_block($f, $l1[1]);
 		my $o = opaque($page);
 		my $cap = int(($o->{x} * 64 - 8 - 2) / 18);
-		my $posid = 64 + $o->{firstleaf} * 64 + 8 + 8 * $cap + 4;
+		my $posid = 64 + $o->{firstleaf} * 64 + 8 + 8 * $cap +
+		  6 * node_start($page, $o->{firstleaf}) + 4;
 		patch($f, $l1[1],
 			raw => [ $posid, 'v', unpack('v', substr($page, $posid, 2)) | 0x4000 ]);
 	}
 	$dblk{d_deadmark} = [ $l1[1] ];
 	$dnote{d_deadmark} = "level-1 page $l1[1] first downlink marked dead";
+
+	# a leaf node whose entries would run past its arrays' end, and one
+	# that starts past slot 0 on a page not flagged for it (an index
+	# older than version 4): each would be read from the wrong slots
+	$f = $path{d_nodestart};
+	my @leaves = level_chain($f, 0);
+	{
+		my $page = read_block($f, $leaves[1]);
+		my $o = opaque($page);
+		patch($f, $leaves[1], raw => [ 64 + $o->{firstleaf} * 64 + 7, 'C', 250 ]);
+	}
+	$dblk{d_nodestart} = [ $leaves[1] ];
+	$dnote{d_nodestart} = "leaf $leaves[1] first node starts at slot 250";
+
+	$f = $path{d_startflag};
+	@leaves = level_chain($f, 0);
+	{
+		my $page = read_block($f, $leaves[1]);
+		my $o = opaque($page);
+		my $start = node_start($page, $o->{firstleaf});
+		ok($start > 0, 'd_startflag: a built leaf node starts past slot 0');
+		patch($f, $leaves[1], raw => [ $o->{special} + 28, 'v', $o->{flags} & ~0x0400 ]);
+	}
+	$dblk{d_startflag} = [ $leaves[1] ];
+	$dnote{d_startflag} = "leaf $leaves[1] without FPB_F_STARTS";
 
 	$f = $path{d_widths0};
 	patch($f, 0, meta_w => 0, meta_x => 0);
@@ -664,6 +704,8 @@ my @dplan = (
 	[ d_version => qw(fwd check) ],
 	[ d_pfxflags => qw(fwd check) ],
 	[ d_deadmark => qw(check) ],
+	[ d_nodestart => qw(fwd bwd check) ],
+	[ d_startflag => qw(fwd check) ],
 	[ d_split => qw(ins check) ],
 	[ d_postcount => qw(fwd bwd check) ],
 	[ d_postorder => qw(check) ],
