@@ -198,7 +198,11 @@ $node->pgbench(
 	'parallel scans equal serial scans and a seq scan during splits and VACUUM',
 	\%scripts);
 
-my %splits = (t_k => 200, w_k => 200);
+# The run is timed, so how many leaves split depends on the machine's load:
+# on a quiet 2-core machine t_k splits about 500 and w_k about 400 times,
+# with other tests running beside it w_k split 182 times.  A hundred splits
+# still put many of them under the scans.
+my %splits = (t_k => 100, w_k => 100);
 for my $idx ('t_k', 'w_k')
 {
 	my $now = $node->safe_psql('postgres',
