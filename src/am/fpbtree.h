@@ -437,7 +437,7 @@ fpb_runs_lines(int nruns, int nslots)
 /*
  * Up to this fill a page whose in-page tree has no room for a node split is
  * reorganised rather than split; above it, a leaf page of one key becomes a
- * posting page (page.c, posting.c).
+ * posting page (page_insert.c, posting.c).
  */
 #define FPB_REORG_MAX_FILL	0.97
 /* ... and a wide page while the rewrite leaves room for this many more */

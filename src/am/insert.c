@@ -204,9 +204,9 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 
 	/*
 	 * The half that takes the next inserts is laid out with packed nodes
-	 * (page.c), leaving free lines for the in-page node splits at the run's
-	 * edge that follow.  So are both halves of a descending run's split:
-	 * the run goes on down through the entries below it.
+	 * (page_insert.c), leaving free lines for the in-page node splits at
+	 * the run's edge that follow.  So are both halves of a descending run's
+	 * split: the run goes on down through the entries below it.
 	 */
 	packright = append || runbefore;
 	packleft = prepend || runbefore || runmid > pos;

@@ -404,8 +404,9 @@ fpb_runs_worth(bool wide, int nruns, int n, int room)
  * Could the sorted entries on page become a page of runs at all: a page
  * that may hold runs, and two equal entries or more?  A wide page that
  * could is laid out again while it fits, as before there were room rules
- * (page.c), so that it becomes a page of runs where its entries no longer
- * fit a regular one (the versions of updated rows in a unique index, say).
+ * (page_insert.c), so that it becomes a page of runs where its entries no
+ * longer fit a regular one (the versions of updated rows in a unique index,
+ * say).
  */
 bool
 fpb_posting_candidate(Page page, const FpbEntry *entries, int n)
