@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * stats.c
- *	  fpbtree_stats(): the shape and fill of an fpbtree index.
+ *	  fpbtree_stats(): the shape and fill of an fpbtree index;
+ *	  fpbtree_format(): the format it was built in.
  *
  * Unlike fpbtree_check() (verify.c) this takes no lock on the table beyond
  * the index's AccessShareLock and only needs SELECT on the table: it reads
@@ -22,10 +23,12 @@
 #include "storage/indexfsm.h"
 #include "utils/acl.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 PG_FUNCTION_INFO_V1(fpbtree_stats);
+PG_FUNCTION_INFO_V1(fpbtree_format);
 
 /*
  * Open an fpbtree index for a statistics function, as amcheck's functions
@@ -207,6 +210,91 @@ fpbtree_stats(PG_FUNCTION_ARGS)
 	values[13] = Int64GetDatum(halfdead);
 
 	index_close(index, AccessShareLock);
+
+	tupdesc = BlessTupleDesc(tupdesc);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * The names fpbtree_format() gives the format features of an index: what
+ * its metapage records, or what a new build of it would record.
+ */
+typedef struct FpbFormat
+{
+	bool		starts;			/* version 4: leaf nodes start anywhere */
+	bool		coded;			/* FPB_MPREFIX_CODED */
+	uint16		pfxflags;		/* FPB_PFX_* */
+} FpbFormat;
+
+static ArrayType *
+fpb_format_names(const FpbFormat *f, const FpbFormat *without)
+{
+	Datum		names[4];
+	int			n = 0;
+
+#define FPB_FORMAT_NAME(cond, name) \
+	do { \
+		if (cond) \
+			names[n++] = CStringGetTextDatum(name); \
+	} while (0)
+	FPB_FORMAT_NAME(f->starts && !(without && without->starts),
+					"node_starts");
+	FPB_FORMAT_NAME(f->coded && !(without && without->coded),
+					"coded_prefix");
+	FPB_FORMAT_NAME((f->pfxflags & FPB_PFX_CODEPOINT) &&
+					!(without && (without->pfxflags & FPB_PFX_CODEPOINT)),
+					"codepoint_prefix");
+	FPB_FORMAT_NAME((f->pfxflags & FPB_PFX_COMPRESS) &&
+					!(without && (without->pfxflags & FPB_PFX_COMPRESS)),
+					"compression");
+#undef FPB_FORMAT_NAME
+	return construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
+/*
+ * fpbtree_format(index regclass) -> the metapage version, the format
+ * features the index has, and those a REINDEX would add: an index keeps
+ * the format it was built with (each version reads the older ones), so an
+ * index built by an older release lacks what later builds do until it is
+ * rebuilt.  What a rebuild gives is asked of the build code itself, with
+ * this session's settings.
+ */
+Datum
+fpbtree_format(PG_FUNCTION_ARGS)
+{
+	Oid			indrelid = PG_GETARG_OID(0);
+	Relation	index;
+	TupleDesc	tupdesc;
+	FpbMetaPageData meta;
+	FpbCmp		cmp;
+	bool		wide,
+				codable;
+	FpbFormat	has,
+				fresh;
+	Datum		values[3];
+	bool		nulls[3] = {0};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	index = fpb_open_for_stats(indrelid);
+	fpb_read_meta(index, &meta);
+	wide = fpb_cmp_init(index, &cmp, meta.w, meta.x, NULL);
+
+	/* the coded format changes nothing when the first column is wide */
+	codable = wide && cmp.multi && cmp.cols[0].encproc != NULL;
+	has.starts = meta.version >= FPB_VERSION_STARTS;
+	has.coded = codable && meta.mprefix == FPB_MPREFIX_CODED;
+	has.pfxflags = meta.pfxflags;
+	fresh.starts = fpb_build_starts();
+	fresh.coded = codable &&
+		fpb_cmp_mprefix(&cmp) == FPB_MPREFIX_CODED;
+	fresh.pfxflags = fpb_cmp_pfxflags(wide ? &cmp : NULL);
+	index_close(index, AccessShareLock);
+
+	values[0] = Int32GetDatum((int32) meta.version);
+	values[1] = PointerGetDatum(fpb_format_names(&has, NULL));
+	values[2] = PointerGetDatum(fpb_format_names(&fresh, &has));
 
 	tupdesc = BlessTupleDesc(tupdesc);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

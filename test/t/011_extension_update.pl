@@ -8,7 +8,7 @@
 # 1.3 (the operator classes of wide keys: uuid, text, bpchar), then to
 # 1.4 (numeric, bytea, interval, inet, the pattern classes and more), then
 # to 1.5 (enums and composite types), then to 1.6 (name/text operators),
-# and a fresh installation and an
+# then to 1.7 (fpbtree_format()), and a fresh installation and an
 # updated one have the same members in every operator family and the same
 # functions.
 
@@ -46,7 +46,7 @@ WHERE e.extname = 'fpbtree'};
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('fresh', 'CREATE EXTENSION fpbtree');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'fpbtree'"),
-	'1.6', 'a fresh installation is version 1.6');
+	'1.7', 'a fresh installation is version 1.7');
 
 $node->safe_psql(
 	'postgres', q{
@@ -115,6 +115,11 @@ like($node->safe_psql('postgres', "SET enable_seqscan = off; EXPLAIN (COSTS OFF)
 is($node->safe_psql('postgres', "SET enable_seqscan = off; SET enable_bitmapscan = off; $mq"),
 	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $mq"),
 	'and returns the rows a sequential scan returns');
+unlike($node->safe_psql('postgres', "SELECT proname FROM pg_proc WHERE proname = 'fpbtree_format'"),
+	qr/format/, 'version 1.6 has no fpbtree_format()');
+$node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.7'");
+is($node->safe_psql('postgres', "SELECT version, format, reindex_adds FROM fpbtree_format('t_tz')"),
+	'4|{node_starts}|{}', 'after the update to 1.7 fpbtree_format() reads an index made under 1.0');
 is($node->safe_psql('postgres', $functions), $node->safe_psql('fresh', $functions),
 	'the updated installation has the fresh one\'s functions');
 is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
