@@ -107,9 +107,13 @@ fpb_build_slot_bound(const FpbCmp *cmp, const char *f)
 {
 	if (f == NULL)
 		return 0;
-	/* an index tuple's size is MAXALIGNed, and so is every slot of one */
+	/*
+	 * An index tuple's size is MAXALIGNed, and so is every slot of one; a
+	 * packed row's slot is its bytes.
+	 */
 	if (cmp->multi)
-		return MAXALIGN(fpb_full_size(cmp, f));
+		return fpb_is_packed(f) ? fpb_full_size(cmp, f) :
+			MAXALIGN(fpb_full_size(cmp, f));
 	return fpb_full_size(cmp, f) +
 		((cmp->typlen < 0 && VARATT_IS_4B(f)) ? 3 : 0);
 }

@@ -105,6 +105,9 @@ typedef struct FpbCmp
 								 * under FPB_PFX_CODEPOINT */
 	TupleDesc	tupdesc;		/* the index's: stored tuples */
 	TupleDesc	bounddesc;		/* scan bounds: narrow columns as keys */
+	uint16		packsize;		/* rows can be packed: the index tuple of
+								 * one without NULLs (packed.c), else 0 */
+	struct FpbPackCol *packcols;	/* and where its columns go in it */
 } FpbCmp;
 
 #define FPB_WIDE_OFFBITS	16
@@ -477,7 +480,10 @@ typedef struct FpbMetaPageData
  */
 #define FPB_PFX_CODEPOINT	0x0001
 #define FPB_PFX_COMPRESS	0x0002
-#define FPB_PFX_KNOWN		(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS)
+#define FPB_PFX_PACKED		0x0004	/* multi-column rows stored packed
+									 * (packed.c): version 4 only */
+#define FPB_PFX_KNOWN		(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS | \
+							 FPB_PFX_PACKED)
 
 /* the prefix of a multi-column entry (multicol.c) */
 #define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */
@@ -682,6 +688,80 @@ extern void fpb_check_multi_key(Relation index, const FpbCmp *cmp,
 								const char *f, uint64 k, uint64 t,
 								BlockNumber blkno, const char *what,
 								bool sep);
+
+/* ---- packed.c: packed multi-column rows ---- */
+#define FPB_PACKED_MAX		255		/* a packed row's length is one byte */
+
+/* Is the stored row (or bound) f packed?  An index tuple's first byte is 0. */
+static inline bool
+fpb_is_packed(const char *f)
+{
+	return *(const uint8 *) f != 0;
+}
+
+/* Bytes of a stored row or bound of a multi-column index, either form. */
+static inline Size
+fpb_tuple_size(const char *f)
+{
+	return fpb_is_packed(f) ? (Size) *(const uint8 *) f :
+		IndexTupleSize((const IndexTupleData *) f);
+}
+
+extern bool fpb_packed_eligible(TupleDesc desc);
+extern Size fpb_packed_space(TupleDesc desc);
+extern void fpb_packed_init(FpbCmp *cmp, char *space);
+extern const char *fpb_pack_row(TupleDesc desc, const Datum *values,
+								const bool *isnull);
+extern Datum fpb_tuple_getattr(TupleDesc desc, const char *f, int attnum,
+							   bool *isnull);
+extern void fpb_tuple_deform(TupleDesc desc, const char *f, Datum *values,
+							 bool *isnull);
+extern bool fpb_packed_any_null(const char *f, int n);
+extern Size fpb_packed_expected_size(TupleDesc desc, const char *f);
+extern Size fpb_tuple_unpack_slow(const FpbCmp *cmp, const char *f,
+								  char *dst, Size room);
+
+/* A column of an unpacked row without NULLs: where it goes, its length. */
+typedef struct FpbPackCol
+{
+	uint16		off;
+	uint16		len;
+} FpbPackCol;
+
+/*
+ * Write the stored row f of cmp's index as an index tuple at dst
+ * (MAXALIGNed), which has room bytes, for an index-only scan's executor;
+ * return its size, or 0 when it does not fit.  Inline for the usual row, a
+ * packed one of up to 8 columns without NULLs, whose columns go to places
+ * worked out beforehand (fpb_packed_init): every returned row comes here.
+ */
+static inline Size
+fpb_tuple_unpack(const FpbCmp *cmp, const char *f, char *dst, Size room)
+{
+	if (fpb_is_packed(f) && cmp->packsize != 0 && f[1] == 0 &&
+		cmp->tupdesc->natts <= 8 && cmp->packsize <= room)
+	{
+		const char *p = f + 2;
+
+		for (int o = 0; o < cmp->packsize; o += sizeof(uint64))
+			*(uint64 *) (dst + o) = 0;
+		for (int i = 0; i < cmp->tupdesc->natts; i++)
+		{
+			const FpbPackCol *c = &cmp->packcols[i];
+
+			if (c->len == 8)
+				memcpy(dst + c->off, p, 8);
+			else if (c->len == 4)
+				memcpy(dst + c->off, p, 4);
+			else
+				memcpy(dst + c->off, p, c->len);
+			p += c->len;
+		}
+		((IndexTuple) dst)->t_info = cmp->packsize;
+		return cmp->packsize;
+	}
+	return fpb_tuple_unpack_slow(cmp, f, dst, room);
+}
 
 /* Compare two entries in the order of the index (cmp NULL: narrow). */
 static inline int

@@ -332,8 +332,10 @@ fpb_meta_pfxflags(Page metapage)
 /*
  * Do the prefix formats belong to the metapage version?  Version 1 has
  * the first multi-column format, 2 the coded one, both without flags; 3
- * either, with known flags (a build older than version 3 refuses it rather
- * than compute its prefixes another way); 4 either, with or without them.
+ * either, with the flags of its time (a build older than version 3 refuses
+ * it rather than compute its prefixes another way); 4 either, with or
+ * without any known flag.  FPB_PFX_PACKED came after version 4: a build
+ * of version 4 without it refuses such an index as having unknown flags.
  */
 bool
 fpb_meta_formats_valid(uint32 version, uint16 mprefix, uint16 pfxflags)
@@ -345,7 +347,8 @@ fpb_meta_formats_valid(uint32 version, uint16 mprefix, uint16 pfxflags)
 	if (version == FPB_VERSION_PFX)
 		return (mprefix == FPB_MPREFIX_FIRST ||
 				mprefix == FPB_MPREFIX_CODED) &&
-			pfxflags != 0 && (pfxflags & ~FPB_PFX_KNOWN) == 0;
+			pfxflags != 0 &&
+			(pfxflags & ~(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS)) == 0;
 	return pfxflags == 0 &&
 		mprefix == (version == FPB_VERSION_CODED ? FPB_MPREFIX_CODED :
 					FPB_MPREFIX_FIRST);

@@ -60,15 +60,19 @@ fpb_cmp_mprefix(const FpbCmp *cmp)
 	return cmp != NULL && cmp->multi ? cmp->mprefix : FPB_MPREFIX_FIRST;
 }
 
-/* Bytes fpb_multi_init needs: the columns' comparisons, bounddesc. */
+/*
+ * Bytes fpb_multi_init needs: the columns' comparisons, bounddesc, the
+ * layout of unpacked rows.
+ */
 Size
 fpb_multi_space(Relation index)
 {
 	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
 
 	return MAXALIGN(sizeof(FpbCmp) * nkeys) +
-		offsetof(struct TupleDescData, attrs) +
-		nkeys * sizeof(FormData_pg_attribute);
+		MAXALIGN(offsetof(struct TupleDescData, attrs) +
+				 nkeys * sizeof(FormData_pg_attribute)) +
+		fpb_packed_space(RelationGetDescr(index));
 }
 
 /*
@@ -129,6 +133,9 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 	cmp->bounddesc = (TupleDesc) (space + MAXALIGN(sizeof(FpbCmp) * nkeys));
 	TupleDescCopy(cmp->bounddesc, bd);
 	FreeTupleDesc(bd);
+	fpb_packed_init(cmp, (char *) cmp->bounddesc +
+					MAXALIGN(offsetof(struct TupleDescData, attrs) +
+							 nkeys * sizeof(FormData_pg_attribute)));
 }
 
 /*
@@ -358,8 +365,14 @@ fpb_index_is_multi(Relation index)
 static inline int
 fpb_tuple_cols(const FpbCmp *cmp, IndexTuple t, int *sign)
 {
-	int			m = t->t_tid.ip_posid;
+	int			m;
 
+	if (fpb_is_packed((const char *) t))
+	{
+		*sign = 0;
+		return cmp->nkeys;
+	}
+	m = t->t_tid.ip_posid;
 	if (m == 0)
 	{
 		*sign = 0;
@@ -380,8 +393,8 @@ fpb_tuple_col_cmp(const FpbCmp *cmp, int j, IndexTuple ta, TupleDesc da,
 	const FpbCmp *col = &cmp->cols[j];
 	bool		na,
 				nb;
-	Datum		va = index_getattr(ta, j + 1, da, &na);
-	Datum		vb = index_getattr(tb, j + 1, db, &nb);
+	Datum		va = fpb_tuple_getattr(da, (const char *) ta, j + 1, &na);
+	Datum		vb = fpb_tuple_getattr(db, (const char *) tb, j + 1, &nb);
 	int			c;
 
 	if (na || nb)
@@ -522,8 +535,14 @@ const char *
 fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
 			   bool *isnull, ItemPointer htid)
 {
-	IndexTuple	t = fpb_build_tuple(cmp->tupdesc, values, isnull);
-	Size		size = IndexTupleSize(t);
+	IndexTuple	t;
+	Size		size;
+
+	/* by-value columns only: nothing to detoast, never too long */
+	if (cmp->pfxflags & FPB_PFX_PACKED)
+		return fpb_pack_row(cmp->tupdesc, values, isnull);
+	t = fpb_build_tuple(cmp->tupdesc, values, isnull);
+	size = IndexTupleSize(t);
 
 	if (size > (Size) cmp->maxkey && (cmp->pfxflags & FPB_PFX_COMPRESS))
 	{
@@ -591,7 +610,7 @@ fpb_tuple_separator(const FpbCmp *cmp, const char *f)
 	if (cmp == NULL || !cmp->multi || f == NULL ||
 		cmp->nkeys == cmp->tupdesc->natts)
 		return f;
-	index_deform_tuple((IndexTuple) f, cmp->tupdesc, values, isnull);
+	fpb_tuple_deform(cmp->tupdesc, f, values, isnull);
 	for (int i = cmp->nkeys; i < cmp->tupdesc->natts; i++)
 	{
 		any |= !isnull[i];
@@ -599,6 +618,9 @@ fpb_tuple_separator(const FpbCmp *cmp, const char *f)
 	}
 	if (!any)
 		return f;
+	/* a packed row's bitmap is there anyway: dropping values always gains */
+	if (fpb_is_packed(f))
+		return fpb_pack_row(cmp->tupdesc, values, isnull);
 	sep = fpb_build_tuple_ext(cmp->tupdesc, values, isnull, false);
 	if (IndexTupleSize(sep) >= IndexTupleSize((IndexTuple) f))
 	{
@@ -630,6 +652,8 @@ fpb_tuple_keys_null(const FpbCmp *cmp, const char *f)
 	IndexTuple	t = (IndexTuple) f;
 	bits8	   *bp = (bits8 *) ((char *) t + sizeof(IndexTupleData));
 
+	if (fpb_is_packed(f))
+		return fpb_packed_any_null(f, cmp->nkeys);
 	if (!IndexTupleHasNulls(t))
 		return false;
 	for (int j = 0; j < cmp->nkeys; j++)
@@ -640,7 +664,9 @@ fpb_tuple_keys_null(const FpbCmp *cmp, const char *f)
 
 /*
  * fpbtree_check of a stored tuple f with node key (k, t) at blkno: a
- * stored tuple (zero t_tid) of a sound size, whose first column is NULL
+ * stored tuple (zero t_tid) of a sound size, or a packed row whose length
+ * agrees with its NULL bitmap, as the index's format has them, whose first
+ * column is NULL
  * exactly when the entry is flagged NULL, whose prefix is the key's, and
  * whose values are compressed only where the format allows it and the row
  * would not fit without (fpb_form_tuple; the slack covers alignment).  A
@@ -654,7 +680,7 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 					bool sep)
 {
 	IndexTuple	tup = (IndexTuple) f;
-	Size		size = IndexTupleSize(tup);
+	Size		size = fpb_tuple_size(f);
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS] = {0};
 	uint64		keys[INDEX_MAX_KEYS];
@@ -662,15 +688,23 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 	bool		compressed = false;
 	Size		grow = 0;
 
-	if (tup->t_tid.ip_posid != 0 || tup->t_tid.ip_blkid.bi_lo != 0 ||
-		tup->t_tid.ip_blkid.bi_hi != 0 ||
-		size < IndexInfoFindDataOffset(tup->t_info) ||
-		size > (Size) cmp->maxkey || size != MAXALIGN(size))
+	if (fpb_is_packed(f) != ((cmp->pfxflags & FPB_PFX_PACKED) != 0))
 		fpb_index_corrupt(index, blkno,
-						  "%s %s holds no sound index tuple.",
-						  what, fpb_keydesc(k, t));
+						  "%s %s is %s, which the index's format does not allow.",
+						  what, fpb_keydesc(k, t),
+						  fpb_is_packed(f) ? "a packed row" : "an index tuple");
+	if (fpb_is_packed(f) ?
+		size != fpb_packed_expected_size(cmp->tupdesc, f) :
+		(tup->t_tid.ip_posid != 0 || tup->t_tid.ip_blkid.bi_lo != 0 ||
+		 tup->t_tid.ip_blkid.bi_hi != 0 ||
+		 size < IndexInfoFindDataOffset(tup->t_info) ||
+		 size > (Size) cmp->maxkey || size != MAXALIGN(size)))
+		fpb_index_corrupt(index, blkno,
+						  "%s %s holds no sound %s.",
+						  what, fpb_keydesc(k, t),
+						  fpb_is_packed(f) ? "packed row" : "index tuple");
 	for (int j = 0; j < cmp->nkeys; j++)
-		values[j] = index_getattr(tup, j + 1, cmp->tupdesc, &isnull[j]);
+		values[j] = fpb_tuple_getattr(cmp->tupdesc, f, j + 1, &isnull[j]);
 	if (isnull[0] != ((t & FPB_T_NULLBIT) != 0))
 		fpb_index_corrupt(index, blkno,
 						  "%s %s has a NULL flag that differs from its first column's.",
@@ -682,7 +716,7 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 
 		if (TupleDescAttr(cmp->tupdesc, j)->attlen != -1)
 			continue;
-		d = index_getattr(tup, j + 1, cmp->tupdesc, &n);
+		d = fpb_tuple_getattr(cmp->tupdesc, f, j + 1, &n);
 		if (n || !VARATT_IS_COMPRESSED(DatumGetPointer(d)))
 			continue;
 		compressed = true;

@@ -88,32 +88,41 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
  * Wide index-only scans: copy the value of stored key k of the leaf to vp
  * (the batch's value buffer, which ends at end) for item, and return where
  * the next goes.  The copy is an index tuple the executor gets in place: a
- * multi-column slot is one; a one-column value gets a tuple header in front
- * (item->f still points at the value).
+ * multi-column slot (mcmp, the index's comparison) is one, or a packed row
+ * is made one; a one-column value gets a tuple header in front (item->f
+ * still points at the value).
  */
 static char *
 fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
-				 const char *end, bool multi, FpbScanItem *item)
+				 const char *end, const FpbCmp *mcmp, FpbScanItem *item)
 {
 	const char *f = fpb_slot_get(page, k, blkno);
-	Size		len = fpb_slot_len(page, f);
-	Size		hoff = multi ? 0 : FPB_ITUP_HOFF;
+	Size		len;
+	Size		hoff = FPB_ITUP_HOFF;
+	IndexTuple	t;
 
 	if (f == NULL)
 		return vp;
 	vp = (char *) MAXALIGN(vp);
+	if (mcmp)
+	{
+		Size		size = vp < end ? fpb_tuple_unpack(mcmp, f, vp, end - vp) : 0;
+
+		if (size == 0)
+			elog(ERROR, "fpbtree: index-only copies of block %u overrun their buffer",
+				 blkno);
+		item->f = vp;
+		return vp + size;
+	}
+	len = fpb_slot_len(page, f);
 	if (vp + hoff + len > end)
 		elog(ERROR, "fpbtree: index-only copies of block %u overrun their buffer",
 			 blkno);
-	if (!multi)
-	{
-		IndexTuple	t = (IndexTuple) vp;
-		int			fl = FpbPageGetOpaque(page)->fulllen;
-
-		/* as index_form_tuple makes it: no NULL, one value at hoff */
-		memset(&t->t_tid, 0, sizeof(t->t_tid));
-		t->t_info = MAXALIGN(hoff + len) | (fl == 0 ? INDEX_VAR_MASK : 0);
-	}
+	/* as index_form_tuple makes it: no NULL, one value at hoff */
+	t = (IndexTuple) vp;
+	memset(&t->t_tid, 0, sizeof(t->t_tid));
+	t->t_info = MAXALIGN(hoff + len) |
+		(FpbPageGetOpaque(page)->fulllen == 0 ? INDEX_VAR_MASK : 0);
 	memcpy(vp + hoff, f, len);
 	item->f = vp + hoff;
 	return vp + hoff + len;
@@ -158,7 +167,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	bool		wantvals = wide && scan->xs_want_itup;
 	char	   *vp = NULL;
 	char	   *vend = NULL;
-	bool		multi = wide && so->cmp->multi;
+	const FpbCmp *mcmp = wide && so->cmp->multi ? so->cmp : NULL;
 
 	if (!FpbPageIsLeaf(opq))
 		ereport(ERROR,
@@ -214,7 +223,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 					if (keep && wantvals)
 					{
 						vp = fpb_scan_keepval(page, item->k, blkno, vp,
-											  vend, multi, item);
+											  vend, mcmp, item);
 						kept = item->f;
 					}
 				}
@@ -308,7 +317,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				so->items[n].f = NULL;
 				if (wantvals)
 					vp = fpb_scan_keepval(page, keys[i], blkno, vp, vend,
-										  multi, &so->items[n]);
+										  mcmp, &so->items[n]);
 				n++;
 			}
 		}
@@ -331,7 +340,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				so->items[n].f = NULL;
 				if (wantvals)
 					vp = fpb_scan_keepval(page, keys[i], blkno, vp, vend,
-										  multi, &so->items[n]);
+										  mcmp, &so->items[n]);
 				n++;
 			}
 			done = true;

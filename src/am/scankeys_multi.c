@@ -574,8 +574,6 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 bool
 fpb_scan_filter(FpbScanOpaque so, const char *f)
 {
-	IndexTuple	tup = (IndexTuple) f;
-
 	if (f == NULL)
 		return false;
 	for (int i = 0; i < so->nfilters; i++)
@@ -583,8 +581,8 @@ fpb_scan_filter(FpbScanOpaque so, const char *f)
 		FpbFilter  *fl = &so->filters[i];
 		ScanKey		sk = fl->sk;
 		bool		isnull;
-		Datum		d = index_getattr(tup, sk->sk_attno, so->cmp->tupdesc,
-									  &isnull);
+		Datum		d = fpb_tuple_getattr(so->cmp->tupdesc, f, sk->sk_attno,
+										  &isnull);
 
 		if (sk->sk_flags & SK_SEARCHNULL)
 		{

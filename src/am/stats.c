@@ -229,7 +229,7 @@ typedef struct FpbFormat
 static ArrayType *
 fpb_format_names(const FpbFormat *f, const FpbFormat *without)
 {
-	Datum		names[4];
+	Datum		names[5];
 	int			n = 0;
 
 #define FPB_FORMAT_NAME(cond, name) \
@@ -247,6 +247,9 @@ fpb_format_names(const FpbFormat *f, const FpbFormat *without)
 	FPB_FORMAT_NAME((f->pfxflags & FPB_PFX_COMPRESS) &&
 					!(without && (without->pfxflags & FPB_PFX_COMPRESS)),
 					"compression");
+	FPB_FORMAT_NAME((f->pfxflags & FPB_PFX_PACKED) &&
+					!(without && (without->pfxflags & FPB_PFX_PACKED)),
+					"packed_rows");
 #undef FPB_FORMAT_NAME
 	return construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT);
 }

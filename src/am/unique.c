@@ -410,9 +410,8 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 						fpb_entry_keep(cmp, &dup, &dupbuf);
 						UnlockReleaseBuffer(buf);
 						if (cmp && cmp->multi)
-							index_deform_tuple((IndexTuple) dup.f,
-											   RelationGetDescr(index),
-											   mvals, mnulls);
+							fpb_tuple_deform(RelationGetDescr(index), dup.f,
+											 mvals, mnulls);
 						else if (!isnull && cmp)
 							value = PointerGetDatum(dup.f);
 						else if (!isnull)

@@ -80,7 +80,7 @@ fpb_check_wide_key(FpbInpageWalk *ws, uint64 k, uint64 t, bool leaf,
 		char	   *what = psprintf("Entry %d of in-page node at line %u", i,
 									line);
 
-		if (f + sizeof(IndexTupleData) >
+		if (f + (fpb_is_packed(f) ? 1 : sizeof(IndexTupleData)) >
 			(char *) ws->page + BLCKSZ - FPB_SPECIAL_SIZE)
 			fpb_index_corrupt(ws->index, ws->blkno,
 							  "%s %s runs into the special space.",

@@ -128,7 +128,7 @@ Size
 fpb_full_size(const FpbCmp *cmp, const char *f)
 {
 	if (cmp->multi)
-		return IndexTupleSize((IndexTuple) f);
+		return fpb_tuple_size(f);
 	return cmp->typlen > 0 ? (Size) cmp->typlen : VARSIZE_ANY(f);
 }
 
@@ -139,7 +139,7 @@ fpb_page_full_size(Page page, const char *f)
 	int			len = FpbPageGetOpaque(page)->fulllen;
 
 	if (len == FPB_FULLLEN_TUPLE)
-		return IndexTupleSize((IndexTuple) f);
+		return fpb_tuple_size(f);
 	return len > 0 ? (Size) len : VARSIZE_ANY(f);
 }
 
@@ -339,9 +339,9 @@ fpb_full_image_eq(int fl, const char *a, const char *b)
 		return a == b;
 	if (fl == FPB_FULLLEN_TUPLE)
 	{
-		Size		size = IndexTupleSize((IndexTuple) a);
+		Size		size = fpb_tuple_size(a);
 
-		return size == IndexTupleSize((IndexTuple) b) &&
+		return size == fpb_tuple_size(b) &&
 			memcmp(a, b, size) == 0;
 	}
 	if (fl > 0)
@@ -409,8 +409,9 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
  * or name functions (whose "C" prefixes agree with the comparison under
  * such a collation) and its collation compares as strcmp()
  * (fpb_collation_is_codepoint); FPB_PFX_COMPRESS when a column is a
- * varlena that may be compressed (not a type stored plain).  The debugging
- * setting makes an index as a build before both flags did.
+ * varlena that may be compressed (not a type stored plain); FPB_PFX_PACKED
+ * for a multi-column index whose rows can be packed (packed.c).  The
+ * debugging settings make an index as a build before the flags did.
  */
 uint16
 fpb_new_pfxflags(Relation index)
@@ -429,6 +430,9 @@ fpb_new_pfxflags(Relation index)
 		if (att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN)
 			flags |= FPB_PFX_COMPRESS;
 	}
+	if (fpb_index_is_multi(index) && fpb_packed_eligible(desc) &&
+		!fpb_debug_multi_prefix_first)
+		flags |= FPB_PFX_PACKED;
 	cmpproc = index_getprocid(index, 1, FPB_CMP_PROC);
 	if (cmpproc != F_BTTEXTCMP && cmpproc != F_BPCHARCMP &&
 		cmpproc != F_BTNAMECMP)
@@ -484,7 +488,8 @@ fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno)
 		 * scans, keeping a high key) would otherwise run past the page.
 		 * Its length field is read only where it lies in the area.
 		 */
-		if ((fl == FPB_FULLLEN_TUPLE && room < sizeof(IndexTupleData)) ||
+		if ((fl == FPB_FULLLEN_TUPLE && !fpb_is_packed(f) &&
+			 room < sizeof(IndexTupleData)) ||
 			(fl == 0 && !VARATT_IS_1B(f) && room < VARHDRSZ) ||
 			fpb_page_full_size(page, f) > room)
 			ereport(ERROR,
@@ -505,7 +510,11 @@ fpb_slot_start(Page page, const char *f, int upper)
 	int			start = upper - (int) fpb_page_full_size(page, f);
 
 	if (FpbPageGetOpaque(page)->fulllen == FPB_FULLLEN_TUPLE)
-		start &= ~(MAXIMUM_ALIGNOF - 1);	/* an index tuple's alignment */
+	{
+		/* an index tuple's alignment; a packed row is read by memcpy */
+		if (!fpb_is_packed(f))
+			start &= ~(MAXIMUM_ALIGNOF - 1);
+	}
 	else if (FpbPageGetOpaque(page)->fulllen == 0 && VARATT_IS_4B(f))
 		start &= ~3;
 	return start;

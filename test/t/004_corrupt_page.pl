@@ -95,14 +95,16 @@ my @dcases = (
 	[ d_varsize => 10, undef, '(k::text) COLLATE "C"' ],
 	[ d_wrunsoff => 100, 'g % 500', '(k::text) COLLATE "C"' ],
 	[ d_wrunskeys => 100, 'g % 500', '(k::text) COLLATE "C"' ],
-	[ d_tuplesize => 10, undef, 'k, id' ],);
+	[ d_tuplesize => 10, undef, 'k, (id::numeric)' ],
+	[ d_packsize => 10, undef, 'k, id' ],);
 for my $c (@dcases)
 {
 	my ($t, $ff, $kexpr, $cols) = @$c;
 	# d_post*: one key, so the leaves are posting pages (src/am/posting.c);
 	# d_runs*: 20 rows a key, so the build makes pages of runs
 	$kexpr //= '(g * 7919) % 100003';
-	# d_varsize: a wide index (text); d_tuplesize: a multi-column one;
+	# d_varsize: a wide index (text); d_tuplesize: a multi-column one
+	# of index tuples, d_packsize one of packed rows (src/am/packed.c);
 	# d_wruns*: a wide index of 20 rows a value, so of pages of runs
 	$cols //= 'k';
 	$node->safe_psql(
@@ -588,14 +590,16 @@ my (%dblk, %dnote);
 	# a leaf's high key, a value in the slotted area, says it is longer
 	# than the page: a scan copies the high key it leaves (wide index,
 	# the varlena header), an index-only scan each entry's tuple
-	# (multi-column index, the index tuple's size)
-	for my $t (qw(d_varsize d_tuplesize))
+	# (multi-column index, the index tuple's size, or a packed row's
+	# length byte)
+	for my $t (qw(d_varsize d_tuplesize d_packsize))
 	{
 		$f = $path{$t};
 		@leaves = level_chain($f, 0);
 		my $page = read_block($f, $leaves[5]);
 		my $off = opaque($page)->{hikey} & 0xFFFF;
 		if ($t eq 'd_varsize') { put(\$page, $off, 'V', 100000 << 2); }
+		elsif ($t eq 'd_packsize') { put(\$page, $off, 'C', 0xFF); }
 		else { put(\$page, $off + 6, 'v', 0x1FF8); }
 		write_block($f, $leaves[5], $page);
 		$dblk{$t} = [ $leaves[5] ];
@@ -715,7 +719,8 @@ my @dplan = (
 	[ d_varsize => qw(fwdt check) ],
 	[ d_wrunsoff => qw(fwdt check) ],
 	[ d_wrunskeys => qw(fwdt check) ],
-	[ d_tuplesize => qw(fwd check) ],);
+	[ d_tuplesize => qw(fwd check) ],
+	[ d_packsize => qw(fwd check) ],);
 for my $p (@dplan)
 {
 	my ($t, @stmts) = @$p;

@@ -1,0 +1,303 @@
+/*-------------------------------------------------------------------------
+ *
+ * packed.c
+ *	  Packed rows: the stored form of a multi-column row whose columns are
+ *	  all fixed-length by-value types (README "Multi-column keys",
+ *	  "Packed rows").
+ *
+ * An index tuple spends 8 bytes on its header (a TID the node holds
+ * already, and a size) and pads every column to its alignment: 24 bytes for
+ * an (int4, int8) row.  A packed row is its length (one byte), a bitmap of
+ * its NULL columns, and the values of the others one after another without
+ * padding: 14 bytes.  Its first byte is never zero, where every index tuple
+ * fpbtree makes has a zero first byte (a stored tuple's TID is zero, and a
+ * scan bound's holds its column count and a sign past its first two bytes,
+ * fpb_make_bound), so the readers below take either form and a scan bound
+ * (an index tuple) compares with a packed row.
+ * Values are read with memcpy: a packed row has no alignment, nor does its
+ * slot.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/itup.h"
+#include "fpbtree.h"
+
+/* bytes of the NULL bitmap of a row of natts columns */
+#define FPB_PACKED_BITMAP(natts)	(((natts) + 7) / 8)
+
+/*
+ * Can the rows of desc be packed: every column by value (so of length 1,
+ * 2, 4 or 8), and a row without NULLs at most FPB_PACKED_MAX bytes?
+ */
+bool
+fpb_packed_eligible(TupleDesc desc)
+{
+	Size		size = 1 + FPB_PACKED_BITMAP(desc->natts);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!att->attbyval || att->attlen <= 0 || att->attlen > 8)
+			return false;
+		size += att->attlen;
+	}
+	return size <= FPB_PACKED_MAX;
+}
+
+/* Bytes fpb_packed_init needs for the rows of desc. */
+Size
+fpb_packed_space(TupleDesc desc)
+{
+	return fpb_packed_eligible(desc) ?
+		MAXALIGN(sizeof(FpbPackCol) * desc->natts) : 0;
+}
+
+/*
+ * Work out, in space (fpb_packed_space bytes), where the columns of a
+ * packed row without NULLs go in its index tuple, as heap_fill_tuple
+ * places them: an index-only scan unpacks every row it returns.
+ */
+void
+fpb_packed_init(FpbCmp *cmp, char *space)
+{
+	TupleDesc	desc = cmp->tupdesc;
+	Size		off = IndexInfoFindDataOffset(0);
+
+	cmp->packsize = 0;
+	cmp->packcols = NULL;
+	if (!fpb_packed_eligible(desc))
+		return;
+	cmp->packcols = (FpbPackCol *) space;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		off = att_align_nominal(off, att->attalign);
+		cmp->packcols[i].off = off;
+		cmp->packcols[i].len = att->attlen;
+		off += att->attlen;
+	}
+	cmp->packsize = MAXALIGN(off);
+}
+
+/* The packed form of a row of desc, in the current memory context. */
+const char *
+fpb_pack_row(TupleDesc desc, const Datum *values, const bool *isnull)
+{
+	char		buf[FPB_PACKED_MAX];
+	int			nb = FPB_PACKED_BITMAP(desc->natts);
+	Size		off = 1 + nb;
+	char	   *row;
+
+	memset(buf, 0, 1 + nb);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		int			len = TupleDescAttr(desc, i)->attlen;
+
+		if (isnull[i])
+		{
+			buf[1 + i / 8] |= (char) (1 << (i % 8));
+			continue;
+		}
+		Assert(off + len <= FPB_PACKED_MAX);
+		switch (len)
+		{
+			case 1:
+				buf[off] = DatumGetChar(values[i]);
+				break;
+			case 2:
+				{
+					int16		v = DatumGetInt16(values[i]);
+
+					memcpy(buf + off, &v, 2);
+					break;
+				}
+			case 4:
+				{
+					int32		v = DatumGetInt32(values[i]);
+
+					memcpy(buf + off, &v, 4);
+					break;
+				}
+			case 8:
+				{
+					int64		v = DatumGetInt64(values[i]);
+
+					memcpy(buf + off, &v, 8);
+					break;
+				}
+			default:
+				elog(ERROR, "fpbtree: cannot pack a value of length %d", len);
+		}
+		off += len;
+	}
+	buf[0] = (char) (uint8) off;
+	row = palloc(off);
+	memcpy(row, buf, off);
+	return row;
+}
+
+/* Is column i (from 0) of the packed row f NULL? */
+static inline bool
+fpb_packed_isnull(const char *f, int i)
+{
+	return (f[1 + i / 8] & (1 << (i % 8))) != 0;
+}
+
+static inline Datum
+fpb_packed_fetch(const char *p, int len)
+{
+	switch (len)
+	{
+		case 1:
+			return CharGetDatum(*p);
+		case 2:
+			{
+				int16		v;
+
+				memcpy(&v, p, 2);
+				return Int16GetDatum(v);
+			}
+		case 4:
+			{
+				int32		v;
+
+				memcpy(&v, p, 4);
+				return Int32GetDatum(v);
+			}
+		default:
+			{
+				int64		v;
+
+				Assert(len == 8);
+				memcpy(&v, p, 8);
+				return Int64GetDatum(v);
+			}
+	}
+}
+
+/* Column attnum (from 1) of the packed row f of desc. */
+static Datum
+fpb_packed_attr(TupleDesc desc, const char *f, int attnum, bool *isnull)
+{
+	Size		off = 1 + FPB_PACKED_BITMAP(desc->natts);
+
+	if (fpb_packed_isnull(f, attnum - 1))
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	for (int i = 0; i < attnum - 1; i++)
+		if (!fpb_packed_isnull(f, i))
+			off += TupleDescAttr(desc, i)->attlen;
+	*isnull = false;
+	return fpb_packed_fetch(f + off, TupleDescAttr(desc, attnum - 1)->attlen);
+}
+
+/* Column attnum (from 1) of the stored row or bound f, either form. */
+Datum
+fpb_tuple_getattr(TupleDesc desc, const char *f, int attnum, bool *isnull)
+{
+	if (fpb_is_packed(f))
+		return fpb_packed_attr(desc, f, attnum, isnull);
+	return index_getattr((IndexTuple) f, attnum, desc, isnull);
+}
+
+/* Every column of the stored row f, either form. */
+void
+fpb_tuple_deform(TupleDesc desc, const char *f, Datum *values, bool *isnull)
+{
+	Size		off;
+
+	if (!fpb_is_packed(f))
+	{
+		index_deform_tuple((IndexTuple) f, desc, values, isnull);
+		return;
+	}
+	off = 1 + FPB_PACKED_BITMAP(desc->natts);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		int			len = TupleDescAttr(desc, i)->attlen;
+
+		isnull[i] = fpb_packed_isnull(f, i);
+		values[i] = (Datum) 0;
+		if (isnull[i])
+			continue;
+		values[i] = fpb_packed_fetch(f + off, len);
+		off += len;
+	}
+}
+
+/* Does the packed row f have a NULL among its first n columns? */
+bool
+fpb_packed_any_null(const char *f, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (fpb_packed_isnull(f, i))
+			return true;
+	return false;
+}
+
+/*
+ * The length a packed row of desc with f's NULL bitmap has, or 0 when its
+ * bitmap names columns desc lacks (fpbtree_check).
+ */
+Size
+fpb_packed_expected_size(TupleDesc desc, const char *f)
+{
+	int			nb = FPB_PACKED_BITMAP(desc->natts);
+	Size		size = 1 + nb;
+
+	for (int i = desc->natts; i < nb * 8; i++)
+		if (fpb_packed_isnull(f, i))
+			return 0;
+	for (int i = 0; i < desc->natts; i++)
+		if (!fpb_packed_isnull(f, i))
+			size += TupleDescAttr(desc, i)->attlen;
+	return size;
+}
+
+/*
+ * fpb_tuple_unpack (fpbtree.h) for the other rows: index tuples, packed
+ * rows with NULLs or of more than 8 columns.
+ */
+Size
+fpb_tuple_unpack_slow(const FpbCmp *cmp, const char *f, char *dst,
+					  Size room)
+{
+	TupleDesc	desc = cmp->tupdesc;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	bool		hasnull = false;
+	Size		hoff,
+				dsize,
+				size;
+	uint16		tupmask = 0;
+	IndexTuple	t = (IndexTuple) dst;
+
+	if (!fpb_is_packed(f))
+	{
+		size = IndexTupleSize((IndexTuple) f);
+		if (size > room)
+			return 0;
+		memcpy(dst, f, size);
+		return size;
+	}
+	fpb_tuple_deform(desc, f, values, isnull);
+	for (int i = 0; i < desc->natts; i++)
+		hasnull |= isnull[i];
+	hoff = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0);
+	dsize = heap_compute_data_size(desc, values, isnull);
+	size = MAXALIGN(hoff + dsize);
+	if (size > room)
+		return 0;
+	memset(dst, 0, size);
+	heap_fill_tuple(desc, values, isnull, dst + hoff, dsize, &tupmask,
+					hasnull ? (bits8 *) (dst + sizeof(IndexTupleData)) : NULL);
+	t->t_info = size | (hasnull ? INDEX_NULL_MASK : 0);
+	return size;
+}
