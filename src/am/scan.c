@@ -185,9 +185,10 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		 * Copied for index-only scans, each an index tuple handed out in
 		 * place (fpb_scan_keepval).  The values fit in a page; a copy adds
 		 * at most 15 bytes (alignment, a tuple header), about what its
-		 * entry takes in its node (a key and a TID, 14 bytes), so a page's
-		 * copies take less than three pages.  They take the places of the
-		 * last page's, which the executor has read.
+		 * entry takes in its node (a key and a TID, 14 bytes), and a packed
+		 * row's as much again as the row (padding at most doubles it), so
+		 * a page's copies take less than three pages.  They take the places
+		 * of the last page's, which the executor has read.
 		 */
 		if (so->itemvals == NULL)
 			so->itemvals = MemoryContextAlloc(so->scancxt, FPB_ITEMVALS_SIZE);
