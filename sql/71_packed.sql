@@ -125,6 +125,41 @@ SELECT fpb_same('SELECT c1, c31 FROM pk_wide WHERE c1 BETWEEN 100 AND 120', 'pk_
 ROLLBACK;
 SELECT fpbtree_check('pk_w31', true), fpbtree_check('pk_w32', true);
 
+-- uuid and name, fixed-length types without alignment, are packed too and
+-- read in place at any byte
+CREATE TABLE pk_id (u uuid, n name, l int8, b bool) WITH (autovacuum_enabled = off);
+INSERT INTO pk_id
+SELECT CASE WHEN g % 17 = 0 THEN NULL ELSE md5((g % 500)::text)::uuid END,
+	   CASE WHEN g % 13 = 0 THEN NULL ELSE 'n' || (g % 37) END,
+	   CASE WHEN g % 11 = 0 THEN NULL ELSE hashint8(g) % 100 END,
+	   g % 3 = 0
+FROM generate_series(1, 6000) g;
+CREATE INDEX pk_id_bul ON pk_id USING fpbtree (b, u, l) INCLUDE (n);
+CREATE INDEX pk_id_nu ON pk_id USING fpbtree (n DESC, u);
+SELECT relname, 'packed_rows' = ANY (format) AS packed
+FROM pg_class, fpbtree_format(oid) WHERE relname LIKE 'pk\_id\_%' ORDER BY 1;
+BEGIN;
+DROP INDEX pk_id_nu;
+SELECT fpb_same('SELECT b, u, l, n FROM pk_id WHERE b AND u >= ''80000000-0000-0000-0000-000000000000''', 'pk_id_bul');
+SELECT fpb_same('SELECT b, u, l, n FROM pk_id WHERE b = false AND u = ''' || md5('7')::uuid || ''' ORDER BY b, u, l', 'pk_id_bul', true);
+SELECT fpb_same('SELECT u, n FROM pk_id WHERE u IS NOT NULL AND n > ''n3''', 'pk_id_bul');
+ROLLBACK;
+BEGIN;
+DROP INDEX pk_id_bul;
+SELECT fpb_same('SELECT n, u FROM pk_id WHERE n BETWEEN ''n1'' AND ''n2'' ORDER BY n DESC, u', 'pk_id_nu', true);
+SELECT fpb_same('SELECT n, u FROM pk_id WHERE n IS NULL AND u IS NOT NULL', 'pk_id_nu');
+ROLLBACK;
+INSERT INTO pk_id SELECT gen_random_uuid(), 'x' || g, g, true FROM generate_series(1, 5000) g;
+DELETE FROM pk_id WHERE l % 7 = 0;
+VACUUM pk_id;
+SELECT fpbtree_check('pk_id_bul', true), fpbtree_check('pk_id_nu', true);
+-- the duplicate's values come from its packed row
+CREATE TABLE pk_iu (u uuid, l int8);
+CREATE UNIQUE INDEX pk_iu_ul ON pk_iu USING fpbtree (u, l);
+INSERT INTO pk_iu SELECT md5(g::text)::uuid, g FROM generate_series(1, 3000) g;
+INSERT INTO pk_iu VALUES (md5('2999')::uuid, 2999);
+DROP TABLE pk_iu;
+
 -- unique: NULLs distinct or not, the message from the packed row, upserts
 CREATE TABLE pk_u (a int4, b int8, n int4) WITH (autovacuum_enabled = off);
 CREATE UNIQUE INDEX pk_u_ab ON pk_u USING fpbtree (a, b) NULLS NOT DISTINCT;
@@ -148,5 +183,5 @@ SELECT pg_relation_size('pk_s_f') < 0.85 * pg_relation_size('pk_s_old') AS small
 	   pg_relation_size('pk_s_f') < 1.25 * pg_relation_size('pk_s_bt') AS near_btree;
 SELECT fpbtree_check('pk_s_f', true);
 
-DROP TABLE pk, pk_wide, pk_u, pk_s;
+DROP TABLE pk, pk_id, pk_wide, pk_u, pk_s;
 DROP TYPE pk_mood;

@@ -2,8 +2,8 @@
  *
  * packed.c
  *	  Packed rows: the stored form of a multi-column row whose columns are
- *	  all fixed-length by-value types (README "Multi-column keys",
- *	  "Packed rows").
+ *	  all of fixed-length types, by value or without alignment (README
+ *	  "Multi-column keys", "Packed rows").
  *
  * An index tuple spends 8 bytes on its header (a TID the node holds
  * already, and a size) and pads every column to its alignment: 24 bytes for
@@ -14,8 +14,9 @@
  * scan bound's holds its column count and a sign past its first two bytes,
  * fpb_make_bound), so the readers below take either form and a scan bound
  * (an index tuple) compares with a packed row.
- * Values are read with memcpy: a packed row has no alignment, nor does its
- * slot.
+ * By-value columns are read with memcpy: a packed row has no alignment,
+ * nor does its slot; the other columns it takes are of types without
+ * alignment, whose values are read in place.
  *
  *-------------------------------------------------------------------------
  */
@@ -29,8 +30,11 @@
 #define FPB_PACKED_BITMAP(natts)	(((natts) + 7) / 8)
 
 /*
- * Can the rows of desc be packed: every column by value (so of length 1,
- * 2, 4 or 8), and a row without NULLs at most FPB_PACKED_MAX bytes?
+ * Can the rows of desc be packed: every column of a fixed length, and
+ * either by value (so of length 1, 2, 4 or 8, read by memcpy) or of a type
+ * without alignment (uuid, name: its functions read it in place, as they
+ * read a value at any byte of a heap tuple), and a row without NULLs at
+ * most FPB_PACKED_MAX bytes?
  */
 bool
 fpb_packed_eligible(TupleDesc desc)
@@ -41,7 +45,9 @@ fpb_packed_eligible(TupleDesc desc)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 
-		if (!att->attbyval || att->attlen <= 0 || att->attlen > 8)
+		if (att->attlen <= 0 ||
+			(att->attbyval ? att->attlen > 8 :
+			 att->attalign != TYPALIGN_CHAR))
 			return false;
 		size += att->attlen;
 	}
@@ -96,7 +102,8 @@ fpb_pack_row(TupleDesc desc, const Datum *values, const bool *isnull)
 	memset(buf, 0, 1 + nb);
 	for (int i = 0; i < desc->natts; i++)
 	{
-		int			len = TupleDescAttr(desc, i)->attlen;
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		int			len = att->attlen;
 
 		if (isnull[i])
 		{
@@ -104,6 +111,12 @@ fpb_pack_row(TupleDesc desc, const Datum *values, const bool *isnull)
 			continue;
 		}
 		Assert(off + len <= FPB_PACKED_MAX);
+		if (!att->attbyval)
+		{
+			memcpy(buf + off, DatumGetPointer(values[i]), len);
+			off += len;
+			continue;
+		}
 		switch (len)
 		{
 			case 1:
@@ -149,9 +162,11 @@ fpb_packed_isnull(const char *f, int i)
 }
 
 static inline Datum
-fpb_packed_fetch(const char *p, int len)
+fpb_packed_fetch(const char *p, Form_pg_attribute att)
 {
-	switch (len)
+	if (!att->attbyval)
+		return PointerGetDatum(p);
+	switch (att->attlen)
 	{
 		case 1:
 			return CharGetDatum(*p);
@@ -173,7 +188,7 @@ fpb_packed_fetch(const char *p, int len)
 			{
 				int64		v;
 
-				Assert(len == 8);
+				Assert(att->attlen == 8);
 				memcpy(&v, p, 8);
 				return Int64GetDatum(v);
 			}
@@ -195,7 +210,7 @@ fpb_packed_attr(TupleDesc desc, const char *f, int attnum, bool *isnull)
 		if (!fpb_packed_isnull(f, i))
 			off += TupleDescAttr(desc, i)->attlen;
 	*isnull = false;
-	return fpb_packed_fetch(f + off, TupleDescAttr(desc, attnum - 1)->attlen);
+	return fpb_packed_fetch(f + off, TupleDescAttr(desc, attnum - 1));
 }
 
 /* Column attnum (from 1) of the stored row or bound f, either form. */
@@ -221,14 +236,14 @@ fpb_tuple_deform(TupleDesc desc, const char *f, Datum *values, bool *isnull)
 	off = 1 + FPB_PACKED_BITMAP(desc->natts);
 	for (int i = 0; i < desc->natts; i++)
 	{
-		int			len = TupleDescAttr(desc, i)->attlen;
+		Form_pg_attribute att = TupleDescAttr(desc, i);
 
 		isnull[i] = fpb_packed_isnull(f, i);
 		values[i] = (Datum) 0;
 		if (isnull[i])
 			continue;
-		values[i] = fpb_packed_fetch(f + off, len);
-		off += len;
+		values[i] = fpb_packed_fetch(f + off, att);
+		off += att->attlen;
 	}
 }
 
