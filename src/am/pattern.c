@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * pattern.c
- *	  LIKE prefix searches on the pattern operator classes.
+ *	  LIKE prefix searches on the pattern operator classes, and boolean
+ *	  columns as index conditions.
  *
  * The planner turns "col LIKE 'abc%'" into index bounds through the LIKE
  * operators' support function (like_support.c), which uses the bytewise
@@ -19,6 +20,14 @@
  * the executor maps operators to strategies through the index's own family
  * (the relcache's).  The sort order it derives is btree's pattern family's
  * already (get_relation_info maps an ordered index's "<" to btree's family).
+ *
+ * A boolean column is the same case: the planner turns "WHERE flag" and
+ * "WHERE NOT flag" into the conditions "flag = true" and "flag = false"
+ * (match_boolean_index_clause), and takes such a column as constant for
+ * the sort order below it (indexcol_is_bool_constant_for_query), only for
+ * btree's and hash's boolean families, again by OID.  An fpbtree boolean
+ * column shows btree's family, so "WHERE active AND id = 5" bounds an
+ * (active, id) index by both columns rather than scanning it all.
  *
  *-------------------------------------------------------------------------
  */
@@ -77,6 +86,8 @@ fpb_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
 				btfam = TEXT_PATTERN_BTREE_FAM_OID;
 			else if (ind->opcintype[i] == BPCHAROID)
 				btfam = BPCHAR_PATTERN_BTREE_FAM_OID;
+			else if (ind->opcintype[i] == BOOLOID)
+				btfam = BOOL_BTREE_FAM_OID;
 			else
 				continue;
 			if (ind->opfamily[i] != btfam &&
