@@ -1,0 +1,87 @@
+/*-------------------------------------------------------------------------
+ *
+ * packed.h
+ *	  Packed multi-column rows (packed.c): telling them from index tuples,
+ *	  and unpacking one for an index-only scan, inline.
+ *
+ * Included by fpbtree.h, after FpbCmp.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef FPB_PACKED_H
+#define FPB_PACKED_H
+
+#define FPB_PACKED_MAX		255		/* a packed row's length is one byte */
+
+/* Is the stored row (or bound) f packed?  An index tuple's first byte is 0. */
+static inline bool
+fpb_is_packed(const char *f)
+{
+	return *(const uint8 *) f != 0;
+}
+
+/* Bytes of a stored row or bound of a multi-column index, either form. */
+static inline Size
+fpb_tuple_size(const char *f)
+{
+	return fpb_is_packed(f) ? (Size) *(const uint8 *) f :
+		IndexTupleSize((const IndexTupleData *) f);
+}
+
+extern bool fpb_packed_eligible(TupleDesc desc);
+extern Size fpb_packed_space(TupleDesc desc);
+extern void fpb_packed_init(FpbCmp *cmp, char *space);
+extern const char *fpb_pack_row(TupleDesc desc, const Datum *values,
+								const bool *isnull);
+extern Datum fpb_tuple_getattr(TupleDesc desc, const char *f, int attnum,
+							   bool *isnull);
+extern void fpb_tuple_deform(TupleDesc desc, const char *f, Datum *values,
+							 bool *isnull);
+extern bool fpb_packed_any_null(const char *f, int n);
+extern Size fpb_packed_expected_size(TupleDesc desc, const char *f);
+extern Size fpb_tuple_unpack_slow(const FpbCmp *cmp, const char *f,
+								  char *dst, Size room);
+
+/* A column of an unpacked row without NULLs: where it goes, its length. */
+typedef struct FpbPackCol
+{
+	uint16		off;
+	uint16		len;
+} FpbPackCol;
+
+/*
+ * Write the stored row f of cmp's index as an index tuple at dst
+ * (MAXALIGNed), which has room bytes, for an index-only scan's executor;
+ * return its size, or 0 when it does not fit.  Inline for the usual row, a
+ * packed one of up to 8 columns without NULLs, whose columns go to places
+ * worked out beforehand (fpb_packed_init): every returned row comes here.
+ */
+static inline Size
+fpb_tuple_unpack(const FpbCmp *cmp, const char *f, char *dst, Size room)
+{
+	if (fpb_is_packed(f) && cmp->packsize != 0 && f[1] == 0 &&
+		cmp->tupdesc->natts <= 8 && cmp->packsize <= room)
+	{
+		const char *p = f + 2;
+
+		for (int o = 0; o < cmp->packsize; o += sizeof(uint64))
+			*(uint64 *) (dst + o) = 0;
+		for (int i = 0; i < cmp->tupdesc->natts; i++)
+		{
+			const FpbPackCol *c = &cmp->packcols[i];
+
+			if (c->len == 8)
+				memcpy(dst + c->off, p, 8);
+			else if (c->len == 4)
+				memcpy(dst + c->off, p, 4);
+			else
+				memcpy(dst + c->off, p, c->len);
+			p += c->len;
+		}
+		((IndexTuple) dst)->t_info = cmp->packsize;
+		return cmp->packsize;
+	}
+	return fpb_tuple_unpack_slow(cmp, f, dst, room);
+}
+
+#endif							/* FPB_PACKED_H */
