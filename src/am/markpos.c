@@ -193,6 +193,7 @@ fpbmarkpos(IndexScanDesc scan)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 
+	fpb_scan_cmp_refresh(scan);
 	if (scan->parallel_scan != NULL)
 		elog(ERROR, "fpbtree: a parallel scan cannot mark its position");
 	if (so->mark == NULL)
@@ -214,6 +215,7 @@ fpbrestrpos(IndexScanDesc scan)
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	FpbScanMark *m = so->mark;
 
+	fpb_scan_cmp_refresh(scan);
 	if (m == NULL || !m->valid)
 	{
 		/* nothing marked: start over, as nbtree does */

@@ -596,7 +596,7 @@ fpb_scan_bounds(IndexScanDesc scan)
 	if (so->arrcxt)
 		MemoryContextReset(so->arrcxt);
 	so->nfilters = 0;
-	so->cmp = fpb_index_cmp(scan->indexRelation);
+	fpb_scan_cmp_refresh(scan);
 	if (so->cmp && so->boundcxt == NULL)
 		so->boundcxt = AllocSetContextCreate(so->scancxt,
 											 "fpbtree scan bounds",
