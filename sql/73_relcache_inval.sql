@@ -136,6 +136,38 @@ SELECT * FROM ri_same(
 	'INSERT INTO rt SELECT ''k'' || g, g FROM generate_series(1, 5000) g',
 	'%Index Only Scan%rt_i%');
 
+-- rd_amcache also keeps the encode procedures of the cross-type arguments
+-- seen last (fpb_cross_encoder): a scan with more (column, type) pairs than
+-- it holds, the same query again, and again after an invalidation
+CREATE TABLE rx (a int8, b int4, c int8, d int2) WITH (autovacuum_enabled = off);
+INSERT INTO rx SELECT g % 50, g % 40, g % 30, (g % 20)::int2
+FROM generate_series(1, 20000) g;
+CREATE INDEX rx_i ON rx USING fpbtree (a, b, c, d);
+ANALYZE rx;
+CREATE FUNCTION rx_q(idx bool) RETURNS TABLE (n bigint, s numeric)
+LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('SET LOCAL enable_seqscan = %s', NOT idx);
+	EXECUTE format('SET LOCAL enable_indexscan = %s', idx);
+	EXECUTE format('SET LOCAL enable_indexonlyscan = %s', idx);
+	SET LOCAL enable_bitmapscan = off;
+	RETURN QUERY SELECT count(*), sum(a * 1000000 + b * 10000 + c * 100 + d)
+	FROM rx WHERE a = 7::int4 AND b = 7::int8 AND c >= 7::int4
+		AND c <= 27::int2 AND d > 1::int4 AND d < 19::int8;
+END
+$$;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM rx WHERE a = 7::int4 AND b = 7::int8
+	AND c >= 7::int4 AND c <= 27::int2 AND d > 1::int4 AND d < 19::int8;
+SELECT (SELECT n FROM rx_q(true)) AS n,
+	   (SELECT (n, s) FROM rx_q(true)) = (SELECT (n, s) FROM rx_q(false)) AS same,
+	   (SELECT (n, s) FROM rx_q(true)) = (SELECT (n, s) FROM rx_q(false)) AS again;
+INSERT INTO rx SELECT 7, 7, g % 30, (g % 20)::int2 FROM generate_series(1, 500) g;
+ANALYZE rx;
+SELECT (SELECT n FROM rx_q(true)) AS n,
+	   (SELECT (n, s) FROM rx_q(true)) = (SELECT (n, s) FROM rx_q(false)) AS same;
+DROP FUNCTION rx_q(bool);
+DROP TABLE rx;
+
 -- the indexes are sound afterwards
 SELECT fpbtree_check('ri_i'::regclass, true), fpbtree_check('ro_i'::regclass, true),
 	   fpbtree_check('rt_i'::regclass, true);

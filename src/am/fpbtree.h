@@ -839,6 +839,8 @@ extern void fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel,
 extern void fpb_read_meta(Relation index, FpbMetaPageData *meta);
 extern FpbMetaPageData *fpb_cached_meta(Relation index, bool refresh);
 extern const FpbCmp *fpb_index_cmp(Relation index);
+extern FmgrInfo *fpb_cross_encoder(Relation index, int col, Oid typid,
+								   bool *xbound);
 extern Buffer fpb_getbuf(Relation index, BlockNumber blkno, int lockmode);
 extern Buffer fpb_getmetabuf(Relation index, int lockmode);
 extern Buffer fpb_newbuf(Relation index);

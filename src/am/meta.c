@@ -16,6 +16,8 @@
 #include "utils/snapmgr.h"
 #include "storage/buf_internals.h"
 #include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -125,12 +127,28 @@ fpb_read_meta(Relation index, FpbMetaPageData *out)
 	UnlockReleaseBuffer(buf);
 }
 
-/* What rd_amcache holds: the metapage and the comparison of a wide index. */
+/* A cross-type scan argument's encode procedure (fpb_cross_encoder). */
+typedef struct FpbXEncoder
+{
+	Oid			subtype;		/* InvalidOid: unused */
+	int			col;
+	bool		xbound;			/* proc is support function 3 */
+	FmgrInfo	proc;
+} FpbXEncoder;
+
+#define FPB_XENCODERS	4
+
+/*
+ * What rd_amcache holds: the metapage, the comparison of a wide index, and
+ * the procedures of the cross-type arguments seen last.
+ */
 typedef struct FpbRelCache
 {
 	FpbMetaPageData meta;
 	bool		cmpknown;		/* wide and cmp are set */
 	bool		wide;
+	int			xnext;			/* the xenc entry to fill next */
+	FpbXEncoder xenc[FPB_XENCODERS];
 	FpbCmp		cmp;
 } FpbRelCache;
 
@@ -182,6 +200,53 @@ fpb_index_cmp(Relation index)
 		c->cmpknown = true;
 	}
 	return c->wide ? &c->cmp : NULL;
+}
+
+/*
+ * The procedure that turns a scan argument of type typid on column col
+ * (0-based) into keys: the family's support function 3 for (column type,
+ * typid) when there is one (*xbound), else typid's own encode function.
+ * Looked up once per relcache entry rather than once per scan: a query
+ * run many times (an index nested loop's inner side aside, each execution
+ * begins a scan) would otherwise pay two catalog lookups every time.  The
+ * result lives in rd_amcache: use it at once, never across calls.
+ */
+FmgrInfo *
+fpb_cross_encoder(Relation index, int col, Oid typid, bool *xbound)
+{
+	FpbRelCache *c = fpb_relcache(index);
+	Oid			coltype = index->rd_opcintype[col];
+	FpbXEncoder *x;
+	Oid			proc;
+
+	for (int i = 0; i < FPB_XENCODERS; i++)
+	{
+		x = &c->xenc[i];
+		if (x->subtype == typid && x->col == col)
+		{
+			*xbound = x->xbound;
+			return &x->proc;
+		}
+	}
+	proc = get_opfamily_proc(index->rd_opfamily[col], coltype, typid,
+							 FPB_XKEY_PROC);
+	*xbound = OidIsValid(proc);
+	if (!*xbound)
+		proc = get_opfamily_proc(index->rd_opfamily[col], typid, typid,
+								 FPB_ENCODE_PROC);
+	if (!OidIsValid(proc))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("operator family of index \"%s\" has no encode function for type %s",
+						RelationGetRelationName(index), format_type_be(typid))));
+	x = &c->xenc[c->xnext];
+	c->xnext = (c->xnext + 1) % FPB_XENCODERS;
+	x->subtype = InvalidOid;	/* unused until filled in */
+	fmgr_info_cxt(proc, &x->proc, index->rd_indexcxt);
+	x->col = col;
+	x->xbound = *xbound;
+	x->subtype = typid;
+	return &x->proc;
 }
 
 /* Pin, lock (unless lockmode is BUFFER_LOCK_UNLOCK) and sanity-check. */

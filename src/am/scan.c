@@ -40,7 +40,6 @@ fpbbeginscan(Relation r, int nkeys, int norderbys)
 	/* a full leaf of the usual widths; a larger one grows it (readpage) */
 	so->maxitems = 512;
 	so->items = palloc(sizeof(FpbScanItem) * so->maxitems);
-	so->xtype = InvalidOid;
 	so->scancxt = CurrentMemoryContext;
 	scan->opaque = so;
 	scan->xs_itupdesc = RelationGetDescr(r);

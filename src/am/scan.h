@@ -60,11 +60,6 @@ typedef struct FpbScanOpaqueData
 	int			cur;
 	int			maxitems;
 
-	/* encode procedure for a cross-type scan argument, cached */
-	Oid			xtype;
-	FmgrInfo	xproc;
-	bool		xbound;			/* xproc is support function 3 */
-	int			xcol;			/* the column (0-based) it is for */
 	MemoryContext scancxt;		/* where the scan lives */
 	MemoryContext tupcxt;		/* index-only scan tuples, made when needed */
 	IndexTuple	valtup;			/* reusable index-only tuple (narrow by-value

@@ -286,16 +286,16 @@ fpb_ranges_intersect_wide(FpbScanOpaque so, FpbKeyRange *a, int na,
  * does).  A cross-type value is bounded by its family's support function 3
  * for (column type, typid) when there is one (the date/time families), or
  * else encoded by typid's own encode function (a family whose types share
- * one key domain).  The function is looked up once per scan, column and
- * type.  col is 0-based.
+ * one key domain): fpb_cross_encoder.  col is 0-based.
  */
 void
 fpb_scan_encode_col(IndexScanDesc scan, int col, Oid typid, Datum value,
 					uint64 *lo, uint64 *hi)
 {
 	Relation	index = scan->indexRelation;
-	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	Oid			coltype = index->rd_opcintype[col];
+	FmgrInfo   *xproc;
+	bool		xbound;
 
 	if (typid == InvalidOid || typid == coltype)
 	{
@@ -303,33 +303,16 @@ fpb_scan_encode_col(IndexScanDesc scan, int col, Oid typid, Datum value,
 						 coltype, value, lo, hi);
 		return;
 	}
-	if (so->xtype != typid || so->xcol != col)
+	xproc = fpb_cross_encoder(index, col, typid, &xbound);
+	if (xbound)
 	{
-		Oid			proc = get_opfamily_proc(index->rd_opfamily[col], coltype,
-											 typid, FPB_XKEY_PROC);
-
-		so->xbound = OidIsValid(proc);
-		if (!so->xbound)
-			proc = get_opfamily_proc(index->rd_opfamily[col], typid, typid,
-									 FPB_ENCODE_PROC);
-		if (!OidIsValid(proc))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_FUNCTION),
-					 errmsg("operator family of index \"%s\" has no encode function for type %s",
-							RelationGetRelationName(index), format_type_be(typid))));
-		fmgr_info_cxt(proc, &so->xproc, index->rd_indexcxt);
-		so->xtype = typid;
-		so->xcol = col;
-	}
-	if (so->xbound)
-	{
-		*lo = (uint64) DatumGetInt64(FunctionCall2(&so->xproc, value,
+		*lo = (uint64) DatumGetInt64(FunctionCall2(xproc, value,
 												   BoolGetDatum(false)));
-		*hi = (uint64) DatumGetInt64(FunctionCall2(&so->xproc, value,
+		*hi = (uint64) DatumGetInt64(FunctionCall2(xproc, value,
 												   BoolGetDatum(true)));
 	}
 	else
-		fpb_encode_range(&so->xproc, typid, value, lo, hi);
+		fpb_encode_range(xproc, typid, value, lo, hi);
 }
 
 static inline void
