@@ -21,6 +21,12 @@ REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql) $(DIFFERENTIAL)))
 REGRESS_OPTS = --inputdir=. --outputdir=test/regress_out
 REGRESS_PREP = $(DIFFERENTIAL)
 
+# isolation tests: concurrent sessions (test/isolation/specs/*.spec, run
+# by pg_isolation_regress after pg_regress)
+ISOLATION = $(patsubst test/isolation/specs/%.spec,%,$(sort $(wildcard test/isolation/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/regress_out/isolation \
+	--load-extension=fpbtree
+
 # installcheck also runs the TAP tests (as a user that may run initdb)
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl

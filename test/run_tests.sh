@@ -4,7 +4,8 @@
 #      a C tool chain) with apt-get;
 #   2. build (warnings are errors here) and install the extension;
 #   3. pg_regress: `make installcheck TAP_TESTS=` (sql/*.sql against
-#      expected/*.out; the Makefile generates sql/40_differential.sql first)
+#      expected/*.out; the Makefile generates sql/40_differential.sql first),
+#      then pg_isolation_regress (test/isolation/specs/*.spec)
 #      in a throw-away cluster made by pg_virtualenv, with fpbtree in
 #      shared_preload_libraries;
 #   4. the TAP tests in test/t/: `make installcheck REGRESS=` (pgxs runs
@@ -85,10 +86,13 @@ if [ "$regress_rc" != 0 ]; then
 		failed=$((failed + 1))   # the run itself broke
 	fi
 	failed_names+=("pg_regress")
-	if [ -f test/regress_out/regression.diffs ]; then
-		say "test/regress_out/regression.diffs"
-		head -n 3000 test/regress_out/regression.diffs
-	fi
+	for d in test/regress_out/regression.diffs \
+		test/regress_out/isolation/regression.diffs; do
+		if [ -f "$d" ]; then
+			say "$d"
+			head -n 3000 "$d"
+		fi
+	done
 fi
 
 # ----------------------------------------------------------------- 4. TAP
@@ -111,7 +115,7 @@ tap_log=$TAPDIR/prove.log
 set +e
 "${run_as[@]}" "cd '$TAPDIR' &&
 	export PATH='$PGBIN':/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 LC_ALL=C.UTF-8 &&
-	make installcheck REGRESS= REGRESS_PREP= PG_CONFIG='$PG_CONFIG' \
+	make installcheck REGRESS= REGRESS_PREP= ISOLATION= PG_CONFIG='$PG_CONFIG' \
 		PROVE_FLAGS='--exec $TAPDIR/test/tap_limit.sh'" 2>&1 | tee "$tap_log"
 tap_rc=${PIPESTATUS[0]}
 set -e

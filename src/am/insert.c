@@ -18,6 +18,7 @@
 #include "fpbtree.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
+#include "storage/predicate.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -317,6 +318,12 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	}
 	fpb_wal_finish(state);
 
+	/*
+	 * The upper half's key range now lies on the new page: so do the
+	 * predicate locks of the left page, before anyone can insert there.
+	 */
+	if (FpbPageIsLeaf(FpbPageGetOpaque(BufferGetPage(buf))))
+		PredicateLockPageSplit(index, lblk, rblk);
 	UnlockReleaseBuffer(rbuf);
 	if (BufferIsValid(obuf))
 		UnlockReleaseBuffer(obuf);
@@ -341,6 +348,16 @@ fpb_insert_onpage(Relation index, Buffer buf, const FpbEntry *e,
 	BlockNumber rblk;
 	bool		bottomup_tried = false;
 	const FpbCmp *cmp = fpb_index_cmp(index);
+
+	/*
+	 * A leaf entry conflicts with the serializable transactions that read
+	 * this leaf (README, "Predicate locks"); checked under the exclusive
+	 * lock, before the entry can be seen.  A split below copies the locks
+	 * to the new page.
+	 */
+	if (!BufferIsValid(cbuf) &&
+		FpbPageIsLeaf(FpbPageGetOpaque(BufferGetPage(buf))))
+		CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
 
 retry:
 	/* the common case: a leaf entry whose in-page node has room */

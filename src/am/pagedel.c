@@ -14,6 +14,7 @@
 #include "access/transam.h"
 #include "fpbtree.h"
 #include "miscadmin.h"
+#include "storage/predicate.h"
 
 /* developer setting: stop with an ERROR between the two steps (tests) */
 bool		fpb_debug_pagedel_stop = false;
@@ -173,6 +174,14 @@ fpb_mark_halfdead(Relation index, Buffer buf, const FpbEntry *low,
 	for (j = 0; j < n; j++)
 		if (ents[j].child == blkno)
 			break;
+
+	/*
+	 * If the leaf goes, inserts into its key range go to its right sibling:
+	 * copy the predicate locks there first (a copy: the leaf keeps them, so
+	 * nothing is lost when the deletion is given up below).
+	 */
+	if (j < n)
+		PredicateLockPageCombine(index, blkno, right);
 	if (j < n && n == 1)
 	{
 		bool		done = fpb_mark_subtree_halfdead(index, buf, pbuf, ents);

@@ -25,6 +25,7 @@
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
 #include "scan.h"
+#include "storage/predicate.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -174,6 +175,14 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("fpbtree \"%s\": scan reached non-leaf block %u",
 						RelationGetRelationName(scan->indexRelation), blkno)));
+
+	/*
+	 * Serializable transactions lock the leaves they read (README,
+	 * "Predicate locks"), while the page is share-locked: an insert into it
+	 * checks for such locks under its exclusive lock, so one of the two
+	 * sees the other.
+	 */
+	PredicateLockPage(scan->indexRelation, blkno, scan->xs_snapshot);
 	if (opq->nentries > so->maxitems)
 	{
 		so->maxitems = opq->nentries;

@@ -36,6 +36,7 @@
 #include "fpbtree.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "storage/predicate.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -291,6 +292,13 @@ fpb_insert_unique(Relation index, const FpbEntry *e, Relation heap,
 		{
 			char	   *keydesc;
 
+			/*
+			 * As nbtree: a serializable transaction that read this leaf
+			 * learns of the conflict as a serialization failure, which a
+			 * retry may resolve, rather than as this duplicate.
+			 */
+			CheckForSerializableConflictIn(index, NULL,
+										   BufferGetBlockNumber(buf));
 			/* the description may read catalogs: hold no buffer lock */
 			UnlockReleaseBuffer(buf);
 			fpb_free_stack(stack);
