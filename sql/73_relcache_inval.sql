@@ -1,12 +1,14 @@
 --
--- 73_relcache_inval: a scan stays correct when the relcache invalidates its
--- open index between two calls.  The relcache then frees rd_amcache, where
--- the comparison of a wide or multi-column index lives (src/am/README.md,
--- "Scans"); a scan that kept a pointer to it read freed memory.  Here a
+-- 73_relcache_inval: fpbtree's data of an index stays valid while the
+-- relcache processes invalidations of the open index (src/am/README.md,
+-- "The relcache entry").  The relcache frees rd_amcache then; the
+-- comparison of a wide or multi-column index lived there, and a scan or a
+-- descent that held it read freed memory.  First between two calls: a
 -- cursor is fetched, the table changed and analyzed (which invalidates its
--- indexes), another wide index opened (its cache may take the freed
+-- indexes), another wide index opened (its data may take the freed
 -- memory), and the cursor fetched on, forward and backward; the rows are
--- compared with the same cursor over a sequential scan.
+-- compared with the same cursor over a sequential scan.  Then inside a
+-- call, and the cross-type procedures kept with the comparison.
 --
 
 \set ECHO none
@@ -167,6 +169,81 @@ SELECT (SELECT n FROM rx_q(true)) AS n,
 	   (SELECT (n, s) FROM rx_q(true)) = (SELECT (n, s) FROM rx_q(false)) AS same;
 DROP FUNCTION rx_q(bool);
 DROP TABLE rx;
+
+-- Invalidations are also processed inside a call: the first lock a
+-- transaction takes on a relation accepts them, and a comparison may take
+-- one (a catalog lookup that misses the caches, an enum's labels, a
+-- comparison written in SQL as here).  On its fifth call this comparison
+-- lets another session ANALYZE the table (as autovacuum would), takes a
+-- lock, and opens another wide index; the descent that called it goes on
+-- with the comparison it holds.  (With the comparison in rd_amcache this
+-- crashed the server.)
+CREATE EXTENSION IF NOT EXISTS dblink;
+SELECT set_config('fpbtest.conn',
+	format('dbname=%s port=%s host=%s', current_database(),
+		   current_setting('port'),
+		   split_part(current_setting('unix_socket_directories'), ',', 1)),
+	false) IS NOT NULL AS conn;
+CREATE TABLE rc_lock (x int);
+CREATE SEQUENCE rc_calls;
+CREATE FUNCTION rc_textcmp(a text, b text) RETURNS int4 LANGUAGE plpgsql AS $$
+BEGIN
+	IF current_setting('fpbtest.trig', true) = 'on' AND nextval('rc_calls') = 5 THEN
+		PERFORM dblink_exec(current_setting('fpbtest.conn'), 'ANALYZE rcu');
+		PERFORM count(*) FROM rc_lock;
+		PERFORM count(*) FROM rco WHERE b1 > '5' AND b2 > 0;
+	END IF;
+	RETURN bttextcmp(a, b);
+END
+$$;
+CREATE OPERATOR CLASS rc_text_ops FOR TYPE text USING fpbtree AS
+	OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+	FUNCTION 1 (text, text) fpbtree_prefix_text(text),
+	FUNCTION 4 (text, text) rc_textcmp(text, text);
+CREATE TABLE rcu (t text, a2 int4, a3 int4, a4 int4, a5 int4, a6 int4, a7 int4,
+	a8 int4, a9 int4, a10 int4, a11 int4, a12 int4, a13 int4, a14 int4,
+	a15 int4, a16 int4, a17 int4, a18 int4, a19 int4, a20 int4)
+	WITH (autovacuum_enabled = off);
+INSERT INTO rcu SELECT 'same', g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g
+FROM generate_series(1, 2000) g;
+CREATE INDEX rcu_i ON rcu USING fpbtree (t rc_text_ops, a2, a3, a4, a5, a6, a7,
+	a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20);
+ANALYZE rcu;
+-- so that the ANALYZE changes the index's row count
+INSERT INTO rcu SELECT 'same', g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g
+FROM generate_series(2001, 3000) g;
+CREATE TABLE rco (b1 text, b2 int8, b3 int4, b4 int4, b5 int4, b6 int4, b7 int4,
+	b8 int4, b9 int4, b10 int4, b11 int4, b12 int4, b13 int4, b14 int4,
+	b15 int4, b16 int4, b17 int4, b18 int4, b19 int4, b20 int4, b21 int4,
+	b22 int4, b23 int4, b24 int4, b25 int4, b26 int4, b27 int4, b28 int4);
+INSERT INTO rco SELECT g::text, g, g % 11, g % 13, g, g, g, g, g, g, g, g, g, g,
+	g, g, g, g, g, g, g, g, g, g, g, g, g, g FROM generate_series(1, 200) g;
+CREATE INDEX rco_i ON rco USING fpbtree (b1 DESC, b2 DESC, b3, b4, b5, b6, b7,
+	b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19, b20, b21, b22,
+	b23, b24, b25, b26, b27, b28);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET fpbtest.trig = on;
+SELECT count(*) FROM rcu WHERE t = 'same' AND a2 > 100;
+-- the same through an insert's descent (more rows first, for the next
+-- ANALYZE to change)
+RESET fpbtest.trig;
+INSERT INTO rcu SELECT 'same', g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g
+FROM generate_series(3101, 3300) g;
+SET fpbtest.trig = on;
+SELECT setval('rc_calls', 1);
+INSERT INTO rcu SELECT 'same', g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g
+FROM generate_series(3001, 3100) g;
+RESET fpbtest.trig;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT count(*) FROM rcu WHERE t = 'same' AND a2 > 100;
+SELECT fpbtree_check('rcu_i'::regclass, true), fpbtree_check('rco_i'::regclass, true);
+DROP TABLE rcu, rco, rc_lock;
+DROP OPERATOR CLASS rc_text_ops USING fpbtree;
+DROP OPERATOR FAMILY rc_text_ops USING fpbtree;
+DROP FUNCTION rc_textcmp(text, text);
+DROP SEQUENCE rc_calls;
 
 -- the indexes are sound afterwards
 SELECT fpbtree_check('ri_i'::regclass, true), fpbtree_check('ro_i'::regclass, true),

@@ -193,7 +193,6 @@ fpbmarkpos(IndexScanDesc scan)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 
-	fpb_scan_cmp_refresh(scan);
 	if (scan->parallel_scan != NULL)
 		elog(ERROR, "fpbtree: a parallel scan cannot mark its position");
 	if (so->mark == NULL)
@@ -215,7 +214,6 @@ fpbrestrpos(IndexScanDesc scan)
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	FpbScanMark *m = so->mark;
 
-	fpb_scan_cmp_refresh(scan);
 	if (m == NULL || !m->valid)
 	{
 		/* nothing marked: start over, as nbtree does */

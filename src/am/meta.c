@@ -16,8 +16,6 @@
 #include "utils/snapmgr.h"
 #include "storage/buf_internals.h"
 #include "storage/lmgr.h"
-#include "utils/builtins.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -112,8 +110,9 @@ fpb_check_meta(Relation index, Page page)
 }
 
 /*
- * Read the metapage.  The copy cached in rd_amcache may be stale about the
- * root; callers detect that (see fpb_search) and ask again with refresh.
+ * Read the metapage.  The copy kept with the relcache entry (relcache.c)
+ * may be stale about the root; callers detect that (see fpb_search) and
+ * ask again with refresh.
  */
 void
 fpb_read_meta(Relation index, FpbMetaPageData *out)
@@ -125,128 +124,6 @@ fpb_read_meta(Relation index, FpbMetaPageData *out)
 	out->mprefix = fpb_meta_mprefix(BufferGetPage(buf));
 	out->pfxflags = fpb_meta_pfxflags(BufferGetPage(buf));
 	UnlockReleaseBuffer(buf);
-}
-
-/* A cross-type scan argument's encode procedure (fpb_cross_encoder). */
-typedef struct FpbXEncoder
-{
-	Oid			subtype;		/* InvalidOid: unused */
-	int			col;
-	bool		xbound;			/* proc is support function 3 */
-	FmgrInfo	proc;
-} FpbXEncoder;
-
-#define FPB_XENCODERS	4
-
-/*
- * What rd_amcache holds: the metapage, the comparison of a wide index, and
- * the procedures of the cross-type arguments seen last.
- */
-typedef struct FpbRelCache
-{
-	FpbMetaPageData meta;
-	bool		cmpknown;		/* wide and cmp are set */
-	bool		wide;
-	int			xnext;			/* the xenc entry to fill next */
-	FpbXEncoder xenc[FPB_XENCODERS];
-	FpbCmp		cmp;
-} FpbRelCache;
-
-static FpbRelCache *
-fpb_relcache(Relation index)
-{
-	if (index->rd_amcache == NULL)
-	{
-		/* one chunk: the relcache frees rd_amcache with one pfree */
-		FpbRelCache *c = MemoryContextAllocZero(index->rd_indexcxt,
-												MAXALIGN(sizeof(FpbRelCache)) +
-												fpb_cmp_space(index));
-
-		fpb_read_meta(index, &c->meta);
-		index->rd_amcache = c;
-	}
-	return (FpbRelCache *) index->rd_amcache;
-}
-
-FpbMetaPageData *
-fpb_cached_meta(Relation index, bool refresh)
-{
-	bool		fresh = (index->rd_amcache == NULL);
-	FpbRelCache *c = fpb_relcache(index);
-
-	if (refresh && !fresh)
-		fpb_read_meta(index, &c->meta);
-	return &c->meta;
-}
-
-/*
- * The comparison of a wide index, NULL for a narrow one.  The node widths
- * that bound the full values' size come from the metapage.
- */
-const FpbCmp *
-fpb_index_cmp(Relation index)
-{
-	FpbRelCache *c = fpb_relcache(index);
-
-	if (!c->cmpknown)
-	{
-		c->wide = fpb_cmp_init(index, &c->cmp, c->meta.w, c->meta.x,
-							   (char *) c + MAXALIGN(sizeof(FpbRelCache)));
-		/* how this index's multi-column prefixes were made */
-		c->cmp.mprefix = c->meta.mprefix;
-		/* and its first column's (the code-point collations) */
-		if (c->wide)
-			fpb_cmp_set_pfxflags(&c->cmp, c->meta.pfxflags);
-		c->cmpknown = true;
-	}
-	return c->wide ? &c->cmp : NULL;
-}
-
-/*
- * The procedure that turns a scan argument of type typid on column col
- * (0-based) into keys: the family's support function 3 for (column type,
- * typid) when there is one (*xbound), else typid's own encode function.
- * Looked up once per relcache entry rather than once per scan: a query
- * run many times (an index nested loop's inner side aside, each execution
- * begins a scan) would otherwise pay two catalog lookups every time.  The
- * result lives in rd_amcache: use it at once, never across calls.
- */
-FmgrInfo *
-fpb_cross_encoder(Relation index, int col, Oid typid, bool *xbound)
-{
-	FpbRelCache *c = fpb_relcache(index);
-	Oid			coltype = index->rd_opcintype[col];
-	FpbXEncoder *x;
-	Oid			proc;
-
-	for (int i = 0; i < FPB_XENCODERS; i++)
-	{
-		x = &c->xenc[i];
-		if (x->subtype == typid && x->col == col)
-		{
-			*xbound = x->xbound;
-			return &x->proc;
-		}
-	}
-	proc = get_opfamily_proc(index->rd_opfamily[col], coltype, typid,
-							 FPB_XKEY_PROC);
-	*xbound = OidIsValid(proc);
-	if (!*xbound)
-		proc = get_opfamily_proc(index->rd_opfamily[col], typid, typid,
-								 FPB_ENCODE_PROC);
-	if (!OidIsValid(proc))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_FUNCTION),
-				 errmsg("operator family of index \"%s\" has no encode function for type %s",
-						RelationGetRelationName(index), format_type_be(typid))));
-	x = &c->xenc[c->xnext];
-	c->xnext = (c->xnext + 1) % FPB_XENCODERS;
-	x->subtype = InvalidOid;	/* unused until filled in */
-	fmgr_info_cxt(proc, &x->proc, index->rd_indexcxt);
-	x->col = col;
-	x->xbound = *xbound;
-	x->subtype = typid;
-	return &x->proc;
 }
 
 /* Pin, lock (unless lockmode is BUFFER_LOCK_UNLOCK) and sanity-check. */

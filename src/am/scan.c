@@ -66,7 +66,6 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 
-	fpb_scan_cmp_refresh(scan);
 	fpb_scan_kill_items(scan);
 	fpb_mark_forget(so);
 	fpb_scan_release(so);
@@ -956,7 +955,6 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	FpbScanItem *item;
 
-	fpb_scan_cmp_refresh(scan);
 	/* the entry returned last is dead to every snapshot (see dead.c) */
 	if (scan->kill_prior_tuple && so->started)
 		fpb_scan_remember_dead(scan);
@@ -1042,7 +1040,6 @@ fpbgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	int			ntids = 0;
 	int64		total = 0;
 
-	fpb_scan_cmp_refresh(scan);
 	if (!fpb_scan_next(scan, ForwardScanDirection, false))
 		return 0;
 	for (;;)
@@ -1072,7 +1069,6 @@ fpbendscan(IndexScanDesc scan)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 
-	fpb_scan_cmp_refresh(scan);
 	fpb_scan_kill_items(scan);
 	fpb_mark_free(so);
 	fpb_scan_release(so);

@@ -33,8 +33,7 @@ typedef struct FpbScanOpaqueData
 				lot,
 				hik,
 				hit;			/* inclusive bounds */
-	const FpbCmp *cmp;			/* wide index: its comparison, else NULL
-								 * (fpb_scan_cmp_refresh) */
+	const FpbCmp *cmp;			/* wide index: its comparison, else NULL */
 	const char *lof;			/* wide: the bounds' values (NULL: none, */
 	const char *hif;			/* FPB_FULL_PLUSINF above every value) */
 	MemoryContext boundcxt;		/* their memory, reset by rescan */
@@ -139,20 +138,6 @@ fpb_scan_hi(FpbScanOpaque so)
 
 	e.f = so->hif;
 	return e;
-}
-
-/*
- * Take the comparison afresh at the start of every call of a scan.  It
- * lives in rd_amcache, which the relcache frees whenever it processes an
- * invalidation of the open index, and that can happen between any two
- * calls (a cursor's FETCHes with an ANALYZE between them, a loop of a
- * function that runs statements).  Within one call nothing processes
- * invalidations.
- */
-static inline void
-fpb_scan_cmp_refresh(IndexScanDesc scan)
-{
-	((FpbScanOpaque) scan->opaque)->cmp = fpb_index_cmp(scan->indexRelation);
 }
 
 /* Compare (k, t, f) with (bk, bt, bf) in the scan's index order. */

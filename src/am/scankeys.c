@@ -579,7 +579,7 @@ fpb_scan_bounds(IndexScanDesc scan)
 	if (so->arrcxt)
 		MemoryContextReset(so->arrcxt);
 	so->nfilters = 0;
-	fpb_scan_cmp_refresh(scan);
+	so->cmp = fpb_index_cmp(scan->indexRelation);
 	if (so->cmp && so->boundcxt == NULL)
 		so->boundcxt = AllocSetContextCreate(so->scancxt,
 											 "fpbtree scan bounds",
