@@ -140,8 +140,10 @@ def parse_times(out):
 
 
 def pgbench(script, clients=1, duration=None, transactions=None, defines=None,
-            mode="prepared", seed=1, options=None, tag="", db=DB):
-    """script: a file in bench/, or "builtin:NAME" for one of pgbench's own"""
+            mode="prepared", seed=1, options=None, tag="", db=DB, failures_ok=False):
+    """script: a file in bench/, or "builtin:NAME" for one of pgbench's own;
+    failures_ok: failed transactions (serialization failures) are counted,
+    not an error"""
     which = ["-b", script[8:]] if script.startswith("builtin:") else ["-f", os.path.join(BENCH_DIR, script)]
     cmd = [PGBIN + "/pgbench", "-n", "-M", mode, "-c", str(clients), "-j", str(clients),
            "--random-seed=%d" % seed] + which + conn_args()
@@ -162,9 +164,12 @@ def pgbench(script, clients=1, duration=None, transactions=None, defines=None,
     failed = re.search(r"^number of failed transactions: (\d+)", p.stdout, re.M)
     if not tps or not lat:
         raise BenchError("cannot parse pgbench output:\n" + p.stdout)
-    if failed and int(failed.group(1)) != 0:
+    if failed and int(failed.group(1)) != 0 and not failures_ok:
         raise BenchError("pgbench: %s failed transactions (%s)" % (failed.group(1), script))
-    return {"tps": float(tps.group(1)), "lat_ms": float(lat.group(1))}
+    done = re.search(r"^number of transactions actually processed: (\d+)", p.stdout, re.M)
+    return {"tps": float(tps.group(1)), "lat_ms": float(lat.group(1)),
+            "committed": int(done.group(1)) if done else 0,
+            "failed": int(failed.group(1)) if failed else 0}
 
 
 # ---------------------------------------------------------------- server
