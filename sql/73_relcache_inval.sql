@@ -245,6 +245,60 @@ DROP OPERATOR FAMILY rc_text_ops USING fpbtree;
 DROP FUNCTION rc_textcmp(text, text);
 DROP SEQUENCE rc_calls;
 
+-- A REINDEX in another format (here of other node widths) within the
+-- transaction that used the index: the data of the new format goes into
+-- the same memory context.  When the relcache entry goes at a later
+-- transaction's start, the backend's table must forget whichever data of
+-- the context it points to (it kept the newer one, pointing into freed
+-- memory, and the next use of the index read it; with 30 indexes the
+-- freed memory was reused and the backend crashed).
+DO $$
+BEGIN
+	FOR i IN 1..30 LOOP
+		EXECUTE format('CREATE TABLE rf%s (t text, a2 int4, a3 int4, a4 int4,
+			a5 int4, a6 int4, a7 int4, a8 int4, a9 int4, a10 int4, a11 int4,
+			a12 int4, a13 int4, a14 int4, a15 int4, a16 int4, a17 int4,
+			a18 int4, a19 int4, a20 int4)', i);
+		EXECUTE format('INSERT INTO rf%s SELECT md5((g %% 50)::text), g, g, g,
+			g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g
+			FROM generate_series(1, 3000) g', i);
+		EXECUTE format('CREATE INDEX rf%s_i ON rf%s USING fpbtree (t, a2, a3,
+			a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17,
+			a18, a19, a20)', i, i);
+	END LOOP;
+END
+$$;
+CREATE FUNCTION rf_count(i int) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	EXECUTE format('SELECT count(*) FROM rf%s WHERE t = md5(''1'')', i) INTO n;
+	RETURN n;
+END
+$$;
+-- (one transaction each, as a client would run them)
+SELECT cmd FROM generate_series(1, 30) i,
+	LATERAL unnest(ARRAY[
+		'BEGIN',
+		format('DO $d$ BEGIN PERFORM set_config(''fpbtest.rf'', rf_count(%s)::text, true); END $d$', i),
+		format('ALTER INDEX rf%s_i SET (leaf_lines = 2)', i),
+		format('REINDEX INDEX rf%s_i', i),
+		format('DO $d$ BEGIN IF rf_count(%s)::text <> current_setting(''fpbtest.rf'') THEN RAISE EXCEPTION ''rf%s changed''; END IF; END $d$', i, i),
+		'COMMIT']) AS cmd \gexec
+SELECT sum(rf_count(i)) AS rows, count(*) AS indexes FROM generate_series(1, 30) i;
+SELECT count(*) AS checked
+FROM generate_series(1, 30) i, fpbtree_check(format('rf%s_i', i)::regclass, true);
+DO $$
+BEGIN
+	FOR i IN 1..30 LOOP
+		EXECUTE format('DROP TABLE rf%s', i);
+	END LOOP;
+END
+$$;
+DROP FUNCTION rf_count(int);
+
 -- the indexes are sound afterwards
 SELECT fpbtree_check('ri_i'::regclass, true), fpbtree_check('ro_i'::regclass, true),
 	   fpbtree_check('rt_i'::regclass, true);

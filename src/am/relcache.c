@@ -62,6 +62,14 @@ typedef struct FpbRelCacheHandle
 	FpbRelCache *data;
 } FpbRelCacheHandle;
 
+/* The context's callback: which table entry may point into it. */
+typedef struct FpbRelCacheForget
+{
+	MemoryContextCallback cb;
+	Oid			relid;
+	MemoryContext cxt;
+} FpbRelCacheForget;
+
 typedef struct FpbRelCacheSlot
 {
 	Oid			relid;			/* hash key */
@@ -70,16 +78,20 @@ typedef struct FpbRelCacheSlot
 
 static HTAB *fpb_relcache_table = NULL;
 
-/* The entry's context is going (the relcache entry is destroyed). */
+/*
+ * The entry's context is going (the relcache entry is destroyed): forget
+ * the table's entry if its data, whichever of the context's, is there.
+ * Called before the memory goes, so the data can still be read.
+ */
 static void
 fpb_relcache_forget(void *arg)
 {
-	FpbRelCache *c = (FpbRelCache *) arg;
+	FpbRelCacheForget *f = (FpbRelCacheForget *) arg;
 	FpbRelCacheSlot *slot;
 
-	slot = hash_search(fpb_relcache_table, &c->relid, HASH_FIND, NULL);
-	if (slot != NULL && slot->data == c)
-		hash_search(fpb_relcache_table, &c->relid, HASH_REMOVE, NULL);
+	slot = hash_search(fpb_relcache_table, &f->relid, HASH_FIND, NULL);
+	if (slot != NULL && slot->data->cxt == f->cxt)
+		hash_search(fpb_relcache_table, &f->relid, HASH_REMOVE, NULL);
 }
 
 /*
@@ -94,20 +106,19 @@ fpb_relcache_new(Relation index, MemoryContext cxt,
 
 	if (cxt == NULL)
 	{
-		MemoryContextCallback *cb;
+		FpbRelCacheForget *f;
 
 		cxt = AllocSetContextCreate(index->rd_indexcxt, "fpbtree relcache",
 									ALLOCSET_SMALL_SIZES);
-		cb = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
-		c = MemoryContextAllocZero(cxt, MAXALIGN(sizeof(FpbRelCache)) +
-								   fpb_cmp_space(index));
-		cb->func = fpb_relcache_forget;
-		cb->arg = c;
-		MemoryContextRegisterResetCallback(cxt, cb);
+		f = MemoryContextAlloc(cxt, sizeof(FpbRelCacheForget));
+		f->relid = RelationGetRelid(index);
+		f->cxt = cxt;
+		f->cb.func = fpb_relcache_forget;
+		f->cb.arg = f;
+		MemoryContextRegisterResetCallback(cxt, &f->cb);
 	}
-	else
-		c = MemoryContextAllocZero(cxt, MAXALIGN(sizeof(FpbRelCache)) +
-								   fpb_cmp_space(index));
+	c = MemoryContextAllocZero(cxt, MAXALIGN(sizeof(FpbRelCache)) +
+							   fpb_cmp_space(index));
 	c->relid = RelationGetRelid(index);
 	c->cxt = cxt;
 	c->meta = *meta;
