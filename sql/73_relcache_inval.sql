@@ -188,7 +188,8 @@ CREATE TABLE rc_lock (x int);
 CREATE SEQUENCE rc_calls;
 CREATE FUNCTION rc_textcmp(a text, b text) RETURNS int4 LANGUAGE plpgsql AS $$
 BEGIN
-	IF current_setting('fpbtest.trig', true) = 'on' AND nextval('rc_calls') = 5 THEN
+	IF coalesce(current_setting('fpbtest.trig', true), '') = 'on' AND
+		nextval('rc_calls') = 5 THEN
 		PERFORM dblink_exec(current_setting('fpbtest.conn'), 'ANALYZE rcu');
 		PERFORM count(*) FROM rc_lock;
 		PERFORM count(*) FROM rco WHERE b1 > '5' AND b2 > 0;
