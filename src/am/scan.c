@@ -383,6 +383,16 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		so->more_right = !FpbPageIsRightmost(opq) &&
 			fpb_scan_cmp(so, hk.k, hk.t, hk.f, so->hik, so->hit,
 						 so->hif) <= 0;
+
+		/*
+		 * A half-dead or deleted leaf's key range belongs to its right
+		 * sibling: inserts into it go there.  Read on to the right
+		 * whatever the high key says, as nbtree steps over such pages,
+		 * so that a serializable scan also locks the page those inserts
+		 * check (README, "Predicate locks").
+		 */
+		if (FpbPageIsIgnore(opq) && !FpbPageIsRightmost(opq))
+			so->more_right = true;
 	}
 	so->more_left = !FpbPageIsLeftmost(opq) && !before_lo;
 
