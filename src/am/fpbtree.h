@@ -519,6 +519,8 @@ extern relopt_kind fpb_relopt_kind;
 /* the access method's settings and reloptions, called from _PG_init */
 extern void fpb_am_init(void);
 extern void fpb_pattern_init(void);
+extern bool fpb_planner_as_btree;
+extern void fpb_planview_init(void);
 extern void fpb_check_pattern_collations(Relation index);
 extern void fpb_rowcompare_init(void);
 extern void fpb_upsert_init(void);

@@ -49,6 +49,11 @@ fpb_am_init(void)
 							 "The distance is capped by the heap tablespace's effective_io_concurrency.",
 							 &fpb_enable_heap_prefetch, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("fpbtree.planner_as_btree",
+							 "Let the planner ask fpbtree indexes what it asks only btree indexes: a column's actual minimum and maximum, and whether a unique index makes a join's inner side unique.",
+							 "The first serves range estimates beyond the column's histogram, the second join removal and unique joins.",
+							 &fpb_planner_as_btree, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.prefetch_distance_max",
 							"Upper limit of the leaf and heap prefetch distance (0 = effective_io_concurrency alone).",
 							NULL,
@@ -77,6 +82,7 @@ fpb_am_init(void)
 
 	fpb_init_reloptions();
 	fpb_pattern_init();
+	fpb_planview_init();
 	fpb_rowcompare_init();
 	fpb_upsert_init();
 	fpb_fkey_init();
