@@ -173,6 +173,62 @@ FROM generate_series(301, 600) g;
 SELECT fpbtree_check('lv_h_ac', true), fpbtree_check('lv_h_c', true);
 SELECT fpb_same('SELECT a, md5(c) FROM lv_h WHERE a = 2 ORDER BY a, c', 'lv_h_ac', true);
 
+-- rows longer than an index tuple holds before compression (8191 bytes),
+-- which btree takes compressed: multi-column, INCLUDE and DESC rows, at
+-- insert, at CREATE INDEX, in unique indexes and upserts
+CREATE TABLE lv_x (a float8, c text COLLATE "C", p int4, t text)
+WITH (autovacuum_enabled = off);
+CREATE INDEX lv_x_ac ON lv_x USING fpbtree (a, c);
+CREATE INDEX lv_x_cp ON lv_x USING fpbtree (c) INCLUDE (p);
+CREATE INDEX lv_x_pt ON lv_x USING fpbtree (p) INCLUDE (t);
+CREATE INDEX lv_x_cd ON lv_x USING fpbtree (c DESC);
+CREATE UNIQUE INDEX lv_x_u ON lv_x USING fpbtree (p, c);
+INSERT INTO lv_x
+SELECT g % 4, lv_v('Long', 8300 + g * 97, g::text), g, lv_v('t', 20000, g::text)
+FROM generate_series(1, 40) g;
+INSERT INTO lv_x VALUES (1, lv_v('ab', 12000, 'x'), 41, 'short')
+ON CONFLICT (p, c) DO NOTHING;
+INSERT INTO lv_x VALUES (1, lv_v('ab', 12000, 'x'), 41, 'again')
+ON CONFLICT (p, c) DO UPDATE SET t = excluded.t;
+\set VERBOSITY terse
+INSERT INTO lv_x VALUES (1, lv_v('Long', 8300 + 97, '1'), 1, 'dup');
+\set VERBOSITY default
+CREATE INDEX lv_x_ac2 ON lv_x USING fpbtree (a, c);
+CREATE INDEX lv_x_cp2 ON lv_x USING fpbtree (c) INCLUDE (p);
+SELECT fpbtree_check('lv_x_ac', true), fpbtree_check('lv_x_cp', true),
+	fpbtree_check('lv_x_pt', true), fpbtree_check('lv_x_cd', true),
+	fpbtree_check('lv_x_u', true), fpbtree_check('lv_x_ac2', true),
+	fpbtree_check('lv_x_cp2', true);
+SELECT count(*), sum(length(c)), max(t) FILTER (WHERE p = 41) FROM lv_x;
+DROP INDEX lv_x_ac, lv_x_cp, lv_x_u;
+SELECT fpb_same('SELECT a, md5(c) FROM lv_x WHERE a = 2 ORDER BY a, c', 'lv_x_ac2', true);
+SELECT fpb_same('SELECT p, md5(t) FROM lv_x WHERE p > 30', 'lv_x_pt');
+
+-- scan bounds of any length, also beyond what an index tuple holds, as
+-- btree takes them: compressible and not, on multi-column and INCLUDE
+-- indexes, under "C" (the inline comparison) and ICU (the bounds are
+-- parameters, so that a plan shows no long constant)
+CREATE TABLE lv_b2 (a text COLLATE "C", i text COLLATE lv_icu, b int4)
+WITH (autovacuum_enabled = off);
+INSERT INTO lv_b2 SELECT g::text, g::text, g FROM generate_series(1, 1000) g;
+INSERT INTO lv_b2 SELECT lv_v('x', 9000 + g, ''), lv_v('x', 9000 + g, ''), g
+FROM generate_series(1, 3) g;
+CREATE INDEX lv_b2_ab ON lv_b2 USING fpbtree (a, b);
+CREATE INDEX lv_b2_ib ON lv_b2 USING fpbtree (i, b);
+SELECT fpb_same('SELECT b FROM lv_b2 WHERE a < (SELECT repeat(''x'', 9002))', 'lv_b2_ab');
+SELECT fpb_same('SELECT b FROM lv_b2 WHERE a = (SELECT repeat(''x'', 9002))', 'lv_b2_ab');
+SELECT fpb_same('SELECT b FROM lv_b2 WHERE a = (SELECT repeat(''x'', 9002)) AND b > 1', 'lv_b2_ab');
+SELECT fpb_same('SELECT b FROM lv_b2 WHERE a >= (SELECT lv_w(3, 9000))', 'lv_b2_ab');
+SELECT fpb_same('SELECT a, b FROM lv_b2 WHERE a < (SELECT lv_w(3, 9000)) ORDER BY a, b', 'lv_b2_ab', true);
+SELECT fpb_same('SELECT b FROM lv_b2 WHERE a = ANY ((SELECT ARRAY[repeat(''x'', 9001), ''5'', lv_w(1, 10000)])::text[])', 'lv_b2_ab');
+SELECT fpb_same('SELECT b FROM lv_b2 WHERE i <= (SELECT repeat(''x'', 9002))', 'lv_b2_ib');
+SELECT fpb_same('SELECT b FROM lv_b2 WHERE i > (SELECT lv_w(3, 9000))', 'lv_b2_ib');
+DROP INDEX lv_b2_ab;
+CREATE INDEX lv_b2_ai ON lv_b2 USING fpbtree (a) INCLUDE (b);
+SELECT fpb_same('SELECT b FROM lv_b2 WHERE a > (SELECT repeat(''x'', 9001))', 'lv_b2_ai');
+SELECT fpb_same('SELECT b FROM lv_b2 WHERE a = (SELECT lv_w(7, 12000))', 'lv_b2_ai');
+SELECT fpb_same('SELECT b FROM lv_b2 WHERE a <= (SELECT repeat(''x'', 9002))', 'lv_b2_ai');
+
 -- an index built by an earlier release (as the debugging setting builds
 -- it) has no format flag for compressed values: it keeps refusing long
 -- values until REINDEX

@@ -465,6 +465,15 @@ fpb_tuple_first_equal(const FpbCmp *cmp, const char *a, const char *b)
 							 (IndexTuple) b, cmp->tupdesc, 0) == 0;
 }
 
+static inline bool
+fpb_any_null(TupleDesc desc, const bool *isnull)
+{
+	for (int i = 0; i < desc->natts; i++)
+		if (isnull[i])
+			return true;
+	return false;
+}
+
 /*
  * An index tuple of desc's columns.  With detoast, every value is taken
  * untoasted and uncompressed (the comparisons read values in place); else
@@ -535,54 +544,47 @@ const char *
 fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
 			   bool *isnull, ItemPointer htid)
 {
+	TupleDesc	desc = cmp->tupdesc;
+	Datum		v[INDEX_MAX_KEYS];
 	IndexTuple	t;
 	Size		size;
 
 	/* by-value columns only: nothing to detoast, never too long */
 	if (cmp->pfxflags & FPB_PFX_PACKED)
-		return fpb_pack_row(cmp->tupdesc, values, isnull);
-	t = fpb_build_tuple(cmp->tupdesc, values, isnull);
-	size = IndexTupleSize(t);
+		return fpb_pack_row(desc, values, isnull);
 
+	/* every value untoasted and uncompressed (the comparisons read them) */
+	for (int i = 0; i < desc->natts; i++)
+	{
+		v[i] = values[i];
+		if (!isnull[i] && TupleDescAttr(desc, i)->attlen == -1)
+			v[i] = PointerGetDatum(pg_detoast_datum_packed((struct varlena *)
+														   DatumGetPointer(values[i])));
+	}
+	size = MAXALIGN(IndexInfoFindDataOffset(fpb_any_null(desc, isnull) ?
+											INDEX_NULL_MASK : 0) +
+					heap_compute_data_size(desc, v, isnull));
 	if (size > (Size) cmp->maxkey && (cmp->pfxflags & FPB_PFX_COMPRESS))
 	{
 		/*
 		 * Too long for a slot: compress its long values, as
 		 * index_form_tuple compresses those of btree's tuples (a row's bytes
-		 * still depend on its values alone: fpb_full_compress).
+		 * still depend on its values alone: fpb_full_compress).  Before the
+		 * tuple is formed: uncompressed, it may exceed what an index tuple
+		 * can hold at all.
 		 */
-		TupleDesc	desc = cmp->tupdesc;
-		Datum		v[INDEX_MAX_KEYS];
-		bool		any = false;
-
 		for (int i = 0; i < desc->natts; i++)
 		{
 			Form_pg_attribute att = TupleDescAttr(desc, i);
-			const char *p;
 
-			v[i] = values[i];
-			if (isnull[i] || att->attlen != -1)
-				continue;
-			/* untoasted, as fpb_build_tuple takes every value */
-			p = (const char *) pg_detoast_datum_packed((struct varlena *)
-													   DatumGetPointer(values[i]));
-			v[i] = PointerGetDatum(p);
-			if (fpb_storage_compresses(att->attstorage) &&
-				VARSIZE_ANY(p) > TOAST_INDEX_TARGET)
-			{
-				const char *c = fpb_full_compress(p);
-
-				any |= (c != p);
-				v[i] = PointerGetDatum(c);
-			}
-		}
-		if (any)
-		{
-			pfree(t);
-			t = fpb_build_tuple_ext(desc, v, isnull, false);
-			size = IndexTupleSize(t);
+			if (!isnull[i] && att->attlen == -1 &&
+				fpb_storage_compresses(att->attstorage) &&
+				VARSIZE_ANY(DatumGetPointer(v[i])) > TOAST_INDEX_TARGET)
+				v[i] = PointerGetDatum(fpb_full_compress(DatumGetPointer(v[i])));
 		}
 	}
+	t = fpb_build_tuple_ext(desc, v, isnull, false);
+	size = IndexTupleSize(t);
 	fpb_check_row_size(cmp, index, size, htid);
 	return (const char *) t;
 }
@@ -737,6 +739,53 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 }
 
 /*
+ * A bound's index tuple.  A query may compare with values of any length,
+ * and a bound's tuple is never stored: when its values take more than an
+ * index tuple holds, each long one is kept by reference, as an indirect
+ * toast pointer to a copy in the current context.  Every reader of a
+ * bound's values detoasts them (the comparison functions do, and
+ * fpb_full_cmp's inline comparison of text under "C" does for values not
+ * in place); the values are uncompressed, as fpb_build_tuple takes them.
+ */
+static IndexTuple
+fpb_build_bound_tuple(TupleDesc desc, Datum *values, bool *isnull)
+{
+	Datum		v[INDEX_MAX_KEYS];
+	Size		size;
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		v[i] = values[i];
+		if (!isnull[i] && TupleDescAttr(desc, i)->attlen == -1)
+			v[i] = PointerGetDatum(pg_detoast_datum_packed((struct varlena *)
+														   DatumGetPointer(values[i])));
+	}
+	size = MAXALIGN(IndexInfoFindDataOffset(fpb_any_null(desc, isnull) ?
+											INDEX_NULL_MASK : 0) +
+					heap_compute_data_size(desc, v, isnull));
+	if (size > INDEX_SIZE_MASK)
+	{
+		for (int i = 0; i < desc->natts; i++)
+		{
+			struct varlena *val = (struct varlena *) DatumGetPointer(v[i]);
+			struct varlena *ptr;
+			varatt_indirect redirect;
+
+			if (isnull[i] || TupleDescAttr(desc, i)->attlen != -1 ||
+				VARSIZE_ANY(val) <= TOAST_INDEX_TARGET)
+				continue;
+			redirect.pointer = palloc(VARSIZE_ANY(val));
+			memcpy(redirect.pointer, val, VARSIZE_ANY(val));
+			ptr = palloc(INDIRECT_POINTER_SIZE);
+			SET_VARTAG_EXTERNAL(ptr, VARTAG_INDIRECT);
+			memcpy(VARDATA_EXTERNAL(ptr), &redirect, sizeof(redirect));
+			v[i] = PointerGetDatum(ptr);
+		}
+	}
+	return fpb_build_tuple_ext(desc, v, isnull, false);
+}
+
+/*
  * A scan bound: the partial key of the first m key columns with values
  * vals (bounddesc's forms) or NULLs, the rest minus (sign < 0) or plus
  * infinity.
@@ -755,7 +804,7 @@ fpb_make_bound(const FpbCmp *cmp, int m, Datum *vals, bool *isnull,
 		v[j] = j < m ? vals[j] : (Datum) 0;
 		nulls[j] = (j >= m) || isnull[j];
 	}
-	t = fpb_build_tuple(cmp->bounddesc, v, nulls);
+	t = fpb_build_bound_tuple(cmp->bounddesc, v, nulls);
 	t->t_tid.ip_posid = m;
 	t->t_tid.ip_blkid.bi_lo = sign > 0 ? 1 : 0;
 	return (const char *) t;

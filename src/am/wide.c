@@ -69,7 +69,9 @@ fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b)
 		int			la,
 					lb;
 
-		if (unlikely(VARATT_IS_COMPRESSED(a) || VARATT_IS_COMPRESSED(b)))
+		/* compressed stored values; a long bound's, by reference */
+		if (unlikely(VARATT_IS_COMPRESSED(a) || VARATT_IS_COMPRESSED(b) ||
+					 VARATT_IS_EXTERNAL(a) || VARATT_IS_EXTERNAL(b)))
 			return fpb_full_cmp_compressed(cmp, a, b);
 		la = VARSIZE_ANY_EXHDR(a);
 		lb = VARSIZE_ANY_EXHDR(b);
