@@ -92,8 +92,8 @@ fpb_mark_copy(FpbScanOpaque so, FpbScanMark *m, bool save)
 	FpbScanItem *items = save ? m->items : so->items;
 	char	   *vals = save ? m->itemvals : so->itemvals;
 	const char *fromvals = save ? so->itemvals : m->itemvals;
-	FpbFullBuf *hikbuf = save ? &m->curhikbuf : &so->curhikbuf;
-	const FpbFullBuf *fromhikbuf = save ? &so->curhikbuf : &m->curhikbuf;
+	FpbFullBuf *hikbuf = save ? &m->curhikbuf : so->curhikbuf;
+	const FpbFullBuf *fromhikbuf = save ? so->curhikbuf : &m->curhikbuf;
 	const char *fromhif = save ? so->curhif : m->curhif;
 	const char *hif = NULL;
 
@@ -115,6 +115,8 @@ fpb_mark_copy(FpbScanOpaque so, FpbScanMark *m, bool save)
 	FPB_MARK_COPY(curhit);
 	if (fromhif != NULL)
 	{
+		/* the scan's buffer was made when the marked page was read */
+		Assert(hikbuf != NULL && fromhikbuf != NULL);
 		memcpy(hikbuf, fromhikbuf, sizeof(FpbFullBuf));
 		hif = fpb_mark_rebase(fromhif, fromhikbuf->data, hikbuf->data);
 	}

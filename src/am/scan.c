@@ -38,13 +38,25 @@ fpbbeginscan(Relation r, int nkeys, int norderbys)
 	so->pinbuf = InvalidBuffer;
 	so->curblk = InvalidBlockNumber;
 	so->runlast = InvalidBlockNumber;
-	/* a full leaf of the usual widths; a larger one grows it (readpage) */
-	so->maxitems = 512;
+	/*
+	 * The matches of a few leaf nodes: a point lookup needs no more, and a
+	 * range scan grows it to a page's entries at its first page (readpage).
+	 * A full page's (12 kB) would be a malloc and a free per scan.
+	 */
+	so->maxitems = FPB_SCAN_ITEMS_INITIAL;
 	so->items = palloc(sizeof(FpbScanItem) * so->maxitems);
 	so->scancxt = CurrentMemoryContext;
 	scan->opaque = so;
 	scan->xs_itupdesc = RelationGetDescr(r);
 	return scan;
+}
+
+/* Room for n matches in the batch, which is grown (in the scan's context). */
+void
+fpb_scan_grow_items(FpbScanOpaque so, int n)
+{
+	so->maxitems = n;
+	so->items = repalloc(so->items, sizeof(FpbScanItem) * n);
 }
 
 /*
@@ -182,11 +194,9 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	 * sees the other.
 	 */
 	PredicateLockPage(scan->indexRelation, blkno, scan->xs_snapshot);
-	if (opq->nentries > so->maxitems)
-	{
-		so->maxitems = opq->nentries;
-		so->items = repalloc(so->items, sizeof(FpbScanItem) * so->maxitems);
-	}
+	/* a posting page's matches are copied at once; the others node by node */
+	if (FpbPageIsPosting(opq) && opq->nentries > so->maxitems)
+		fpb_scan_grow_items(so, opq->nentries);
 	if (wantvals)
 	{
 		/*
@@ -280,11 +290,13 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		hdr = (FpbNodeHeader *) node;
 		if (hdr->kind != FPB_NODE_LEAF || hdr->start + hdr->n > cap ||
 			(hdr->start != 0 && !(opq->flags & FPB_F_STARTS)) ||
-			n + hdr->n > so->maxitems)
+			n + hdr->n > Max((int) opq->nentries, so->maxitems))
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
 					 errmsg("fpbtree page %u is corrupted: node header is invalid",
 							blkno)));
+		if (n + hdr->n > so->maxitems)
+			fpb_scan_grow_items(so, Max(n + hdr->n, (int) opq->nentries));
 		if (pfline != FPB_NONE)
 			pfline = fpb_scan_prefetch_next(page, opq, pfline);
 		keys = fpb_node_keys(node);
@@ -375,8 +387,13 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		FpbEntry	hk;
 
 		fpb_page_get_hikey(page, &hk, blkno);
-		if (!FpbPageIsRightmost(opq))
-			fpb_entry_keep(so->cmp, &hk, &so->curhikbuf);
+		if (!FpbPageIsRightmost(opq) && so->cmp != NULL)
+		{
+			if (so->curhikbuf == NULL)
+				so->curhikbuf = MemoryContextAlloc(so->scancxt,
+												   sizeof(FpbFullBuf));
+			fpb_entry_keep(so->cmp, &hk, so->curhikbuf);
+		}
 		so->curhik = hk.k;
 		so->curhit = hk.t;
 		so->curhif = hk.f;
@@ -1094,6 +1111,8 @@ fpbendscan(IndexScanDesc scan)
 	if (so->nulltup)
 		pfree(so->nulltup);
 	pfree(so->items);
+	if (so->curhikbuf)
+		pfree(so->curhikbuf);
 	if (so->killed)
 		pfree(so->killed);
 	pfree(so);

@@ -21,6 +21,8 @@
 
 /* the batch's value buffer (see fpb_scan_readpage) */
 #define FPB_ITEMVALS_SIZE	(3 * BLCKSZ)
+/* the batch's first size: the matches of a few leaf nodes (scan.c) */
+#define FPB_SCAN_ITEMS_INITIAL	64
 
 struct FpbScanMark;
 
@@ -49,7 +51,7 @@ typedef struct FpbScanOpaqueData
 	uint64		curhik;			/* and its high key, unless rightmost */
 	uint64		curhit;
 	const char *curhif;			/* wide: its value, in curhikbuf */
-	FpbFullBuf	curhikbuf;
+	FpbFullBuf *curhikbuf;		/* wide: made at the first page read */
 	char	   *itemvals;		/* wide index-only scans: the batch's values */
 	Size		itemvals_used;	/* ... the bytes of it the batch uses */
 	bool		more_left;		/* may pages to the left hold matches? */
@@ -163,6 +165,7 @@ fpb_scan_cmp_at(FpbScanOpaque so, Page page, BlockNumber blkno, uint64 k,
 extern void fpb_scan_keep_interval(FpbScanOpaque so, FpbScanInterval *iv);
 extern void fpb_scan_set_interval(FpbScanOpaque so, int i);
 extern void fpb_scan_release(FpbScanOpaque so);
+extern void fpb_scan_grow_items(FpbScanOpaque so, int n);
 
 /* markpos.c */
 extern void fpb_mark_leave(FpbScanOpaque so);
