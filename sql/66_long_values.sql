@@ -223,6 +223,15 @@ SELECT fpb_same('SELECT a, b FROM lv_b2 WHERE a < (SELECT lv_w(3, 9000)) ORDER B
 SELECT fpb_same('SELECT b FROM lv_b2 WHERE a = ANY ((SELECT ARRAY[repeat(''x'', 9001), ''5'', lv_w(1, 10000)])::text[])', 'lv_b2_ab');
 SELECT fpb_same('SELECT b FROM lv_b2 WHERE i <= (SELECT repeat(''x'', 9002))', 'lv_b2_ib');
 SELECT fpb_same('SELECT b FROM lv_b2 WHERE i > (SELECT lv_w(3, 9000))', 'lv_b2_ib');
+-- a long bound beside a value of a plain-storage type (oidvector), whose
+-- functions read it in place: only the text is kept by reference
+CREATE TABLE lv_ov (o oidvector, t text COLLATE "C", b int4);
+INSERT INTO lv_ov
+SELECT (SELECT string_agg((g + h % 3)::text, ' ')::oidvector FROM generate_series(1, 150) g),
+	CASE WHEN h % 2 = 0 THEN lv_v('x', 9000 + h, '') ELSE h::text END, h
+FROM generate_series(1, 40) h;
+CREATE INDEX lv_ov_ot ON lv_ov USING fpbtree (o, t);
+SELECT fpb_same('SELECT b FROM lv_ov WHERE o = (SELECT string_agg(g::text, '' '')::oidvector FROM generate_series(2, 151) g) AND t < (SELECT repeat(''x'', 9010))', 'lv_ov_ot');
 DROP INDEX lv_b2_ab;
 CREATE INDEX lv_b2_ai ON lv_b2 USING fpbtree (a) INCLUDE (b);
 SELECT fpb_same('SELECT b FROM lv_b2 WHERE a > (SELECT repeat(''x'', 9001))', 'lv_b2_ai');

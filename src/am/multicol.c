@@ -741,11 +741,13 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 /*
  * A bound's index tuple.  A query may compare with values of any length,
  * and a bound's tuple is never stored: when its values take more than an
- * index tuple holds, each long one is kept by reference, as an indirect
- * toast pointer to a copy in the current context.  Every reader of a
- * bound's values detoasts them (the comparison functions do, and
- * fpb_full_cmp's inline comparison of text under "C" does for values not
- * in place); the values are uncompressed, as fpb_build_tuple takes them.
+ * index tuple holds, each (of a type that may be toasted) is kept by
+ * reference, as an indirect toast pointer to a copy in the current
+ * context.  Every reader of a bound's values detoasts them (the comparison
+ * functions of such types do, and fpb_full_cmp's inline comparison of text
+ * under "C" does for values not in place); the values are uncompressed,
+ * as fpb_build_tuple takes them.  Too many long values of plain-storage
+ * types are refused, as before.
  */
 static IndexTuple
 fpb_build_bound_tuple(TupleDesc desc, Datum *values, bool *isnull)
@@ -771,8 +773,13 @@ fpb_build_bound_tuple(TupleDesc desc, Datum *values, bool *isnull)
 			struct varlena *ptr;
 			varatt_indirect redirect;
 
+			/*
+			 * Not a plain-storage type's: its functions may take their
+			 * arguments as they are (oidvector's do), never toasted.
+			 */
 			if (isnull[i] || TupleDescAttr(desc, i)->attlen != -1 ||
-				VARSIZE_ANY(val) <= TOAST_INDEX_TARGET)
+				TupleDescAttr(desc, i)->attstorage == TYPSTORAGE_PLAIN ||
+				VARSIZE_ANY(val) <= INDIRECT_POINTER_SIZE)
 				continue;
 			redirect.pointer = palloc(VARSIZE_ANY(val));
 			memcpy(redirect.pointer, val, VARSIZE_ANY(val));

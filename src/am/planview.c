@@ -47,9 +47,8 @@ bool		fpb_planner_as_btree = true;
 static get_relation_info_hook_type fpb_prev_planview = NULL;
 
 /*
- * A copy's paths are dropped by the path builders (it has neither
- * amgettuple nor amgetbitmap); should one be costed (an ORDER BY on its
- * column builds one), it is never chosen.
+ * A copy gets no path (no key columns, neither amgettuple nor
+ * amgetbitmap); should one ever be costed, it is never chosen.
  */
 static void
 fpb_planview_costestimate(PlannerInfo *root, IndexPath *path,
@@ -79,11 +78,13 @@ typedef struct FpbFamilyView
 #define FPB_FAMILY_VIEWS	32
 static FpbFamilyView fpb_family_views[FPB_FAMILY_VIEWS];
 static int	fpb_nfamily_views = 0;
+static uint64 fpb_family_views_gen = 0;	/* bumped by every clearing */
 
 static void
 fpb_planview_inval(Datum arg, int cacheid, uint32 hashvalue)
 {
 	fpb_nfamily_views = 0;
+	fpb_family_views_gen++;
 }
 
 /*
@@ -91,7 +92,8 @@ fpb_planview_inval(Datum arg, int cacheid, uint32 hashvalue)
  * (right input, strategy)?  Those are all the planner can take as index
  * conditions on a column of type (it commutes a clause to put the column
  * on the left, and no other type is binary-coercible to it and in such a
- * family): btree's text_ops also has name's, which fpbtree's has not.
+ * family).  Members of other left inputs may differ: btree's text_ops has
+ * (name, name) and (name, text), fpbtree's text_ops has not.
  */
 static bool
 fpb_planview_same_members(Oid a, Oid b, Oid type)
@@ -136,6 +138,7 @@ fpb_planview_btfamily(Oid fam, Oid type)
 	List	   *fams;
 	ListCell   *lc;
 	Oid			result = InvalidOid;
+	uint64		gen = fpb_family_views_gen;
 
 	for (int i = 0; i < fpb_nfamily_views; i++)
 		if (fpb_family_views[i].fam == fam && fpb_family_views[i].type == type)
@@ -151,6 +154,13 @@ fpb_planview_btfamily(Oid fam, Oid type)
 		}
 	}
 	list_free(fams);
+
+	/*
+	 * The lookups may have taken in invalidations: an answer from members
+	 * since changed is neither kept nor used.
+	 */
+	if (gen != fpb_family_views_gen)
+		return InvalidOid;
 	if (fpb_nfamily_views == FPB_FAMILY_VIEWS)
 		fpb_nfamily_views = 0;
 	fpb_family_views[fpb_nfamily_views].fam = fam;
@@ -164,8 +174,10 @@ fpb_planview_btfamily(Oid fam, Oid type)
  * A unique fpbtree index shows the planner, for each key column, the btree
  * family with exactly its family's operators on the column's type, when
  * every column has one: the uniqueness test finds the join's "=" among
- * that family's, and every other use of the families (which clauses the
- * index takes, and how) sees the same operators under another OID.  Keys
+ * that family's, and every other use of the families sees the same
+ * operators under another OID (what the planner derives from btree's
+ * families by OID, as pattern.c shows them, it derives for these: inet's
+ * "<<" bounds, LIKE on bytea; all with the same operators).  Keys
  * unique under the fpbtree family's "=" are unique under every equality of
  * a btree family holding it (cross-type ones too): a btree family is
  * consistent.

@@ -40,8 +40,9 @@ fpbbeginscan(Relation r, int nkeys, int norderbys)
 	so->runlast = InvalidBlockNumber;
 	/*
 	 * The matches of a few leaf nodes: a point lookup needs no more, and a
-	 * range scan grows it to a page's entries at its first page (readpage).
-	 * A full page's (12 kB) would be a malloc and a free per scan.
+	 * range scan grows it to a page's entry count when a node might not fit
+	 * (readpage).  A full page's (12 kB) would be a malloc and a free per
+	 * scan.
 	 */
 	so->maxitems = FPB_SCAN_ITEMS_INITIAL;
 	so->items = palloc(sizeof(FpbScanItem) * so->maxitems);
@@ -194,7 +195,11 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	 * sees the other.
 	 */
 	PredicateLockPage(scan->indexRelation, blkno, scan->xs_snapshot);
-	/* a posting page's matches are copied at once; the others node by node */
+	/*
+	 * A posting page's matches are copied at once: room for all of them
+	 * first.  Other pages' node by node, growing before a node that might
+	 * not fit.
+	 */
 	if (FpbPageIsPosting(opq) && opq->nentries > so->maxitems)
 		fpb_scan_grow_items(so, opq->nentries);
 	if (wantvals)
