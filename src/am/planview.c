@@ -31,10 +31,10 @@
 
 #include "access/stratnum.h"
 #include "catalog/pg_am_d.h"
+#include "catalog/pg_amop.h"
 #include "nodes/pathnodes.h"
 #include "optimizer/cost.h"
 #include "optimizer/plancat.h"
-#include "catalog/pg_amop.h"
 #include "utils/catcache.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
