@@ -670,6 +670,7 @@ extern FpbEntry fpb_multi_entry(const FpbCmp *cmp, Relation index,
 								Datum *values, bool *isnull, ItemPointer htid);
 extern IndexTuple fpb_build_tuple(TupleDesc desc, Datum *values,
 								  bool *isnull);
+extern const char *fpb_bound_resign(const char *twin, int sign);
 extern const char *fpb_make_bound(const FpbCmp *cmp, int m, Datum *vals,
 								  bool *isnull, int sign);
 extern uint64 fpb_col_key(const FpbCmp *col, uint64 k);

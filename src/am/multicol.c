@@ -792,6 +792,18 @@ fpb_build_bound_tuple(TupleDesc desc, Datum *values, bool *isnull)
 	return fpb_build_tuple_ext(desc, v, isnull, false);
 }
 
+/* Bound twin with the other infinity for missing columns (sign). */
+const char *
+fpb_bound_resign(const char *twin, int sign)
+{
+	Size		size = IndexTupleSize((IndexTuple) twin);
+	IndexTuple	t = palloc(size);
+
+	memcpy(t, twin, size);
+	t->t_tid.ip_blkid.bi_lo = sign > 0 ? 1 : 0;
+	return (const char *) t;
+}
+
 /*
  * A scan bound: the partial key of the first m key columns with values
  * vals (bounddesc's forms) or NULLs, the rest minus (sign < 0) or plus

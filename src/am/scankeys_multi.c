@@ -234,12 +234,15 @@ fpb_scan_colkey(IndexScanDesc scan, int j, ScanKey sk, FpbColBound *lower,
 /*
  * One end of an interval: the first column's side c0, then the exact
  * equalities of columns 1..m-1 (side's values), then column m's side.
- * Returns false when no column bounds it.
+ * Returns false when no column bounds it.  twin, when not NULL, is the
+ * interval's other end, made by this function: where every key column is
+ * an exact equality, this end holds the same values (a point lookup), and
+ * its tuple is twin's with the other sign.
  */
 static bool
 fpb_scan_end(IndexScanDesc scan, const FpbColBound *c0, bool exact0,
 			 const FpbColBound *side, const FpbColBound *other, int m,
-			 bool upper, uint64 *k, const char **f)
+			 bool upper, const char *twin, uint64 *k, const char **f)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	const FpbCmp *cmp = so->cmp;
@@ -294,7 +297,10 @@ fpb_scan_end(IndexScanDesc scan, const FpbColBound *c0, bool exact0,
 			break;
 	}
 	*k = fpb_multi_prefix(cmp, ncols, keys, nulls, sign);
-	*f = fpb_make_bound(cmp, ncols, vals, nulls, sign);
+	if (twin != NULL && exact0 && m == cmp->nkeys)
+		*f = fpb_bound_resign(twin, sign);
+	else
+		*f = fpb_make_bound(cmp, ncols, vals, nulls, sign);
 	return true;
 }
 
@@ -377,9 +383,9 @@ fpb_scan_array0(IndexScanDesc scan, ScanKey sk, FpbColBound *lower,
 		if (fpb_colbound_cmp(col, &lo[i], &hi[i]) > 0)
 			continue;
 		(void) fpb_scan_end(scan, &lo[i], exact, lower, upper, m, false,
-							&iv[n].lok, &iv[n].lof);
+							NULL, &iv[n].lok, &iv[n].lof);
 		(void) fpb_scan_end(scan, &hi[i], exact, upper, lower, m, true,
-							&iv[n].hik, &iv[n].hif);
+							iv[n].lof, &iv[n].hik, &iv[n].hif);
 		iv[n].lot = 0;
 		iv[n].hit = FPB_T_MAX_NONNULL;
 		n++;
@@ -495,12 +501,16 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 		int			m = exact0 ? fpb_scan_extent(cmp, lower, upper) : 0;
 		uint64		k;
 		const char *f;
+		const char *lof = NULL;
 
 		if (fpb_scan_end(scan, &lower[0], exact0, lower, upper, m, false,
-						 &k, &f))
+						 NULL, &k, &f))
+		{
 			fpb_m_lower(so, k, 0, f);
+			lof = f;
+		}
 		if (fpb_scan_end(scan, &upper[0], exact0, upper, lower, m, true,
-						 &k, &f))
+						 lof, &k, &f))
 			fpb_m_upper(so, k, FPB_T_MAX_NONNULL, f);
 		last = m;
 	}
