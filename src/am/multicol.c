@@ -475,39 +475,47 @@ fpb_any_null(TupleDesc desc, const bool *isnull)
 }
 
 /*
- * An index tuple of desc's columns.  With detoast, every value is taken
- * untoasted and uncompressed (the comparisons read values in place); else
- * the caller has made the values what they are to be (fpb_form_tuple).
+ * Set v to values with every varlena value untoasted and uncompressed (the
+ * comparisons read values in place); returns the bytes of their data, and
+ * whether one is NULL.
  */
-static IndexTuple
-fpb_build_tuple_ext(TupleDesc desc, Datum *values, bool *isnull,
-					bool detoast)
+static Size
+fpb_untoast_values(TupleDesc desc, Datum *values, bool *isnull, Datum *v,
+				   bool *hasnull)
 {
-	Datum		v[INDEX_MAX_KEYS];
-	bool		hasnull = false;
-	Size		hoff,
-				dsize,
-				size;
-	uint16		tupmask = 0;
-	char	   *tp;
-	IndexTuple	t;
-
 	Assert(desc->natts <= INDEX_MAX_KEYS);
+	*hasnull = false;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		v[i] = values[i];
 		if (isnull[i])
-			hasnull = true;
-		else if (detoast && TupleDescAttr(desc, i)->attlen == -1)
-		{
-			struct varlena *p = (struct varlena *) DatumGetPointer(values[i]);
-
-			v[i] = PointerGetDatum(pg_detoast_datum_packed(p));
-		}
+			*hasnull = true;
+		else if (TupleDescAttr(desc, i)->attlen == -1)
+			v[i] = PointerGetDatum(pg_detoast_datum_packed((struct varlena *)
+														   DatumGetPointer(values[i])));
 	}
-	hoff = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0);
-	dsize = heap_compute_data_size(desc, v, isnull);
-	size = MAXALIGN(hoff + dsize);
+	return heap_compute_data_size(desc, v, isnull);
+}
+
+/* The bytes of an index tuple of data size dsize. */
+static inline Size
+fpb_tuple_bytes(bool hasnull, Size dsize)
+{
+	return MAXALIGN(IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) +
+					dsize);
+}
+
+/* The index tuple of v, as they are, whose data takes dsize bytes. */
+static IndexTuple
+fpb_fill_index_tuple(TupleDesc desc, Datum *v, bool *isnull, bool hasnull,
+					 Size dsize)
+{
+	Size		hoff = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0);
+	Size		size = fpb_tuple_bytes(hasnull, dsize);
+	uint16		tupmask = 0;
+	char	   *tp;
+	IndexTuple	t;
+
 	if (size > INDEX_SIZE_MASK)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -523,6 +531,30 @@ fpb_build_tuple_ext(TupleDesc desc, Datum *values, bool *isnull,
 	if (tupmask & HEAP_HASVARWIDTH)
 		t->t_info |= INDEX_VAR_MASK;
 	return t;
+}
+
+/*
+ * An index tuple of desc's columns.  With detoast, every value is taken
+ * untoasted and uncompressed; else the caller has made the values what
+ * they are to be (a separator's).
+ */
+static IndexTuple
+fpb_build_tuple_ext(TupleDesc desc, Datum *values, bool *isnull,
+					bool detoast)
+{
+	Datum		v[INDEX_MAX_KEYS];
+	bool		hasnull;
+	Size		dsize;
+
+	if (detoast)
+		dsize = fpb_untoast_values(desc, values, isnull, v, &hasnull);
+	else
+	{
+		hasnull = fpb_any_null(desc, isnull);
+		dsize = heap_compute_data_size(desc, values, isnull);
+	}
+	return fpb_fill_index_tuple(desc, detoast ? v : values, isnull, hasnull,
+								dsize);
 }
 
 /*
@@ -546,25 +578,17 @@ fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
 {
 	TupleDesc	desc = cmp->tupdesc;
 	Datum		v[INDEX_MAX_KEYS];
+	bool		hasnull;
+	Size		dsize;
 	IndexTuple	t;
-	Size		size;
 
 	/* by-value columns only: nothing to detoast, never too long */
 	if (cmp->pfxflags & FPB_PFX_PACKED)
 		return fpb_pack_row(desc, values, isnull);
 
-	/* every value untoasted and uncompressed (the comparisons read them) */
-	for (int i = 0; i < desc->natts; i++)
-	{
-		v[i] = values[i];
-		if (!isnull[i] && TupleDescAttr(desc, i)->attlen == -1)
-			v[i] = PointerGetDatum(pg_detoast_datum_packed((struct varlena *)
-														   DatumGetPointer(values[i])));
-	}
-	size = MAXALIGN(IndexInfoFindDataOffset(fpb_any_null(desc, isnull) ?
-											INDEX_NULL_MASK : 0) +
-					heap_compute_data_size(desc, v, isnull));
-	if (size > (Size) cmp->maxkey && (cmp->pfxflags & FPB_PFX_COMPRESS))
+	dsize = fpb_untoast_values(desc, values, isnull, v, &hasnull);
+	if (fpb_tuple_bytes(hasnull, dsize) > (Size) cmp->maxkey &&
+		(cmp->pfxflags & FPB_PFX_COMPRESS))
 	{
 		/*
 		 * Too long for a slot: compress its long values, as
@@ -582,10 +606,10 @@ fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
 				VARSIZE_ANY(DatumGetPointer(v[i])) > TOAST_INDEX_TARGET)
 				v[i] = PointerGetDatum(fpb_full_compress(DatumGetPointer(v[i])));
 		}
+		dsize = heap_compute_data_size(desc, v, isnull);
 	}
-	t = fpb_build_tuple_ext(desc, v, isnull, false);
-	size = IndexTupleSize(t);
-	fpb_check_row_size(cmp, index, size, htid);
+	t = fpb_fill_index_tuple(desc, v, isnull, hasnull, dsize);
+	fpb_check_row_size(cmp, index, IndexTupleSize(t), htid);
 	return (const char *) t;
 }
 
@@ -753,19 +777,10 @@ static IndexTuple
 fpb_build_bound_tuple(TupleDesc desc, Datum *values, bool *isnull)
 {
 	Datum		v[INDEX_MAX_KEYS];
-	Size		size;
+	bool		hasnull;
+	Size		dsize = fpb_untoast_values(desc, values, isnull, v, &hasnull);
 
-	for (int i = 0; i < desc->natts; i++)
-	{
-		v[i] = values[i];
-		if (!isnull[i] && TupleDescAttr(desc, i)->attlen == -1)
-			v[i] = PointerGetDatum(pg_detoast_datum_packed((struct varlena *)
-														   DatumGetPointer(values[i])));
-	}
-	size = MAXALIGN(IndexInfoFindDataOffset(fpb_any_null(desc, isnull) ?
-											INDEX_NULL_MASK : 0) +
-					heap_compute_data_size(desc, v, isnull));
-	if (size > INDEX_SIZE_MASK)
+	if (fpb_tuple_bytes(hasnull, dsize) > INDEX_SIZE_MASK)
 	{
 		for (int i = 0; i < desc->natts; i++)
 		{
@@ -788,8 +803,9 @@ fpb_build_bound_tuple(TupleDesc desc, Datum *values, bool *isnull)
 			memcpy(VARDATA_EXTERNAL(ptr), &redirect, sizeof(redirect));
 			v[i] = PointerGetDatum(ptr);
 		}
+		dsize = heap_compute_data_size(desc, v, isnull);
 	}
-	return fpb_build_tuple_ext(desc, v, isnull, false);
+	return fpb_fill_index_tuple(desc, v, isnull, hasnull, dsize);
 }
 
 /* Bound twin with the other infinity for missing columns (sign). */
