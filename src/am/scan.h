@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * scan.h
- *	  The state of an fpbtree index scan, shared by scan.c (reading leaves)
- *	  and scankeys.c (turning scan keys into key intervals).
+ *	  The state of an fpbtree index scan, shared by scan.c (reading leaves),
+ *	  scan_step.c (moving between them) and scankeys.c (turning scan keys
+ *	  into key intervals).
  *
  *-------------------------------------------------------------------------
  */
@@ -166,6 +167,9 @@ extern void fpb_scan_keep_interval(FpbScanOpaque so, FpbScanInterval *iv);
 extern void fpb_scan_set_interval(FpbScanOpaque so, int i);
 extern void fpb_scan_release(FpbScanOpaque so);
 extern void fpb_scan_grow_items(FpbScanOpaque so, int n);
+extern void fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin);
+extern bool fpb_scan_next(IndexScanDesc scan, ScanDirection dir,
+						  bool gettuple);
 
 /* markpos.c */
 extern void fpb_mark_leave(FpbScanOpaque so);

@@ -13,7 +13,7 @@
  * overlap (which also removes duplicate elements, and -0 against +0), the
  * lists of several array keys are intersected, and each remaining range is
  * clipped to the interval of the other keys.  The scan then reads the
- * resulting disjoint intervals one after another (scan.c).
+ * resulting disjoint intervals one after another (scan_step.c).
  *
  *-------------------------------------------------------------------------
  */

@@ -8,7 +8,7 @@
  * TID removed and reused by the heap under them (index-only scans, non-MVCC
  * snapshots) keep their pin while they return the page's TIDs; plain MVCC
  * scans drop it, so an idle cursor does not hold VACUUM up (see
- * fpb_scan_keeps_pin in scan.c).
+ * fpb_scan_keeps_pin in scan_step.c).
  *
  * A split moves entries to the right, into a new block at the end of the
  * relation (above every block visited so far: re-reading the relation size

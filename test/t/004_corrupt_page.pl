@@ -462,7 +462,7 @@ my (%dblk, %dnote);
 	# that starts past slot 0 on a page not flagged for it (an index
 	# older than version 4): each would be read from the wrong slots
 	$f = $path{d_nodestart};
-	my @leaves = level_chain($f, 0);
+	@leaves = level_chain($f, 0);
 	{
 		my $page = read_block($f, $leaves[1]);
 		my $o = opaque($page);
