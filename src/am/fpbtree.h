@@ -547,6 +547,7 @@ extern Datum fpb_decode(FmgrInfo *decproc, uint64 k);
 extern void fpb_encode_range(FmgrInfo *encproc, Oid typid, Datum value,
 							 uint64 *lo, uint64 *hi);
 extern void fpb_key_equal_range(Oid typid, uint64 k, uint64 *lo, uint64 *hi);
+extern void fpb_ts_tstz_widen(uint64 *lo, uint64 *hi);
 
 /* ---- widekey.c: prefixes of wide keys (README "Wide keys") ---- */
 #define FPB_PREFIX_LEN		8	/* bytes of a value in its prefix */

@@ -616,11 +616,11 @@ fpb_key_equal_range(Oid typid, uint64 k, uint64 *lo, uint64 *hi)
  * zone, a date beyond the timestamp range, which compares above every
  * finite timestamp but below infinity) is the core's.  Comparing a timestamp column with a
  * timestamptz converts each column value to timestamptz, which is not
- * monotonic across a daylight-saving gap; local times inside a gap may
- * then be misplaced, as in a btree index scan, whose binary search uses
- * the same comparison.  The scan has the executor recheck such keys
- * (scankeys.c), so a misplaced bound can leave rows out but never let
- * one in that fails the key.
+ * monotonic across a daylight-saving gap, so the bisection can land on
+ * either side of a gap (as a btree index scan's binary search does, which
+ * then leaves rows out).  The scan widens such bounds (fpb_ts_tstz_widen)
+ * and has the executor recheck the keys (fpb_scan_key_gap), so it returns
+ * what a sequential scan returns.
  * ----------------------------------------------------------------
  */
 
@@ -762,6 +762,75 @@ name(PG_FUNCTION_ARGS) \
 FPB_XKEY_FUNC(fpbtree_xkey_date_timestamp, fpb_date_domain, fpb_xcmp_date_ts)
 FPB_XKEY_FUNC(fpbtree_xkey_date_timestamptz, fpb_date_domain, fpb_xcmp_date_tstz)
 FPB_XKEY_FUNC(fpbtree_xkey_timestamp_timestamptz, fpb_timestamp_domain, fpb_xcmp_ts_tstz)
+
+/*
+ * A timestamp column against a timestamptz argument: how far the bisected
+ * bound b may lie from the true end of the values satisfying the key.
+ *
+ * The core maps a column value c to timestamptz with the session's zone.
+ * That map f increases everywhere but at the end of a spring-forward gap
+ * of D microseconds, where it falls by D: a local time in the gap reads
+ * with the offset before it, so it lands after the first times past the
+ * gap.  The least c with f(c) >= v is then either b or a gap value below
+ * it, and b lies at most D past the gap's end: b - c <= 2D.  The greatest
+ * c with f(c) <= v is symmetric.  Transitions are looked for within three
+ * days of b (local times and instants differ by less than a day, and no
+ * zone has jumped by more than one); without any there, f is exact and the
+ * slack 0.  The scan rechecks such keys, so a wider interval only reads
+ * more entries.
+ */
+static int64
+fpb_ts_tstz_slack(Timestamp b)
+{
+	pg_time_t	t;
+	pg_time_t	end;
+	int64		slack = 0;
+
+	if (TIMESTAMP_NOT_FINITE(b) || session_timezone == NULL)
+		return 0;
+	/* b as if it were UTC, in seconds since the Unix epoch */
+	t = (pg_time_t) (b / USECS_PER_SEC) +
+		(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY;
+	end = t + 3 * SECS_PER_DAY;
+	t -= 3 * SECS_PER_DAY;
+	/* bounded: a zone changes its offset a few times a year at most */
+	for (int i = 0; i < 16; i++)
+	{
+		long int	before,
+					after;
+		int			bdst,
+					adst;
+		pg_time_t	boundary;
+
+		if (pg_next_dst_boundary(&t, &before, &bdst, &boundary, &after,
+								 &adst, session_timezone) != 1 ||
+			boundary > end || boundary <= t)
+			break;
+		if (after > before)
+			slack += 2 * (int64) (after - before) * USECS_PER_SEC;
+		t = boundary;
+	}
+	return slack;
+}
+
+/*
+ * Widen the key range [*lo, *hi] of a timestamp column bisected against a
+ * timestamptz argument (see fpb_ts_tstz_slack), keeping infinite ends.
+ */
+void
+fpb_ts_tstz_widen(uint64 *lo, uint64 *hi)
+{
+	int64		a = key_to_int(*lo);
+	int64		b = key_to_int(*hi);
+	int64		s;
+
+	s = fpb_ts_tstz_slack(a);
+	if (s > 0)
+		*lo = int_to_key(Max(a - s, MIN_TIMESTAMP));
+	s = fpb_ts_tstz_slack(b);
+	if (s > 0)
+		*hi = int_to_key(Min(b + s, END_TIMESTAMP - 1));
+}
 
 /* ----------------------------------------------------------------
  * pg_lsn, xid8: unsigned 64-bit numbers, their own keys

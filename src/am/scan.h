@@ -11,6 +11,8 @@
 #define FPB_SCAN_H
 
 #include "access/genam.h"
+#include "access/stratnum.h"
+#include "catalog/pg_type_d.h"
 #include "fpbtree.h"
 
 /*
@@ -161,6 +163,38 @@ fpb_scan_cmp_at(FpbScanOpaque so, Page page, BlockNumber blkno, uint64 k,
 	if (so->cmp == NULL)
 		return fpb_key_cmp(k, t, bk, bt);
 	return fpb_wide_cmp_at(so->cmp, page, blkno, k, t, bk, bt, bf);
+}
+
+/*
+ * A timestamp column against a timestamptz argument: the core converts each
+ * column value, which is not monotonic across a daylight-saving gap, so the
+ * values that satisfy the key need not be one key range.  The scan reads a
+ * widened interval (fpb_ts_tstz_widen) and the executor rechecks the key.
+ */
+static inline bool
+fpb_scan_key_gap(Relation index, int col, ScanKey sk)
+{
+	return sk->sk_subtype == TIMESTAMPTZOID &&
+		index->rd_opcintype[col] == TIMESTAMPOID;
+}
+
+/*
+ * The strategy a key's bounds are made for: a rechecked timestamptz key
+ * on a timestamp column is read as its non-strict form, whose bounds the
+ * widening moves outwards (the strict forms' "< v" uses the lower end as
+ * an upper bound).
+ */
+static inline StrategyNumber
+fpb_scan_strategy(Relation index, int col, ScanKey sk)
+{
+	if (fpb_scan_key_gap(index, col, sk))
+	{
+		if (sk->sk_strategy == BTLessStrategyNumber)
+			return BTLessEqualStrategyNumber;
+		if (sk->sk_strategy == BTGreaterStrategyNumber)
+			return BTGreaterEqualStrategyNumber;
+	}
+	return sk->sk_strategy;
 }
 
 extern void fpb_scan_keep_interval(FpbScanOpaque so, FpbScanInterval *iv);

@@ -310,6 +310,9 @@ fpb_scan_encode_col(IndexScanDesc scan, int col, Oid typid, Datum value,
 												   BoolGetDatum(false)));
 		*hi = (uint64) DatumGetInt64(FunctionCall2(xproc, value,
 												   BoolGetDatum(true)));
+		/* bisected across daylight-saving gaps: see fpb_scan_key_gap */
+		if (coltype == TIMESTAMPOID && typid == TIMESTAMPTZOID)
+			fpb_ts_tstz_widen(lo, hi);
 	}
 	else
 		fpb_encode_range(xproc, typid, value, lo, hi);
@@ -502,8 +505,9 @@ fpb_array_inequality(IndexScanDesc scan, ScanKey sk)
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	Datum	   *elems;
 	int			nelems;
-	bool		upper = (sk->sk_strategy == BTLessStrategyNumber ||
-						 sk->sk_strategy == BTLessEqualStrategyNumber);
+	StrategyNumber strat = fpb_scan_strategy(scan->indexRelation, 0, sk);
+	bool		upper = (strat == BTLessStrategyNumber ||
+						 strat == BTLessEqualStrategyNumber);
 	uint64		bk = 0,
 				bt = 0;
 
@@ -516,7 +520,7 @@ fpb_array_inequality(IndexScanDesc scan, ScanKey sk)
 					t;
 
 		fpb_scan_encode(scan, sk->sk_subtype, elems[i], &elo, &ehi);
-		switch (sk->sk_strategy)
+		switch (strat)
 		{
 			case BTLessStrategyNumber:
 				k = elo;
@@ -599,17 +603,8 @@ fpb_scan_bounds(IndexScanDesc scan)
 		uint64		elo,
 					ehi;
 
-		/*
-		 * A timestamp column against a timestamptz key: the core converts
-		 * each column value, which is not monotonic across a
-		 * daylight-saving gap, so the values that satisfy the key need not
-		 * be one key range.  Support function 3 then finds a bound by
-		 * bisection that may admit values failing the key (see keys.c):
-		 * have the executor recheck every entry, so that none is returned
-		 * wrongly.
-		 */
-		if (sk->sk_subtype == TIMESTAMPTZOID &&
-			scan->indexRelation->rd_opcintype[0] == TIMESTAMPOID)
+		/* its interval may hold entries that fail the key: see the function */
+		if (fpb_scan_key_gap(scan->indexRelation, 0, sk))
 			so->recheck = true;
 
 		if (sk->sk_flags & SK_ISNULL)
@@ -682,7 +677,7 @@ fpb_scan_bounds(IndexScanDesc scan)
 		typid = sk->sk_subtype;
 		fpb_scan_encode(scan, typid, sk->sk_argument, &elo, &ehi);
 
-		switch (sk->sk_strategy)
+		switch (fpb_scan_strategy(scan->indexRelation, 0, sk))
 		{
 			case BTLessStrategyNumber:
 				/* (elo, 0) itself is no entry: offset 0 is never used */

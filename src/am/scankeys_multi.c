@@ -207,7 +207,7 @@ fpb_scan_colkey(IndexScanDesc scan, int j, ScanKey sk, FpbColBound *lower,
 	Datum		v;
 
 	fpb_scan_colkeys(scan, j, sk, sk->sk_argument, &elo, &ehi, &v);
-	switch (sk->sk_strategy)
+	switch (fpb_scan_strategy(scan->indexRelation, j, sk))
 	{
 		case BTLessStrategyNumber:
 			fpb_colbound_add(col, &lower[j], &upper[j], false, elo, v, -1);
@@ -449,9 +449,8 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 
 		if (j < 0 || j >= nkeys)
 			elog(ERROR, "fpbtree: scan key on column %d", sk->sk_attno);
-		/* see fpb_scan_bounds: a bisected timestamptz bound */
-		if (sk->sk_subtype == TIMESTAMPTZOID &&
-			index->rd_opcintype[j] == TIMESTAMPOID)
+		/* see fpb_scan_key_gap */
+		if (fpb_scan_key_gap(index, j, sk))
 			so->recheck = true;
 		if (sk->sk_flags & SK_ISNULL)
 		{
