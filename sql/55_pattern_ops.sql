@@ -5,7 +5,8 @@
 -- text_ops index under "C", and a bytea index turn "col LIKE 'abc%'" into
 -- an index range, as btree does; a text_ops index under another collation
 -- does not (as btree).  Every result equals a btree index's on the same
--- rows, and the plans show the Index Cond.
+-- rows, and the plans show the Index Cond.  inet's subnet operators become
+-- index ranges the same way.
 --
 
 \set ECHO none
@@ -188,3 +189,24 @@ CREATE INDEX pt_nd_v ON pt_nd USING fpbtree (v);
 SELECT fpb_same('SELECT id FROM pt_nd WHERE v = ''abc7''', 'pt_nd_v');
 DROP TABLE pt_nd;
 DROP COLLATION pt_ci;
+
+-- inet: "ip << '10.2.0.0/16'" and the other subnet operators become an
+-- index range with the operator as a filter, as on btree, on any fpbtree
+-- inet index (the planner is shown btree's network family)
+CREATE TABLE pn (id int, ip inet) WITH (autovacuum_enabled = off);
+INSERT INTO pn SELECT g, CASE WHEN g % 97 = 0 THEN NULL
+	WHEN g % 3 = 0 THEN ('2001:db8:' || to_hex(g % 7) || '::' || to_hex(g) || '/' || (32 + g % 97))::inet
+	ELSE ('10.' || (g % 5) || '.' || (g % 256) || '.' || (g % 251) || '/' || (8 + g % 25))::inet END
+FROM generate_series(1, 6000) g;
+CREATE INDEX pn_ip ON pn USING fpbtree (ip);
+VACUUM ANALYZE pn;
+SELECT fpb_plan('SELECT id FROM pn WHERE ip << ''10.2.0.0/16''', 'index');
+SELECT q, fpb_same(q, 'pn_ip', q LIKE '%ORDER BY%') FROM (VALUES
+	('SELECT id, ip FROM pn WHERE ip << ''10.2.0.0/16'''),
+	('SELECT id, ip FROM pn WHERE ip <<= ''10.2.0.0/16'''),
+	('SELECT id, ip FROM pn WHERE ''10.3.0.0/16'' >> ip'),
+	('SELECT id, ip FROM pn WHERE ''10.3.0.0/16'' >>= ip'),
+	('SELECT id, ip FROM pn WHERE ip << ''2001:db8:3::/48'''),
+	('SELECT id, ip FROM pn WHERE ip <<= ''0.0.0.0/0'''),
+	('SELECT id, ip FROM pn WHERE ip << ''10.1.2.0/24'' ORDER BY ip DESC, id')) v(q);
+SELECT fpbtree_check('pn_ip', true);

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * pattern.c
- *	  LIKE prefix searches on the pattern operator classes, and boolean
- *	  columns as index conditions.
+ *	  LIKE prefix searches on the pattern operator classes, boolean columns
+ *	  as index conditions, and inet's subnet operators as index ranges.
  *
  * The planner turns "col LIKE 'abc%'" into index bounds through the LIKE
  * operators' support function (like_support.c), which uses the bytewise
@@ -28,6 +28,12 @@
  * btree's and hash's boolean families, again by OID.  An fpbtree boolean
  * column shows btree's family, so "WHERE active AND id = 5" bounds an
  * (active, id) index by both columns rather than scanning it all.
+ *
+ * So is inet: "col << '10.1.0.0/16'" becomes the range ">= 10.1.0.0/16 and
+ * <= 10.1.255.255/16" with the subnet operator kept as a filter
+ * (network_subset_support) only for btree's network family.  Unique
+ * indexes show btree's families anyway (planview.c); this gives the range
+ * to every fpbtree inet index.
  *
  *-------------------------------------------------------------------------
  */
@@ -88,6 +94,8 @@ fpb_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
 				btfam = BPCHAR_PATTERN_BTREE_FAM_OID;
 			else if (ind->opcintype[i] == BOOLOID)
 				btfam = BOOL_BTREE_FAM_OID;
+			else if (ind->opcintype[i] == INETOID)
+				btfam = NETWORK_BTREE_FAM_OID;
 			else
 				continue;
 			if (ind->opfamily[i] != btfam &&
