@@ -202,3 +202,25 @@ SELECT * FROM pd_queries();
 DROP TABLE qf, qb, qsize;
 DROP FUNCTION pd_same(text), pd_scroll(text), pd_queries();
 DROP PROCEDURE pd_cycle(int);
+
+-- Wide keys of many lengths, four levels.  When a level-1 page goes with
+-- its only leaf, its right sibling's first downlink takes the page's lower
+-- bound, which may be longer than the key it replaces; on a full page it
+-- does not fit, and that deletion waits (VACUUM used to fail on it).
+CREATE TABLE pw (r int, k text COLLATE "und-x-icu", a int4)
+WITH (autovacuum_enabled = off);
+ALTER TABLE pw ALTER COLUMN k SET STORAGE main;
+INSERT INTO pw SELECT s, (ARRAY['ab', 'AB', 'äb'])[1 + s % 3] || 'common-prefix-' ||
+	lpad(s::text, 7, '0') ||
+	(SELECT string_agg(md5((s * 7 + i)::text), '') FROM generate_series(1, 3 + s % 30) i),
+	s % 7
+FROM generate_series(1, 4000) s;
+CREATE INDEX pw_ka ON pw USING fpbtree (k, a);
+SELECT pages_per_level FROM fpbtree_stats('pw_ka');
+DELETE FROM pw WHERE r BETWEEN 1000 AND 1600;
+VACUUM pw;
+SELECT deleted_pages > 0 AS deleted, half_dead_pages FROM fpbtree_stats('pw_ka');
+SELECT fpbtree_check('pw_ka', true);
+SELECT fpb_same('SELECT r, a FROM pw WHERE k > ''ab''', 'pw_ka');
+SELECT fpb_same('SELECT r, a FROM pw WHERE k >= ''AB'' AND a = 3 ORDER BY k DESC, a DESC', 'pw_ka', true);
+DROP TABLE pw;

@@ -47,7 +47,7 @@ fpb_pagedel_collect(Buffer buf, int *n)
  * then starts at P's lower bound, and P's downlink in the grandparent G
  * is removed as the leaf's is in the simple case: (K_P, P), (K_P2, P2)
  * becomes (K_P, P2).  Both P and the leaf are flagged half-dead, in one
- * record of four pages (G, P2, P, leaf).  Only within one grandparent, and
+ * record of four pages (P2, G, P, leaf).  Only within one grandparent, and
  * never the rightmost page of level 1.
  *
  * Locks: the leaf and P are held; P2 is locked next (left to right on its
@@ -113,14 +113,28 @@ fpb_mark_subtree_halfdead(Relation index, Buffer tbuf, Buffer pbuf,
 	p2ents[0].f = gents[i].f;
 
 	state = fpb_wal_start(index);
+
+	/*
+	 * P2's first downlink takes P's lower bound, which on a wide index may
+	 * be longer than the key it replaces: a full P2 may not hold it.  Then
+	 * the subtree stays for now, as when P2 is not P's right sibling; the
+	 * leaf stays empty until a later VACUUM finds P2 with room.
+	 */
+	wpage = fpb_wal_register(state, p2buf, 0);
+	if (!fpb_page_layout(wpage, p2ents, n2, 0))
+	{
+		fpb_wal_abort(state);
+		UnlockReleaseBuffer(gbuf);
+		UnlockReleaseBuffer(p2buf);
+		UnlockReleaseBuffer(pbuf);
+		pfree(gents);
+		pfree(p2ents);
+		return false;
+	}
 	wpage = fpb_wal_register(state, gbuf, 0);
 	if (!fpb_page_layout(wpage, gents, ng, 0))
 		elog(ERROR, "fpbtree: block %u does not fit after removing a downlink",
 			 BufferGetBlockNumber(gbuf));
-	wpage = fpb_wal_register(state, p2buf, 0);
-	if (!fpb_page_layout(wpage, p2ents, n2, 0))
-		elog(ERROR, "fpbtree: block %u does not fit after a key change",
-			 p2blk);
 	wpage = fpb_wal_register(state, pbuf, 0);
 	FpbPageGetOpaque(wpage)->flags |= FPB_F_HALF_DEAD;
 	wpage = fpb_wal_register(state, tbuf, 0);
