@@ -876,8 +876,9 @@ extern Buffer fpb_moveright_below(Relation index, Buffer buf,
 								  const FpbEntry *key, int lockmode);
 extern Buffer fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 							   const FpbEntry *hik, BlockNumber to,
-							   int lockmode);
-extern Buffer fpb_step_right(Relation index, Buffer buf, int lockmode);
+							   int lockmode, bool fromheld, int *unchecked);
+extern Buffer fpb_step_right(Relation index, Buffer buf, int lockmode,
+							 int *unchecked);
 extern Buffer fpb_descend_to(Relation index, const FpbEntry *key,
 							 uint32 level, int lockmode, bool forupdate,
 							 FpbStack *stackp, Relation heap);

@@ -442,6 +442,7 @@ fpb_get_parent(Relation index, FpbStack stack, Buffer cbuf, uint32 clevel,
 	BlockNumber child = BufferGetBlockNumber(cbuf);
 	BlockNumber blkno;
 	Buffer		pbuf;
+	int			unchecked = 0;
 
 	if (stack == NULL)
 	{
@@ -473,7 +474,8 @@ fpb_get_parent(Relation index, FpbStack stack, Buffer cbuf, uint32 clevel,
 	/*
 	 * Move right along the parent level.  The child stays locked, so this
 	 * cannot be interrupted; fpb_step_right's checks (each step leads to a
-	 * page of the same level with a higher high key) make it end.
+	 * page of the same level with a higher high key, or from a half-dead
+	 * page, and those are counted) make it end.
 	 */
 	pbuf = fpb_getbuf(index, blkno, BUFFER_LOCK_EXCLUSIVE);
 	for (;;)
@@ -502,7 +504,7 @@ fpb_get_parent(Relation index, FpbStack stack, Buffer cbuf, uint32 clevel,
 			fpb_index_corrupt(index, blkno,
 							  "Level %u ends at this page without a downlink to block %u.",
 							  clevel + 1, child);
-		pbuf = fpb_step_right(index, pbuf, BUFFER_LOCK_EXCLUSIVE);
+		pbuf = fpb_step_right(index, pbuf, BUFFER_LOCK_EXCLUSIVE, &unchecked);
 	}
 }
 

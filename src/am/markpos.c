@@ -58,6 +58,7 @@ typedef struct FpbScanMark
 	uint64		curhit;
 	const char *curhif;			/* in curhikbuf, or NULL */
 	FpbFullBuf	curhikbuf;
+	bool		curgone;
 	bool		more_left;
 	bool		more_right;
 	bool		moved;
@@ -113,6 +114,7 @@ fpb_mark_copy(FpbScanOpaque so, FpbScanMark *m, bool save)
 	FPB_MARK_COPY(rightblk);
 	FPB_MARK_COPY(curhik);
 	FPB_MARK_COPY(curhit);
+	FPB_MARK_COPY(curgone);
 	if (fromhif != NULL)
 	{
 		/* the scan's buffer was made when the marked page was read */
@@ -216,6 +218,8 @@ fpbrestrpos(IndexScanDesc scan)
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
 	FpbScanMark *m = so->mark;
 
+	/* the scan goes back: it may pass deleted pages again (fpb_getbuf_right) */
+	so->unchecked = 0;
 	if (m == NULL || !m->valid)
 	{
 		/* nothing marked: start over, as nbtree does */

@@ -254,6 +254,7 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 	Page		wpage;
 	FullTransactionId safexid;
 	uint16		level;
+	int			unchecked = 0;
 
 	tbuf = fpb_getbuf(index, blkno, BUFFER_LOCK_SHARE);
 	opq = FpbPageGetOpaque(BufferGetPage(tbuf));
@@ -288,8 +289,9 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 
 			/*
 			 * The left sibling split since: its new pages lie between.  High
-			 * keys rise along the walk (fpb_step_right checks it), so passing
-			 * the leaf's own high key means the chain does not lead to it.
+			 * keys rise along the walk (fpb_step_right checks it; the walk
+			 * meets no deleted page), so passing the leaf's own high key
+			 * means the chain does not lead to it.
 			 */
 			if (!FpbPageIsRightmost(lopq))
 				fpb_page_get_hikey(BufferGetPage(lbuf), &lhk,
@@ -299,7 +301,8 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 				fpb_index_corrupt(index, blkno,
 								  "The half-dead page is not reachable from its left sibling %u.",
 								  left);
-			lbuf = fpb_step_right(index, lbuf, BUFFER_LOCK_EXCLUSIVE);
+			lbuf = fpb_step_right(index, lbuf, BUFFER_LOCK_EXCLUSIVE,
+								  &unchecked);
 		}
 	}
 

@@ -86,6 +86,7 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 				scan->numberOfKeys * sizeof(ScanKeyData));
 	fpb_scan_bounds(scan);
 	so->started = false;
+	so->unchecked = 0;
 	so->curblk = InvalidBlockNumber;
 	so->nitems = 0;
 	so->cur = 0;
@@ -386,6 +387,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	so->curlsn = BufferGetLSNAtomic(buf);
 	so->leftblk = opq->left;
 	so->rightblk = opq->right;
+	so->curgone = FpbPageIsIgnore(opq);
 	{
 		FpbEntry	hk;
 

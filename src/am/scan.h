@@ -55,6 +55,9 @@ typedef struct FpbScanOpaqueData
 	uint64		curhit;
 	const char *curhif;			/* wide: its value, in curhikbuf */
 	FpbFullBuf *curhikbuf;		/* wide: made at the first page read */
+	bool		curgone;		/* curblk was deleted or half-dead: its high
+								 * key bounds nothing (fpb_getbuf_right) */
+	int			unchecked;		/* steps right from such pages, per scan */
 	char	   *itemvals;		/* wide index-only scans: the batch's values */
 	Size		itemvals_used;	/* ... the bytes of it the batch uses */
 	bool		more_left;		/* may pages to the left hold matches? */

@@ -38,8 +38,9 @@ fpb_pscan_stop_left(FpbScanOpaque so)
  * Read the page left of the batch's page (Lehman-Yao walk left): lock the
  * left sibling remembered at read time and move right until the page whose
  * right-link is the batch's page.  Every page on the way must be a leaf
- * whose high key lies below the batch page's (they all lie to its left), and
- * fpb_getbuf_right checks each step right, so each walk ends.
+ * whose high key lies below the batch page's (they all lie to its left), but
+ * deleted and half-dead ones, whose high keys bound nothing, and
+ * fpb_getbuf_right checks each step right (or counts it), so each walk ends.
  *
  * Pages can be deleted meanwhile (pagedel.c).  A deleted page on the way
  * does not count even if its right-link is the batch's page: the page
@@ -62,8 +63,11 @@ fpb_walk_left(IndexScanDesc scan)
 	FpbFullBuf	thkbuf;
 	BlockNumber blkno = so->leftblk;
 	Buffer		buf;
+	int			unchecked = 0;
 
 	thk.f = so->curhif;
+	/* a scan that turns back may pass deleted pages again (fpb_getbuf_right) */
+	so->unchecked = 0;
 
 	for (;;)
 	{
@@ -85,7 +89,8 @@ fpb_walk_left(IndexScanDesc scan)
 				return buf;
 			if (FpbPageIsRightmost(opq) || opq->right == target)
 				break;
-			if (!target_rightmost)
+			/* a deleted or half-dead page's high key bounds nothing */
+			if (!target_rightmost && !FpbPageIsIgnore(opq))
 			{
 				FpbEntry	hk;
 
@@ -96,7 +101,7 @@ fpb_walk_left(IndexScanDesc scan)
 			}
 
 			/* the left page split since we looked: its new halves lie between */
-			buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
+			buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE, &unchecked);
 			blkno = BufferGetBlockNumber(buf);
 		}
 		UnlockReleaseBuffer(buf);
@@ -121,7 +126,8 @@ fpb_walk_left(IndexScanDesc scan)
 				if (FpbPageIsRightmost(opq))
 					fpb_index_corrupt(index, BufferGetBlockNumber(buf),
 									  "A deleted page has no right sibling.");
-				buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
+				buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE,
+									 &unchecked);
 				opq = FpbPageGetOpaque(BufferGetPage(buf));
 			}
 			target = BufferGetBlockNumber(buf);
@@ -510,7 +516,9 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 
 				hk.f = so->curhif;
 				buf = fpb_getbuf_right(scan->indexRelation, so->curblk, 0,
-									   &hk, so->rightblk, BUFFER_LOCK_SHARE);
+									   so->curgone ? NULL : &hk,
+									   so->rightblk, BUFFER_LOCK_SHARE,
+									   false, &so->unchecked);
 			}
 			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = 0;

@@ -23,9 +23,18 @@
  *	- whose high key, if it has one, is above from's.  A page's high key is
  *	  its upper bound and the right sibling's lower bound, and splits only
  *	  lower the high key of the page they split to a key still above that
- *	  lower bound, so high keys strictly increase along every walk to the
- *	  right, however the tree changes meanwhile.  A walk that checks this
- *	  at every step can therefore never revisit a page: it ends;
+ *	  lower bound, so high keys increase along a walk to the right as long
+ *	  as no page the walk has left is deleted.  Page deletion breaks that:
+ *	  when from is made half-dead or deleted, `to` takes over its range
+ *	  (its lower bound moves left) and may then split below from's old
+ *	  high key.  So a from deleted or half-dead when it was read (hik NULL)
+ *	  bounds nothing, and when the check fails for a from the caller has
+ *	  released, from is read again (fpb_from_now): deleted or half-dead
+ *	  since, it bounds nothing either; live, its current high key must be
+ *	  below to's, or the link is damaged.  Steps without a check are
+ *	  counted in *unchecked, and a walk that takes more of them than the
+ *	  index has blocks has gone round a cycle: every other step rises, and
+ *	  a walk passes each deleted or half-dead page once;
  *	- whose left-link is not itself, and leads to a page whose high key
  *	  (`to`'s lower bound) is not above from's.  The left-link need not be
  *	  from: a split of from since the link was read puts new pages in
@@ -36,9 +45,9 @@
  *	  skipped pages.  That page is only tried-locked (we hold `to`, right of
  *	  it): when it is busy the check is skipped.
  *
- * A deleted or half-dead page keeps its high key and right-link, so walks
- * over it go on to the right as over any page; the caller decides to skip
- * it.  Deleted pages are not reused while a transaction that may have read
+ * A deleted or half-dead page keeps its high key (no longer its upper
+ * bound) and right-link, so walks over it go on to the right; the caller
+ * decides to skip it.  Deleted pages are not reused while a transaction that may have read
  * a link to them is running (meta.c: fpb_page_recyclable), so the page
  * reached is the one the link meant, or that page deleted.
  *
@@ -77,8 +86,9 @@ fpb_check_lower_bound(Relation index, BlockNumber to, BlockNumber left,
 	}
 	fpb_page_check_sane(index, BufferGetPage(lbuf), left);
 	lopq = FpbPageGetOpaque(BufferGetPage(lbuf));
+	/* a deleted or half-dead page's high key bounds nothing */
 	skipped = lopq->level == level && lopq->right == to &&
-		!FpbPageIsRightmost(lopq);
+		!FpbPageIsRightmost(lopq) && !FpbPageIsIgnore(lopq);
 	if (skipped)
 	{
 		fpb_page_get_hikey(BufferGetPage(lbuf), &lhk, left);
@@ -91,13 +101,59 @@ fpb_check_lower_bound(Relation index, BlockNumber to, BlockNumber left,
 						  left, from);
 }
 
+/*
+ * fpb_getbuf_right's check failed for a from the caller released: read from
+ * again, with `to` (tobuf) unlocked meanwhile (from lies left of it) and
+ * locked again in lockmode.  Returns true if from has been made half-dead
+ * or deleted since; otherwise sets *cur to its current high key.
+ */
+static bool
+fpb_from_now(Relation index, BlockNumber from, Buffer tobuf, int lockmode,
+			 FpbEntry *cur, FpbFullBuf *curbuf)
+{
+	Buffer		fbuf;
+	FpbPageOpaque fopq;
+	bool		gone;
+
+	LockBuffer(tobuf, BUFFER_LOCK_UNLOCK);
+	fbuf = fpb_getbuf(index, from, BUFFER_LOCK_SHARE);
+	fopq = FpbPageGetOpaque(BufferGetPage(fbuf));
+	gone = FpbPageIsIgnore(fopq);
+	if (!gone)
+	{
+		if (FpbPageIsRightmost(fopq))
+			fpb_index_corrupt(index, from,
+							  "Page has no right sibling, but its right-link led to block %u.",
+							  BufferGetBlockNumber(tobuf));
+		fpb_page_get_hikey(BufferGetPage(fbuf), cur, from);
+		fpb_entry_keep(fpb_index_cmp(index), cur, curbuf);
+	}
+	UnlockReleaseBuffer(fbuf);
+	LockBuffer(tobuf, lockmode);
+	fpb_page_check_sane(index, BufferGetPage(tobuf),
+						BufferGetBlockNumber(tobuf));
+	return gone;
+}
+
+/* A step right without the check of high keys: count it (see above). */
+static void
+fpb_count_unchecked(Relation index, BlockNumber to, int *unchecked)
+{
+	if (++*unchecked > (int) RelationGetNumberOfBlocks(index))
+		fpb_index_corrupt(index, to,
+						  "Right-links lead round a cycle through deleted or half-dead pages.");
+}
+
 Buffer
 fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
-				 const FpbEntry *hik, BlockNumber to, int lockmode)
+				 const FpbEntry *hik, BlockNumber to, int lockmode,
+				 bool fromheld, int *unchecked)
 {
 	Buffer		buf;
 	FpbPageOpaque opq;
 	FpbEntry	thk;
+	FpbEntry	cur;
+	FpbFullBuf	curbuf;
 
 	if (to == from)
 		fpb_index_corrupt(index, from, "Right-link points to the page itself.");
@@ -108,18 +164,42 @@ fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 		fpb_index_corrupt(index, to,
 						  "Page has level %u, but it is the right sibling of block %u at level %u.",
 						  opq->level, from, level);
-	if (!FpbPageIsRightmost(opq))
+	if (hik != NULL && !FpbPageIsRightmost(opq))
+	{
 		fpb_page_get_hikey(BufferGetPage(buf), &thk, to);
-	if (!FpbPageIsRightmost(opq) &&
-		fpb_entry_cmp(fpb_index_cmp(index), &thk, hik) <= 0)
-		fpb_index_corrupt(index, to,
-						  "High key is not above the high key of block %u, whose right-link leads here.",
-						  from);
+		if (fpb_entry_cmp(fpb_index_cmp(index), &thk, hik) <= 0)
+		{
+			if (fromheld)
+				fpb_index_corrupt(index, to,
+								  "High key is not above the high key of block %u, whose right-link leads here.",
+								  from);
+			if (fpb_from_now(index, from, buf, lockmode, &cur, &curbuf))
+				hik = NULL;
+			else
+			{
+				opq = FpbPageGetOpaque(BufferGetPage(buf));
+				if (opq->level != level)
+					fpb_index_corrupt(index, to,
+									  "Page has level %u, but it is the right sibling of block %u at level %u.",
+									  opq->level, from, level);
+				hik = &cur;
+				if (!FpbPageIsRightmost(opq))
+					fpb_page_get_hikey(BufferGetPage(buf), &thk, to);
+				if (!FpbPageIsRightmost(opq) &&
+					fpb_entry_cmp(fpb_index_cmp(index), &thk, hik) <= 0)
+					fpb_index_corrupt(index, to,
+									  "High key is not above the high key of block %u, whose right-link leads here.",
+									  from);
+			}
+		}
+	}
+	if (hik == NULL)
+		fpb_count_unchecked(index, to, unchecked);
 	if (opq->left == to)
 		fpb_index_corrupt(index, to,
 						  "Left-link points to the page itself; the page is the right sibling of block %u.",
 						  from);
-	if (opq->left != from && opq->left != InvalidBlockNumber &&
+	if (hik != NULL && opq->left != from && opq->left != InvalidBlockNumber &&
 		opq->left != FPB_METAPAGE_BLKNO &&
 		opq->left < RelationGetNumberOfBlocks(index))
 		fpb_check_lower_bound(index, to, opq->left, from, level, hik);
@@ -128,23 +208,29 @@ fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 
 /*
  * Release the locked page in buf (which has a right sibling) and lock its
- * right sibling instead, checked as fpb_getbuf_right does.
+ * right sibling instead, checked as fpb_getbuf_right does (*unchecked: the
+ * walk's count of steps from deleted and half-dead pages).
  */
 Buffer
-fpb_step_right(Relation index, Buffer buf, int lockmode)
+fpb_step_right(Relation index, Buffer buf, int lockmode, int *unchecked)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
 	BlockNumber from = BufferGetBlockNumber(buf);
 	BlockNumber to = opq->right;
 	uint16		level = opq->level;
+	bool		ignore = FpbPageIsIgnore(opq);
 	FpbEntry	hik;
 	FpbFullBuf	hbuf;
 
 	Assert(!FpbPageIsRightmost(opq));
-	fpb_page_get_hikey(BufferGetPage(buf), &hik, from);
-	fpb_entry_keep(fpb_index_cmp(index), &hik, &hbuf);
+	if (!ignore)
+	{
+		fpb_page_get_hikey(BufferGetPage(buf), &hik, from);
+		fpb_entry_keep(fpb_index_cmp(index), &hik, &hbuf);
+	}
 	UnlockReleaseBuffer(buf);
-	return fpb_getbuf_right(index, from, level, &hik, to, lockmode);
+	return fpb_getbuf_right(index, from, level, ignore ? NULL : &hik, to,
+							lockmode, false, unchecked);
 }
 
 /*
@@ -160,6 +246,7 @@ fpb_moveright(Relation index, Buffer buf, const FpbEntry *key, int lockmode,
 			  bool forupdate, FpbStack stack, Relation heap)
 {
 	const FpbCmp *cmp = fpb_index_cmp(index);
+	int			unchecked = 0;
 
 	for (;;)
 	{
@@ -192,7 +279,7 @@ fpb_moveright(Relation index, Buffer buf, const FpbEntry *key, int lockmode,
 			if (FpbPageIsRightmost(opq))
 				fpb_index_corrupt(index, BufferGetBlockNumber(buf),
 								  "A deleted or half-dead page has no right sibling.");
-			buf = fpb_step_right(index, buf, lockmode);
+			buf = fpb_step_right(index, buf, lockmode, &unchecked);
 			continue;
 		}
 		return buf;
@@ -210,6 +297,7 @@ fpb_moveright_below(Relation index, Buffer buf, const FpbEntry *key,
 					int lockmode)
 {
 	const FpbCmp *cmp = fpb_index_cmp(index);
+	int			unchecked = 0;
 
 	for (;;)
 	{
@@ -230,7 +318,7 @@ fpb_moveright_below(Relation index, Buffer buf, const FpbEntry *key,
 			if (fpb_entry_cmp(cmp, &hk, key) >= 0)
 				return buf;
 		}
-		buf = fpb_step_right(index, buf, lockmode);
+		buf = fpb_step_right(index, buf, lockmode, &unchecked);
 	}
 }
 

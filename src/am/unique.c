@@ -92,6 +92,7 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 	bool		found_own = false;
 	FpbUniqueVerdict verdict = FPB_UNIQUE_OK;
 	int64		steps = 0;
+	int			unchecked = 0;
 
 	InitDirtySnapshot(dirty);
 	fpb_unique_run_bounds(index, cmp, e, &lo, &hi);
@@ -155,6 +156,8 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 		}
 		if (ended || FpbPageIsRightmost(opq))
 			break;
+		/* a deleted or half-dead page's range is its right sibling's */
+		if (!FpbPageIsIgnore(opq))
 		{
 			FpbEntry	hk;
 
@@ -171,8 +174,10 @@ fpb_unique_check_run(Relation index, Relation heap, Buffer buf,
 			Buffer		next;
 
 			fpb_page_get_hikey(page, &hk, blkno);
-			next = fpb_getbuf_right(index, blkno, 0, &hk, opq->right,
-									BUFFER_LOCK_SHARE);
+			next = fpb_getbuf_right(index, blkno, 0,
+									FpbPageIsIgnore(opq) ? NULL : &hk,
+									opq->right, BUFFER_LOCK_SHARE, true,
+									&unchecked);
 
 			if (BufferIsValid(nbuf))
 				UnlockReleaseBuffer(nbuf);
@@ -208,6 +213,7 @@ fpb_unique_move_to_insert(Relation index, Buffer buf, const FpbEntry *key,
 						  FpbStack stack, Relation heap)
 {
 	int64		steps = 0;
+	int			unchecked = 0;
 	const FpbCmp *cmp = fpb_index_cmp(index);
 
 	/* half-dead and deleted pages: their right sibling has their range */
@@ -224,8 +230,10 @@ fpb_unique_move_to_insert(Relation index, Buffer buf, const FpbEntry *key,
 			fpb_index_corrupt(index, from,
 							  "The right-links of level 0 form a cycle.");
 		fpb_page_get_hikey(BufferGetPage(buf), &hk, from);
-		next = fpb_getbuf_right(index, from, 0, &hk, opq->right,
-								BUFFER_LOCK_EXCLUSIVE);
+		next = fpb_getbuf_right(index, from, 0,
+								FpbPageIsIgnore(opq) ? NULL : &hk,
+								opq->right, BUFFER_LOCK_EXCLUSIVE, true,
+								&unchecked);
 		fpb_page_check_sane(index, BufferGetPage(next),
 							BufferGetBlockNumber(next));
 		if (FpbPageGetOpaque(BufferGetPage(next))->flags &
@@ -358,6 +366,7 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 	FpbFullBuf	prevbuf;
 	int			plive = -1;		/* previous entry live? -1: not asked */
 	int64		steps = 0;
+	int			unchecked = 0;
 
 	{
 		FpbEntry	minkey = fpb_mkkey(0, 0);
@@ -466,7 +475,7 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 		if (++steps > (int64) RelationGetNumberOfBlocks(index))
 			fpb_index_corrupt(index, blkno,
 							  "The right-links of level 0 form a cycle.");
-		buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE);
+		buf = fpb_step_right(index, buf, BUFFER_LOCK_SHARE, &unchecked);
 	}
 	UnlockReleaseBuffer(buf);
 	if (ents)
