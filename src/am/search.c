@@ -144,6 +144,19 @@ fpb_count_unchecked(Relation index, BlockNumber to, int *unchecked)
 						  "Right-links lead round a cycle through deleted or half-dead pages.");
 }
 
+/* Is `to` (locked) rightmost, or its high key above hik? */
+static bool
+fpb_hikey_rises(Relation index, Buffer tobuf, const FpbEntry *hik)
+{
+	Page		page = BufferGetPage(tobuf);
+	FpbEntry	thk;
+
+	if (FpbPageIsRightmost(FpbPageGetOpaque(page)))
+		return true;
+	fpb_page_get_hikey(page, &thk, BufferGetBlockNumber(tobuf));
+	return fpb_entry_cmp(fpb_index_cmp(index), &thk, hik) > 0;
+}
+
 Buffer
 fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 				 const FpbEntry *hik, BlockNumber to, int lockmode,
@@ -151,7 +164,6 @@ fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 {
 	Buffer		buf;
 	FpbPageOpaque opq;
-	FpbEntry	thk;
 	FpbEntry	cur;
 	FpbFullBuf	curbuf;
 
@@ -164,34 +176,22 @@ fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 		fpb_index_corrupt(index, to,
 						  "Page has level %u, but it is the right sibling of block %u at level %u.",
 						  opq->level, from, level);
-	if (hik != NULL && !FpbPageIsRightmost(opq))
+	if (hik != NULL && !fpb_hikey_rises(index, buf, hik))
 	{
-		fpb_page_get_hikey(BufferGetPage(buf), &thk, to);
-		if (fpb_entry_cmp(fpb_index_cmp(index), &thk, hik) <= 0)
-		{
-			if (fromheld)
-				fpb_index_corrupt(index, to,
-								  "High key is not above the high key of block %u, whose right-link leads here.",
-								  from);
-			if (fpb_from_now(index, from, buf, lockmode, &cur, &curbuf))
-				hik = NULL;
-			else
-			{
-				opq = FpbPageGetOpaque(BufferGetPage(buf));
-				if (opq->level != level)
-					fpb_index_corrupt(index, to,
-									  "Page has level %u, but it is the right sibling of block %u at level %u.",
-									  opq->level, from, level);
-				hik = &cur;
-				if (!FpbPageIsRightmost(opq))
-					fpb_page_get_hikey(BufferGetPage(buf), &thk, to);
-				if (!FpbPageIsRightmost(opq) &&
-					fpb_entry_cmp(fpb_index_cmp(index), &thk, hik) <= 0)
-					fpb_index_corrupt(index, to,
-									  "High key is not above the high key of block %u, whose right-link leads here.",
-									  from);
-			}
-		}
+		bool		gone;
+
+		/*
+		 * A released from may have been deleted or split since.  `to` stays
+		 * pinned while it is unlocked, so it is still the page of this level
+		 * the link meant.
+		 */
+		gone = !fromheld &&
+			fpb_from_now(index, from, buf, lockmode, &cur, &curbuf);
+		if (!gone && (fromheld || !fpb_hikey_rises(index, buf, &cur)))
+			fpb_index_corrupt(index, to,
+							  "High key is not above the high key of block %u, whose right-link leads here.",
+							  from);
+		hik = gone ? NULL : &cur;
 	}
 	if (hik == NULL)
 		fpb_count_unchecked(index, to, unchecked);
