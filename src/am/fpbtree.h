@@ -807,7 +807,7 @@ extern void fpb_prefetch_node(char *node, int lines);
 					RelationGetRelationName(index), (blkno)), \
 			 errdetail(__VA_ARGS__)))
 
-/* ---- posting.c: posting pages, leaves of runs of equal keys ---- */
+/* ---- posting.c, posting_layout.c: leaves of runs of equal keys ---- */
 extern bool fpb_posting_page_ok(Page page, int n);
 extern bool fpb_posting_same(Page page, const FpbEntry *a, const FpbEntry *b);
 extern bool fpb_posting_worth(Page page, const FpbEntry *entries, int n);
