@@ -252,7 +252,9 @@ fpb_remove_entries(Relation index, Buffer buf, FpbEntry *ents,
  * insert).  Only an exclusive lock is needed, as for nbtree's simple
  * deletion: the entries are dead to every snapshot, so no scan would return
  * them, and their TIDs cannot be reused before VACUUM has passed this page
- * under a cleanup lock, which waits for the pins of scans holding them.
+ * under a cleanup lock, which waits for the pins of scans holding them.  (A
+ * hot standby replays only VACUUM's rewrites under one, as it does nbtree's
+ * records: README, "Concurrency".)
  */
 bool
 fpb_remove_dead(Relation index, Relation heap, Buffer buf)

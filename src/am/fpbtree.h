@@ -734,6 +734,7 @@ typedef struct FpbWalState FpbWalState;
 
 #define FPB_WAL_MAX_PAGES	MAX_GENERIC_XLOG_PAGES
 #define FPB_WAL_FULL_IMAGE	0x0001	/* log the whole page, not a delta */
+#define FPB_WAL_CLEANUP		0x0002	/* replayed under a cleanup lock (one page) */
 
 /* bytes [off, off + len) of a page, changed in place */
 typedef struct FpbByteRange

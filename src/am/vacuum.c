@@ -121,8 +121,15 @@ fpb_vacuum_page(Relation index, Buffer buf, IndexBulkDeleteResult *stats,
 	if (kept < n)
 	{
 		FpbWalState *state = fpb_wal_start(index);
-		Page		wpage = fpb_wal_register(state, buf, 0);
+		Page		wpage;
 
+		/*
+		 * A standby replays the removal under a cleanup lock, as we made it:
+		 * its index-only scans that hold the page pinned with copies of the
+		 * entries must be done before the heap's all-visible bits that
+		 * follow the removal can be replayed (README, "WAL").
+		 */
+		wpage = fpb_wal_register(state, buf, FPB_WAL_CLEANUP);
 		if (!fpb_page_layout(wpage, ents, kept, 0))
 			elog(ERROR, "fpbtree: block %u does not fit after deletion", blkno);
 		fpb_wal_finish(state);

@@ -29,7 +29,9 @@
 #include "postgres.h"
 
 #include "access/generic_xlog.h"
+#include "access/nbtxlog.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "compat.h"
 #include "fpbtree.h"
@@ -37,6 +39,37 @@
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+
+/*
+ * Apply img to the cleanup-locked page in buf and log it as nbtree's
+ * XLOG_BTREE_VACUUM record with a full image and no items: its redo takes
+ * a cleanup lock on the block and restores the image, nothing else, so a
+ * hot standby's scans that hold the page pinned are waited for or
+ * cancelled before the change (README, "WAL": changes replayed under a
+ * cleanup lock).  The hole is zeroed, as the image's restore leaves it.
+ */
+static void
+fpb_wal_cleanup_record(Buffer buf, const char *img)
+{
+	xl_btree_vacuum xlrec;
+	PageHeader	ih = (PageHeader) img;
+	char	   *cur = BufferGetPage(buf);
+	XLogRecPtr	lsn;
+
+	xlrec.ndeleted = 0;
+	xlrec.nupdated = 0;
+	XLogBeginInsert();
+	START_CRIT_SECTION();
+	memcpy(cur, img, ih->pd_lower);
+	memset(cur + ih->pd_lower, 0, ih->pd_upper - ih->pd_lower);
+	memcpy(cur + ih->pd_upper, img + ih->pd_upper, BLCKSZ - ih->pd_upper);
+	MarkBufferDirty(buf);
+	XLogRegisterData((char *) &xlrec, SizeOfBtreeVacuum);
+	XLogRegisterBuffer(0, buf, REGBUF_FORCE_IMAGE | REGBUF_STANDARD);
+	lsn = XLogInsert(RM_BTREE_ID, XLOG_BTREE_VACUUM);
+	PageSetLSN(cur, lsn);
+	END_CRIT_SECTION();
+}
 
 #ifdef FPB_OWN_GENERIC_DELTA
 
@@ -247,6 +280,22 @@ fpb_wal_finish(FpbWalState *st)
 				 ih->pd_lower, ih->pd_upper);
 	}
 
+	/* a change a hot standby must replay under a cleanup lock: one page */
+	for (int i = 0; i < FPB_WAL_MAX_PAGES; i++)
+	{
+		if (BufferIsInvalid(st->pages[i].buf) ||
+			!(st->pages[i].flags & FPB_WAL_CLEANUP))
+			continue;
+		if (i > 0 || BufferIsValid(st->pages[1].buf))
+			elog(ERROR, "fpbtree: a change replayed under a cleanup lock spans pages");
+		if (XLogStandbyInfoActive())
+		{
+			fpb_wal_cleanup_record(st->pages[0].buf, st->images[0].data);
+			fpb_wal_abort(st);
+			return;
+		}
+	}
+
 	XLogBeginInsert();
 	START_CRIT_SECTION();
 	for (int i = 0; i < FPB_WAL_MAX_PAGES; i++)
@@ -353,29 +402,57 @@ fpb_wal_inplace_end(Relation index, Buffer buf, const FpbByteRange *ranges,
 
 /* A version whose generic WAL format we have not checked: GenericXLog. */
 
+/* the page of a change replayed under a cleanup lock, and its copy */
+static bool fpb_wal_logged = false;
+static Buffer fpb_wal_cleanup_buf = InvalidBuffer;
+static Page fpb_wal_cleanup_page = NULL;
+
 FpbWalState *
 fpb_wal_start(Relation index)
 {
+	fpb_wal_logged = RelationNeedsWAL(index);
+	fpb_wal_cleanup_buf = InvalidBuffer;
 	return (FpbWalState *) GenericXLogStart(index);
 }
 
 Page
 fpb_wal_register(FpbWalState *st, Buffer buf, int flags)
 {
-	return GenericXLogRegisterBuffer((GenericXLogState *) st, buf,
+	Page		page;
+
+	page = GenericXLogRegisterBuffer((GenericXLogState *) st, buf,
 									 (flags & FPB_WAL_FULL_IMAGE) ?
 									 GENERIC_XLOG_FULL_IMAGE : 0);
+	if (flags & FPB_WAL_CLEANUP)
+	{
+		fpb_wal_cleanup_buf = buf;
+		fpb_wal_cleanup_page = page;
+	}
+	return page;
 }
 
 void
 fpb_wal_finish(FpbWalState *st)
 {
+	if (BufferIsValid(fpb_wal_cleanup_buf) && fpb_wal_logged &&
+		XLogStandbyInfoActive())
+	{
+		PGAlignedBlock img;
+		Buffer		buf = fpb_wal_cleanup_buf;
+
+		memcpy(img.data, fpb_wal_cleanup_page, BLCKSZ);
+		fpb_wal_abort(st);
+		fpb_wal_cleanup_record(buf, img.data);
+		return;
+	}
+	fpb_wal_cleanup_buf = InvalidBuffer;
 	GenericXLogFinish((GenericXLogState *) st);
 }
 
 void
 fpb_wal_abort(FpbWalState *st)
 {
+	fpb_wal_cleanup_buf = InvalidBuffer;
 	GenericXLogAbort((GenericXLogState *) st);
 }
 

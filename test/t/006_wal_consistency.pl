@@ -9,7 +9,9 @@
 # split-heavy index with narrow nodes, a text index (wide keys: values in
 # slots below pd_upper, which every split, reorganisation and insert rewrites
 # or extends), and runs of inserts in the middle of the index.  Index scans
-# over deleted rows set no dead marks here.
+# over deleted rows set no dead marks here.  VACUUM's removals are logged as
+# nbtree VACUUM records carrying the page's image (replayed under a cleanup
+# lock), checked with 'btree'.
 
 use strict;
 use warnings;
@@ -24,7 +26,7 @@ use FpbNode;
 
 my $primary = fpb_node(
 	'primary', q{
-wal_consistency_checking = 'generic'
+wal_consistency_checking = 'generic,btree'
 log_statement = none
 }, allows_streaming => 1);
 $primary->safe_psql('postgres',
