@@ -18,4 +18,8 @@ extern void fpb_buffer_init(void);
 /* plan refinement: the planner_hook that places Buffers */
 extern void fpb_refine_init(void);
 
+/* does the statement being planned call a volatile function? (refine.c) */
+struct PlannerInfo;
+extern bool fpb_statement_volatile(struct PlannerInfo *root);
+
 #endif							/* FPB_EXEC_H */

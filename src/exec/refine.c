@@ -31,7 +31,9 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
+#include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
+#include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
 
 #include "buffer.h"
@@ -525,18 +527,54 @@ refine_plannedstmt(PlannedStmt *stmt, int cursorOptions)
 		elog(DEBUG1, "fpbtree buffer: %d Buffer operators added", ctx.buffers_added);
 }
 
+/*
+ * Does the statement being planned call a volatile function (in any
+ * subquery, CTE or sublink)?  Set by fpb_planner before planning, as the
+ * planner later turns sublinks into subplans the walk cannot enter; -1
+ * outside it (another planner_hook that does not call ours).
+ */
+static int	fpb_stmt_volatile = -1;
+
+/*
+ * Reading ahead (a Buffer, PrefetchHashJoin's groups) evaluates some
+ * expressions earlier than the plan without it would, relative to others.
+ * Without volatile functions nothing can tell; with them (nextval beside
+ * currval, a function that writes what another reads) the answer could
+ * change, so such statements get neither.
+ */
+bool
+fpb_statement_volatile(PlannerInfo *root)
+{
+	if (fpb_stmt_volatile >= 0)
+		return fpb_stmt_volatile > 0;
+	while (root->parent_root != NULL)
+		root = root->parent_root;
+	return contain_volatile_functions((Node *) root->parse);
+}
+
 static PlannedStmt *
 fpb_planner(Query *parse, const char *query_string, int cursorOptions,
 			ParamListInfo boundParams)
 {
 	PlannedStmt *stmt;
+	int			outer = fpb_stmt_volatile;	/* planning may nest */
+	bool		isvolatile = contain_volatile_functions((Node *) parse);
 
-	if (prev_planner_hook)
-		stmt = prev_planner_hook(parse, query_string, cursorOptions,
-								 boundParams);
-	else
-		stmt = standard_planner(parse, query_string, cursorOptions,
-								boundParams);
+	fpb_stmt_volatile = isvolatile ? 1 : 0;
+	PG_TRY();
+	{
+		if (prev_planner_hook)
+			stmt = prev_planner_hook(parse, query_string, cursorOptions,
+									 boundParams);
+		else
+			stmt = standard_planner(parse, query_string, cursorOptions,
+									boundParams);
+	}
+	PG_FINALLY();
+	{
+		fpb_stmt_volatile = outer;
+	}
+	PG_END_TRY();
 
 	/*
 	 * Only read-only queries: with row locks or data-modifying statements,
@@ -546,7 +584,7 @@ fpb_planner(Query *parse, const char *query_string, int cursorOptions,
 		stmt->commandType == CMD_SELECT &&
 		stmt->utilityStmt == NULL &&
 		!stmt->hasModifyingCTE &&
-		stmt->rowMarks == NIL)
+		stmt->rowMarks == NIL && !isvolatile)
 		refine_plannedstmt(stmt, cursorOptions);
 
 	return stmt;
