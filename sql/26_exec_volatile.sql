@@ -39,14 +39,21 @@ SET fpbtree.enable_buffer_operator = off;
 SELECT count(*) FROM (SELECT id, nextval('vol_s') AS n FROM vol_t WHERE t > '1' OFFSET 0) x
 WHERE n = currval('vol_s');
 RESET fpbtree.enable_buffer_operator;
--- in a sublink, a CTE
+-- in a sublink, a CTE: each beside the same shape without a volatile call
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM (SELECT id, length(t) AS n FROM vol_t WHERE t > '1' OFFSET 0) x
+WHERE n = 32 AND id < (SELECT 6000 + length(current_user));
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM (SELECT id, length(t) AS n FROM vol_t WHERE t > '1' OFFSET 0) x
 WHERE n = 32 AND id < (SELECT nextval('vol_s'));
 EXPLAIN (COSTS OFF)
-WITH c AS (SELECT random() AS r)
-SELECT count(*) FROM (SELECT id, length(t) AS n FROM vol_t WHERE t > '1' OFFSET 0) x, c
-WHERE n = 32 AND r < 2;
+WITH c AS MATERIALIZED (SELECT 1.5::float8 AS r)
+SELECT count(*) FROM (SELECT id, length(t) AS n FROM vol_t WHERE t > '1' OFFSET 0) x
+WHERE n = 32 AND x.id < (SELECT r FROM c);
+EXPLAIN (COSTS OFF)
+WITH c AS MATERIALIZED (SELECT random() AS r)
+SELECT count(*) FROM (SELECT id, length(t) AS n FROM vol_t WHERE t > '1' OFFSET 0) x
+WHERE n = 32 AND x.id < (SELECT r FROM c);
 RESET fpbtree.l1i_cache_size;
 RESET fpbtree.buffer_min_rows;
 

@@ -180,13 +180,13 @@ fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 	{
 		bool		gone;
 
-		/*
-		 * A released from may have been deleted or split since.  `to` stays
-		 * pinned while it is unlocked, so it is still the page of this level
-		 * the link meant.
-		 */
+		/* a released from may have been deleted or split since */
 		gone = !fromheld &&
 			fpb_from_now(index, from, buf, lockmode, &cur, &curbuf);
+		if (!fromheld && opq->level != level)
+			fpb_index_corrupt(index, to,
+							  "Page has level %u, but it is the right sibling of block %u at level %u.",
+							  opq->level, from, level);
 		if (!gone && (fromheld || !fpb_hikey_rises(index, buf, &cur)))
 			fpb_index_corrupt(index, to,
 							  "High key is not above the high key of block %u, whose right-link leads here.",

@@ -56,6 +56,11 @@ fpb_wal_cleanup_record(Buffer buf, const char *img)
 	char	   *cur = BufferGetPage(buf);
 	XLogRecPtr	lsn;
 
+	/* a bad header on the copy must not become a PANIC below */
+	if (ih->pd_lower < SizeOfPageHeaderData || ih->pd_lower > ih->pd_upper ||
+		ih->pd_upper > BLCKSZ)
+		elog(ERROR, "fpbtree: page of block %u has pd_lower %u, pd_upper %u",
+			 BufferGetBlockNumber(buf), ih->pd_lower, ih->pd_upper);
 	xlrec.ndeleted = 0;
 	xlrec.nupdated = 0;
 	XLogBeginInsert();
@@ -135,7 +140,10 @@ fpb_wal_register(FpbWalState *st, Buffer buf, int flags)
 		FpbWalPage *p = &st->pages[i];
 
 		if (p->buf == buf)
+		{
+			p->flags |= flags;
 			return (Page) st->images[i].data;
+		}
 		if (BufferIsInvalid(p->buf))
 		{
 			p->buf = buf;
@@ -404,6 +412,8 @@ fpb_wal_inplace_end(Relation index, Buffer buf, const FpbByteRange *ranges,
 
 /* the page of a change replayed under a cleanup lock, and its copy */
 static bool fpb_wal_logged = false;
+static Buffer fpb_wal_first = InvalidBuffer;
+static bool fpb_wal_more = false;	/* a second page registered */
 static Buffer fpb_wal_cleanup_buf = InvalidBuffer;
 static Page fpb_wal_cleanup_page = NULL;
 
@@ -411,6 +421,8 @@ FpbWalState *
 fpb_wal_start(Relation index)
 {
 	fpb_wal_logged = RelationNeedsWAL(index);
+	fpb_wal_first = InvalidBuffer;
+	fpb_wal_more = false;
 	fpb_wal_cleanup_buf = InvalidBuffer;
 	return (FpbWalState *) GenericXLogStart(index);
 }
@@ -423,6 +435,10 @@ fpb_wal_register(FpbWalState *st, Buffer buf, int flags)
 	page = GenericXLogRegisterBuffer((GenericXLogState *) st, buf,
 									 (flags & FPB_WAL_FULL_IMAGE) ?
 									 GENERIC_XLOG_FULL_IMAGE : 0);
+	if (BufferIsInvalid(fpb_wal_first))
+		fpb_wal_first = buf;
+	else if (buf != fpb_wal_first)
+		fpb_wal_more = true;
 	if (flags & FPB_WAL_CLEANUP)
 	{
 		fpb_wal_cleanup_buf = buf;
@@ -434,6 +450,8 @@ fpb_wal_register(FpbWalState *st, Buffer buf, int flags)
 void
 fpb_wal_finish(FpbWalState *st)
 {
+	if (BufferIsValid(fpb_wal_cleanup_buf) && fpb_wal_more)
+		elog(ERROR, "fpbtree: a change replayed under a cleanup lock spans pages");
 	if (BufferIsValid(fpb_wal_cleanup_buf) && fpb_wal_logged &&
 		XLogStandbyInfoActive())
 	{

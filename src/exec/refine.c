@@ -545,7 +545,8 @@ refine_plannedstmt(PlannedStmt *stmt, int cursorOptions)
  * Does the statement being planned call a volatile function (in any
  * subquery, CTE or sublink)?  Set by fpb_planner before planning, as the
  * planner later turns sublinks into subplans the walk cannot enter; -1
- * outside it (another planner_hook that does not call ours).
+ * outside it: the library was loaded while the statement was being planned
+ * (not preloaded), or a later planner_hook does not call ours.
  */
 static int	fpb_stmt_volatile = -1;
 
@@ -554,16 +555,14 @@ static int	fpb_stmt_volatile = -1;
  * expressions earlier than the plan without it would, relative to others.
  * Without volatile functions nothing can tell; with them (nextval beside
  * currval, a function that writes what another reads) the answer could
- * change, so such statements get neither.
+ * change, so such statements get neither (nor statements planned without
+ * fpb_planner, which could not look).
  */
 bool
 fpb_statement_volatile(PlannerInfo *root)
 {
-	if (fpb_stmt_volatile >= 0)
-		return fpb_stmt_volatile > 0;
-	while (root->parent_root != NULL)
-		root = root->parent_root;
-	return contain_volatile_functions((Node *) root->parse);
+	/* a statement the hook did not see is taken as volatile */
+	return fpb_stmt_volatile != 0;
 }
 
 /*

@@ -9,9 +9,7 @@
 # split-heavy index with narrow nodes, a text index (wide keys: values in
 # slots below pd_upper, which every split, reorganisation and insert rewrites
 # or extends), and runs of inserts in the middle of the index.  Index scans
-# over deleted rows set no dead marks here.  VACUUM's removals are logged as
-# nbtree VACUUM records carrying the page's image (replayed under a cleanup
-# lock), checked with 'btree'.
+# over deleted rows set no dead marks here.
 
 use strict;
 use warnings;
@@ -26,7 +24,7 @@ use FpbNode;
 
 my $primary = fpb_node(
 	'primary', q{
-wal_consistency_checking = 'generic,btree'
+wal_consistency_checking = 'generic'
 log_statement = none
 }, allows_streaming => 1);
 $primary->safe_psql('postgres',

@@ -46,7 +46,7 @@ $standby->start;
 # ascend with g, so "g BETWEEN 100 AND 150" is a key range
 my @cases = (
 	[ 'int8_fp', 'fpbtree', 'int8', 'g' ],
-	[ 'text_fp', 'fpbtree', 'text COLLATE "C"', q{lpad(g::text, 6, '0')} ],
+	[ 'text_fp', 'fpbtree', 'text COLLATE "C"', q{lpad(g::text, 4, '0')} ],
 	[ 'runs_fp', 'fpbtree', 'int8', 'g / 20' ],
 	[ 'int8_bt', 'btree', 'int8', 'g' ],);
 
@@ -62,6 +62,9 @@ INSERT INTO $t (g, k) SELECT g, $expr FROM generate_series(1, 300) g;
 CREATE INDEX ${t}_k ON $t USING $am (k);
 VACUUM $t;
 });
+	# the cursor below holds the one leaf (block 1 after the metapage)
+	is($primary->safe_psql('postgres', "SELECT pg_relation_size('${t}_k') / 8192"),
+		'2', "$t: the index is one leaf");
 	my $live = $primary->safe_psql('postgres',
 		"SELECT string_agg(k::text, ',' ORDER BY k) FROM $t WHERE g NOT BETWEEN 100 AND 150"
 	);
@@ -69,6 +72,7 @@ VACUUM $t;
 		"DELETE FROM $t WHERE g BETWEEN 100 AND 150");
 	$primary->wait_for_catchup($standby);
 
+	my $logstart = -s $standby->logfile;
 	my $s = $standby->background_psql('postgres', on_error_stop => 0);
 	$s->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
 	$s->query_safe(
@@ -83,13 +87,12 @@ VACUUM $t;
 	$primary->safe_psql('postgres', "VACUUM $t");
 	$primary->wait_for_catchup($standby);
 
+	# the replay waited for the cursor's pin, then cancelled it: the session
+	# was idle in its transaction, so it is terminated
 	my ($out, $failed) = eval { $s->query('FETCH ALL FROM c') };
 	if (!defined $out || $failed)
 	{
-		like(
-			$@ . ($s->{stderr} // ''),
-			qr/conflict with recovery|connection/,
-			"$t: the standby cursor was cancelled by the replay of VACUUM");
+		pass("$t: the standby cursor got no rows after the replay of VACUUM");
 	}
 	else
 	{
@@ -99,6 +102,10 @@ VACUUM $t;
 			"$t: the standby cursor returns the live rows only");
 	}
 	eval { $s->quit };
+	ok( $standby->log_contains(
+			qr/conflict with recovery.*\n.*DETAIL:  User was holding shared buffer pin for too long/,
+			$logstart),
+		"$t: the replay of VACUUM waited for the cursor's pin and cancelled it");
 
 	is( $standby->safe_psql('postgres',
 			"SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM $t"
