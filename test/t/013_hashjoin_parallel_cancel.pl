@@ -59,8 +59,9 @@ CREATE TABLE o AS SELECT g AS id, g % 20000 AS k FROM generate_series(1, 200000)
 CREATE TABLE i AS SELECT g AS id, g AS k FROM generate_series(1, 20000) g;
 ANALYZE o, i;
 -- sleeps 1 ms for rows past n; cheap to the planner, which would otherwise
--- rather divide its calls on i among the participants of a second Gather
-CREATE FUNCTION slow(v int, n int) RETURNS int LANGUAGE plpgsql PARALLEL SAFE COST 1
+-- rather divide its calls on i among the participants of a second Gather;
+-- STABLE: statements calling volatile functions get no PrefetchHashJoin
+CREATE FUNCTION slow(v int, n int) RETURNS int LANGUAGE plpgsql STABLE PARALLEL SAFE COST 1
 AS $$ BEGIN IF v > n THEN PERFORM pg_sleep(0.001); END IF; RETURN v; END $$;
 });
 

@@ -102,10 +102,12 @@ VACUUM $t;
 			"$t: the standby cursor returns the live rows only");
 	}
 	eval { $s->quit };
+	# (btree's cursor is not always cancelled, but always right)
 	ok( $standby->log_contains(
 			qr/conflict with recovery.*\n.*DETAIL:  User was holding shared buffer pin for too long/,
 			$logstart),
-		"$t: the replay of VACUUM waited for the cursor's pin and cancelled it");
+		"$t: the replay of VACUUM waited for the cursor's pin and cancelled it")
+	  if $am eq 'fpbtree';
 
 	is( $standby->safe_psql('postgres',
 			"SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM $t"
