@@ -19,7 +19,6 @@ extern void fpb_buffer_init(void);
 extern void fpb_refine_init(void);
 
 /* does the statement being planned call a volatile function? (refine.c) */
-struct PlannerInfo;
-extern bool fpb_statement_volatile(struct PlannerInfo *root);
+extern bool fpb_statement_volatile(void);
 
 #endif							/* FPB_EXEC_H */

@@ -455,7 +455,7 @@ fpb_hj_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	if (!fpb_enable_prefetch_hashjoin || !fpb_enable_prefetch_hashjoin_session)
 		return;
 	/* reading the outer side ahead must not be observable */
-	if (fpb_statement_volatile(root))
+	if (fpb_statement_volatile())
 		return;
 
 	switch (jointype)

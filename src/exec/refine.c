@@ -38,6 +38,7 @@
 
 #include "buffer.h"
 #include "exec.h"
+#include "hashjoin.h"
 
 typedef struct RefineContext
 {
@@ -559,7 +560,7 @@ static int	fpb_stmt_volatile = -1;
  * fpb_planner, which could not look).
  */
 bool
-fpb_statement_volatile(PlannerInfo *root)
+fpb_statement_volatile(void)
 {
 	/* a statement the hook did not see is taken as volatile */
 	return fpb_stmt_volatile != 0;
@@ -598,7 +599,14 @@ fpb_planner(Query *parse, const char *query_string, int cursorOptions,
 {
 	PlannedStmt *stmt;
 	int			outer = fpb_stmt_volatile;	/* planning may nest */
-	bool		isvolatile = fpb_query_volatile(parse);
+	bool		isvolatile;
+
+	/* with both nodes switched off nobody asks: skip the walk */
+	if ((fpb_enable_buffer && fpb_enable_buffer_session) ||
+		(fpb_enable_prefetch_hashjoin && fpb_enable_prefetch_hashjoin_session))
+		isvolatile = fpb_query_volatile(parse);
+	else
+		isvolatile = true;
 
 	fpb_stmt_volatile = isvolatile ? 1 : 0;
 	PG_TRY();

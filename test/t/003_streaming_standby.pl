@@ -31,10 +31,7 @@ INSERT INTO t SELECT g, (g * 7919) % 3001, g / 9.0, date '2000-01-01' + g % 1000
 CREATE INDEX t_k ON t USING fpbtree (k);
 });
 
-$primary->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->start;
+my $standby = fpb_standby($primary, 'standby');
 
 # work on the primary while the standby replays
 $primary->safe_psql(

@@ -40,11 +40,8 @@ CREATE INDEX w_ksf ON w USING fpbtree (k, s) INCLUDE (f);
 CREATE INDEX w_sk ON w USING fpbtree (s, k);
 });
 
-$primary->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->append_conf('postgresql.conf', "primary_slot_name = 'standby'");
-$standby->start;
+my $standby =
+  fpb_standby($primary, 'standby', "primary_slot_name = 'standby'");
 
 # random order: splits at every level, in-page and of whole pages
 $primary->safe_psql(

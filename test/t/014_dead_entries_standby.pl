@@ -45,16 +45,12 @@ CREATE INDEX t_v ON t USING fpbtree (v);
 VACUUM ANALYZE t;
 });
 
-$primary->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('dead_standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->append_conf(
-	'postgresql.conf', q{
+my $standby = fpb_standby(
+	$primary, 'dead_standby', q{
 hot_standby_feedback = off
 max_standby_streaming_delay = 0
 max_parallel_workers_per_gather = 0
 });
-$standby->start;
 $primary->wait_for_catchup($standby);
 
 my $plans =

@@ -329,10 +329,7 @@ same_as_seqscan($node, "SELECT k FROM p WHERE k < $lo + 5000 ORDER BY k DESC",
 
 # ---- Part 4: a standby replays deletion and reuse --------------------------
 
-$node->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($node, 'base', has_streaming => 1);
-$standby->start;
+my $standby = fpb_standby($node, 'standby');
 
 # the records of VACUUM (deletion steps, cycle ids) carry full images the
 # standby compares its replayed pages with

@@ -31,16 +31,12 @@ max_parallel_workers_per_gather = 0
 }, allows_streaming => 1);
 $primary->safe_psql('postgres', 'CREATE EXTENSION fpbtree');
 
-$primary->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('pin_standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->append_conf(
-	'postgresql.conf', q{
+my $standby = fpb_standby(
+	$primary, 'pin_standby', q{
 hot_standby_feedback = off
 max_standby_streaming_delay = 2s
 max_parallel_workers_per_gather = 0
 });
-$standby->start;
 
 # name => [access method, key column type, key expression of g]; keys
 # ascend with g, so "g BETWEEN 100 AND 150" is a key range

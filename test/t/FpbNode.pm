@@ -8,7 +8,7 @@ use warnings;
 use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 
-our @EXPORT = qw(fpb_node fpb_check_all_sql);
+our @EXPORT = qw(fpb_node fpb_standby fpb_check_all_sql);
 
 # A started cluster called $name with $conf (postgresql.conf lines) added;
 # %init goes to init(), e.g. allows_streaming => 1.
@@ -23,6 +23,20 @@ sub fpb_node
 		  . ($conf // ''));
 	$node->start;
 	return $node;
+}
+
+# A started streaming standby called $name of $primary (which must allow
+# streaming), from a fresh base backup, with $conf added to what it copies.
+sub fpb_standby
+{
+	my ($primary, $name, $conf) = @_;
+	my $standby = PostgreSQL::Test::Cluster->new($name);
+
+	$primary->backup("${name}_base");
+	$standby->init_from_backup($primary, "${name}_base", has_streaming => 1);
+	$standby->append_conf('postgresql.conf', $conf) if defined $conf;
+	$standby->start;
+	return $standby;
 }
 
 # A query that runs fpbtree_check (with heapallindexed) on every fpbtree
