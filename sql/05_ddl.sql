@@ -270,7 +270,26 @@ ORDER BY 1, 2;
 SELECT fpb_same('SELECT k, d FROM ddl_parted WHERE k = 7', 'ddl_parted1_k_idx');
 SELECT fpb_same('SELECT d, t FROM ddl_parted WHERE d = ''2026-08-08'' AND t > ''v5''', 'ddl_parted2_d_t_idx');
 SELECT fpbtree_check('ddl_parted4_k_idx', true);
+-- the parent's index has no pages: the functions say so
+SELECT fpbtree_check('ddl_parted_k');
+SELECT * FROM fpbtree_format('ddl_parted_k');
 DROP TABLE ddl_parted;
+
+-- an index left invalid by a failed CREATE INDEX CONCURRENTLY holds what
+-- failed it: fpbtree_check refuses it instead of reporting corruption
+CREATE TABLE ddl_inval (k int4);
+INSERT INTO ddl_inval SELECT g % 50 FROM generate_series(1, 200) g;
+CREATE UNIQUE INDEX CONCURRENTLY ddl_inval_u ON ddl_inval USING fpbtree (k);
+SELECT indisvalid FROM pg_index WHERE indexrelid = 'ddl_inval_u'::regclass;
+SELECT fpbtree_check('ddl_inval_u');
+SELECT fpbtree_check('ddl_inval_u', true);
+SELECT entries FROM fpbtree_stats('ddl_inval_u');
+REINDEX INDEX ddl_inval_u;
+DELETE FROM ddl_inval WHERE ctid NOT IN (SELECT min(ctid) FROM ddl_inval GROUP BY k);
+REINDEX INDEX CONCURRENTLY ddl_inval_u;
+SELECT indisvalid FROM pg_index WHERE indexrelid = 'ddl_inval_u'::regclass;
+SELECT fpbtree_check('ddl_inval_u', true);
+DROP TABLE ddl_inval;
 
 -- an exclusion constraint with = is a uniqueness check through the index
 CREATE TABLE ddl_excl (k int4, t text, EXCLUDE USING fpbtree (k WITH =, t WITH =));

@@ -211,8 +211,9 @@ fpb_fkey_check(Constraint *con, Oid am, Oid selfrelid, LOCKMODE selflock)
 							get_rel_name(chosen)),
 					 errdetail("PostgreSQL 15 rests a foreign key on the oldest unique index of the referenced columns, and accepts only a btree one; btree index \"%s\" is newer.",
 							   get_rel_name(btree)),
-					 errhint("REINDEX INDEX CONCURRENTLY \"%s\" makes it newer than \"%s\".",
-							 get_rel_name(chosen), get_rel_name(btree))));
+					 errhint("REINDEX INDEX CONCURRENTLY \"%s\" makes it newer than \"%s\"; a UNIQUE constraint using \"%s\" (which pg_restore creates before plain indexes) keeps it the older one after a restore.",
+							 get_rel_name(chosen), get_rel_name(btree),
+							 get_rel_name(btree))));
 		else
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_FOREIGN_KEY),

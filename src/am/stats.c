@@ -14,6 +14,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/xlog.h"
 #include "catalog/index.h"
 #include "catalog/pg_type.h"
 #include "fpbtree.h"
@@ -52,6 +53,12 @@ fpb_open_for_stats(Oid indrelid)
 	}
 	index = index_open(indrelid, AccessShareLock);
 	fpb_check_relation(index);
+	/* only its init fork exists until the standby is promoted */
+	if (index->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED &&
+		RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary or unlogged relations during recovery")));
 	return index;
 }
 

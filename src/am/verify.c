@@ -130,6 +130,24 @@ fpb_bit_set(uint8 *map, BlockNumber b)
 	map[b / 8] |= (1 << (b % 8));
 }
 
+/* Refuse anything but an fpbtree index, saying what it is instead */
+static void
+fpb_refuse_relkind(const char *relname, char relkind, Oid relam)
+{
+	Oid			am = get_index_am_oid("fpbtree", false);
+
+	if (relkind == RELKIND_PARTITIONED_INDEX && relam == am)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is a partitioned fpbtree index", relname),
+				 errdetail("A partitioned index has no pages of its own."),
+				 errhint("Call the function on the indexes of its partitions.")));
+	if (relkind != RELKIND_INDEX || relam != am)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an fpbtree index", relname)));
+}
+
 /*
  * Make sure relid is an fpbtree index before locking anything: a caller
  * naming some other relation must not get to block writers on its table.
@@ -146,12 +164,8 @@ fpb_precheck_relation(Oid relid)
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid)));
 	classform = (Form_pg_class) GETSTRUCT(tup);
-	if (classform->relkind != RELKIND_INDEX ||
-		classform->relam != get_index_am_oid("fpbtree", false))
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an fpbtree index",
-						NameStr(classform->relname))));
+	fpb_refuse_relkind(NameStr(classform->relname), classform->relkind,
+					   classform->relam);
 	ReleaseSysCache(tup);
 }
 
@@ -162,12 +176,8 @@ fpb_precheck_relation(Oid relid)
 void
 fpb_check_relation(Relation rel)
 {
-	if (rel->rd_rel->relkind != RELKIND_INDEX ||
-		rel->rd_rel->relam != get_index_am_oid("fpbtree", false))
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an fpbtree index",
-						RelationGetRelationName(rel))));
+	fpb_refuse_relkind(RelationGetRelationName(rel), rel->rd_rel->relkind,
+					   rel->rd_rel->relam);
 	if (RELATION_IS_OTHER_TEMP(rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -950,12 +960,33 @@ fpbtree_check(PG_FUNCTION_ARGS)
 				 errmsg("could not open parent table of index \"%s\"",
 						RelationGetRelationName(index))));
 	fpb_check_relation(index);
-	if (heapallindexed && !index->rd_index->indisvalid)
+
+	/*
+	 * An invalid index (a failed CREATE INDEX CONCURRENTLY, or one still
+	 * being built) need not hold the invariants: a failed unique build
+	 * holds the duplicates that failed it.  Refused, as amcheck does.
+	 */
+	if (!index->rd_index->indisvalid)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot verify that every tuple of the table is in index \"%s\"",
+				 errmsg("cannot check index \"%s\"",
 						RelationGetRelationName(index)),
 				 errdetail("Index is not valid.")));
+
+	/*
+	 * An unlogged index has no pages on a hot standby (only its init
+	 * fork): nothing to check, as amcheck says of btree's.
+	 */
+	if (relaxed && index->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
+	{
+		ereport(DEBUG1,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("cannot check unlogged index \"%s\" during recovery, skipping",
+						RelationGetRelationName(index))));
+		index_close(index, AccessShareLock);
+		table_close(heap, heaplock);
+		PG_RETURN_VOID();
+	}
 
 	/*
 	 * Index expressions and predicates run as the table owner, in a

@@ -153,6 +153,24 @@ is( $standby->safe_psql('postgres',
 		q{SELECT height, entries, total_pages FROM fpbtree_stats('t_k')}),
 	'fpbtree_stats agree on the standby');
 
+# an unlogged index has only its init fork on a standby: the check skips
+# it, as amcheck does; the other functions refuse it, as the core refuses
+# queries of its table
+foreach my $f ('fpbtree_check(\'u_k\', true)', 'fpbtree_check(\'u_k\')')
+{
+	($ret, $stdout, $stderr) = $standby->psql('postgres', "SELECT $f");
+	is($ret, 0, "$f skips the unlogged index on the standby") or diag($stderr);
+}
+foreach my $f ('fpbtree_stats', 'fpbtree_format', 'fpbtree_dead_entries')
+{
+	($ret, $stdout, $stderr) =
+	  $standby->psql('postgres', "SELECT * FROM $f('u_k')");
+	like(
+		$stderr,
+		qr/cannot access temporary or unlogged relations during recovery/,
+		"$f refuses the unlogged index on the standby");
+}
+
 # more work after the first catch-up, then promote and keep writing
 $primary->safe_psql(
 	'postgres', q{
