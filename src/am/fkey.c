@@ -211,7 +211,7 @@ fpb_fkey_check(Constraint *con, Oid am, Oid selfrelid, LOCKMODE selflock)
 							get_rel_name(chosen)),
 					 errdetail("PostgreSQL 15 rests a foreign key on the oldest unique index of the referenced columns, and accepts only a btree one; btree index \"%s\" is newer.",
 							   get_rel_name(btree)),
-					 errhint("REINDEX INDEX CONCURRENTLY \"%s\" makes it newer than \"%s\"; a UNIQUE constraint using \"%s\" (which pg_restore creates before plain indexes) keeps it the older one after a restore.",
+					 errhint("REINDEX INDEX CONCURRENTLY \"%s\" makes it newer than \"%s\". pg_restore creates plain indexes in name order, but constraints first: a UNIQUE constraint using \"%s\" stays the older one.",
 							 get_rel_name(chosen), get_rel_name(btree),
 							 get_rel_name(btree))));
 		else
