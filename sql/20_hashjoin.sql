@@ -17,6 +17,30 @@ LOAD 'fpbtree';
 SET client_min_messages = warning;
 SELECT setseed(0.4242);
 
+-- EXPLAIN (SETTINGS) names the settings that shape plans and their
+-- execution, ours among them (not the build-time or developer ones)
+SET fpbtree.hashjoin_group_size = 16;
+SET enable_buffer_operator = off;
+SET fpbtree.range_prefetch = off;
+SET fpbtree.t1_ns = 200;
+CREATE FUNCTION hj_explain_settings(q text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	j json;
+BEGIN
+	EXECUTE 'EXPLAIN (SETTINGS, FORMAT JSON) ' || q INTO j;
+	RETURN QUERY SELECT key || ' = ' || value
+		FROM json_each_text(j -> 0 -> 'Settings')
+		WHERE key ~ '^(fpbtree\.|enable_buffer_operator|enable_prefetch_hashjoin)'
+		ORDER BY 1;
+END $$;
+SELECT hj_explain_settings('SELECT 1');
+DROP FUNCTION hj_explain_settings(text);
+RESET fpbtree.hashjoin_group_size;
+RESET enable_buffer_operator;
+RESET fpbtree.range_prefetch;
+RESET fpbtree.t1_ns;
+
 CREATE TABLE hj_a AS
 SELECT g AS id,
        CASE WHEN g % 20 = 0 THEN NULL ELSE (random() * 5000)::int END AS k,

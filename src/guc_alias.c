@@ -13,12 +13,16 @@
  * reach a configuration file or a stored database/role setting, which
  * might later be read without the library:
  *
- *	- they are GUC_DISALLOW_IN_FILE, so ALTER SYSTEM itself refuses them;
+ *	- they are GUC_DISALLOW_IN_FILE, so ALTER SYSTEM itself refuses them,
+ *	  and their check hook refuses them in a configuration file read at a
+ *	  reload (PostgreSQL 15 applies that flag to ALTER SYSTEM only);
  *	- a ProcessUtility hook rewrites ALTER SYSTEM, ALTER DATABASE ... SET,
  *	  ALTER ROLE ... SET and the SET clauses of functions and procedures
  *	  (stored in pg_proc) of a short name to the dotted name before
- *	  PostgreSQL sees the statement, with a NOTICE saying so.  Rewriting
- *	  keeps the statement's effect: both switches default to on.
+ *	  PostgreSQL sees the statement, with a NOTICE saying so.  Both
+ *	  switches default to on, so a stored "off" keeps its effect; a stored
+ *	  "on" sets the dotted name only, and does not undo a session's SET of
+ *	  the short switch to off (README, "Settings").
  *
  * Without the library loaded the short names are unknown and PostgreSQL
  * rejects them in every one of those statements, so nothing is stored.
@@ -181,6 +185,23 @@ fpb_process_utility(PlannedStmt *pstmt, const char *queryString,
 }
 
 /*
+ * A configuration file read at a reload reaches a switch the library has
+ * already defined (the postmaster refuses an undotted unknown name at
+ * start, before loading libraries): refuse it there too, or a name that
+ * works until the next restart would then stop the server from starting.
+ */
+static bool
+fpb_alias_check(bool *newval, void **extra, GucSource source)
+{
+	if (source != PGC_S_FILE)
+		return true;
+	GUC_check_errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM);
+	GUC_check_errmsg("session switches of fpbtree cannot be set in a configuration file");
+	GUC_check_errhint("Use the dotted name under \"fpbtree.\", which the server also reads at start.");
+	return false;
+}
+
+/*
  * Define the short session switch "alias" for the dotted boolean setting
  * "name" (defined by the caller).  The caller tests both variables.
  */
@@ -198,8 +219,9 @@ fpb_define_session_alias(const char *alias, const char *name,
 							 valueAddr,
 							 true,
 							 PGC_USERSET,
-							 GUC_DISALLOW_IN_FILE | GUC_NOT_IN_SAMPLE,
-							 NULL, NULL, NULL);
+							 GUC_DISALLOW_IN_FILE | GUC_NOT_IN_SAMPLE |
+							 GUC_EXPLAIN,
+							 fpb_alias_check, NULL, NULL);
 
 	fpb_aliases[fpb_naliases].alias = alias;
 	fpb_aliases[fpb_naliases].name = name;

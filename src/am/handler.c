@@ -43,27 +43,27 @@ fpb_am_init(void)
 							 "Prefetch the leaf pages of fpbtree range scans through the jump-pointer array.",
 							 "The distance is capped by the tablespace's effective_io_concurrency.",
 							 &fpb_enable_range_prefetch, true,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
+							 PGC_USERSET, GUC_EXPLAIN, NULL, NULL, NULL);
 	DefineCustomBoolVariable("fpbtree.heap_prefetch",
 							 "Prefetch the heap blocks of the TIDs an fpbtree index scan is about to return.",
 							 "The distance is capped by the heap tablespace's effective_io_concurrency.",
 							 &fpb_enable_heap_prefetch, true,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
+							 PGC_USERSET, GUC_EXPLAIN, NULL, NULL, NULL);
 	DefineCustomBoolVariable("fpbtree.planner_as_btree",
 							 "Let the planner ask fpbtree indexes what it asks only btree indexes: a column's actual minimum and maximum, and whether a unique index makes a join's inner side unique.",
 							 "The first serves range estimates beyond the column's histogram, the second join removal and unique joins.",
 							 &fpb_planner_as_btree, true,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
+							 PGC_USERSET, GUC_EXPLAIN, NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.prefetch_distance_max",
 							"Upper limit of the leaf and heap prefetch distance (0 = effective_io_concurrency alone).",
 							NULL,
 							&fpb_prefetch_max, 0, 0, 1000,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							PGC_USERSET, GUC_EXPLAIN, NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.node_prefetch_distance",
 							"In-page leaf nodes prefetched ahead of a range scan (0 = ceil(T1 / (x * Tnext))).",
 							NULL,
 							&fpb_node_prefetch, 0, 0, 64,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							PGC_USERSET, GUC_EXPLAIN, NULL, NULL, NULL);
 	DefineCustomBoolVariable("fpbtree.debug_pagedel_stop",
 							 "Developer setting: VACUUM stops with an error between the two steps of an fpbtree page deletion.",
 							 "For tests of half-dead pages left by a crash; never for production use.",

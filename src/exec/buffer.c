@@ -743,7 +743,7 @@ fpb_buffer_init(void)
 							 "Enables the plan refinement that inserts Buffer operators above execution groups.",
 							 "Takes effect when a query is planned; the session switch enable_buffer_operator must be on too.",
 							 &fpb_enable_buffer, true,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
+							 PGC_USERSET, GUC_EXPLAIN, NULL, NULL, NULL);
 	fpb_define_session_alias("enable_buffer_operator",
 							 "fpbtree.enable_buffer_operator",
 							 "Enables the Buffer operator's plan refinement (fpbtree) in this session.",
@@ -752,18 +752,18 @@ fpb_buffer_init(void)
 							"Tuples a Buffer operator collects from its child before handing them on.",
 							NULL,
 							&fpb_buffer_size, 1000, 1, 1000000,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							PGC_USERSET, GUC_EXPLAIN, NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.buffer_min_rows",
 							"Estimated output rows below which an operator joins no execution group.",
 							"Operators with fewer rows are never buffered (the paper's cardinality threshold).",
 							&fpb_buffer_min_rows, 300, 0, INT_MAX,
-							PGC_USERSET, 0, NULL, NULL, NULL);
+							PGC_USERSET, GUC_EXPLAIN, NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.l1i_cache_size",
 							"Size of the L1 instruction cache an execution group must fit.",
 							"Read from sysfs at load time; set it to emulate another machine.",
 							&fpb_l1i_cache_size, fpb_l1i_cache_size,
 							1024, 64 * 1024 * 1024,
-							PGC_USERSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
+							PGC_USERSET, GUC_UNIT_BYTE | GUC_EXPLAIN, NULL, NULL, NULL);
 
 	RegisterCustomScanMethods(&buffer_scan_methods);
 }

@@ -150,7 +150,7 @@ fpb_hashjoin_init(void)
 							 &fpb_enable_prefetch_hashjoin,
 							 true,
 							 PGC_USERSET,
-							 0,
+							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 	fpb_define_session_alias("enable_prefetch_hashjoin",
 							 "fpbtree.enable_prefetch_hashjoin",
@@ -162,7 +162,7 @@ fpb_hashjoin_init(void)
 							&fpb_hj_group_size,
 							64, 1, 256,
 							PGC_USERSET,
-							0,
+							GUC_EXPLAIN,
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.hashjoin_prefetch_distance",
 							"Software-pipelining distance (D) of PrefetchHashJoin, in tuples per stage.",
@@ -170,7 +170,7 @@ fpb_hashjoin_init(void)
 							&fpb_hj_prefetch_distance,
 							1, 1, 16,
 							PGC_USERSET,
-							0,
+							GUC_EXPLAIN,
 							NULL, NULL, NULL);
 	DefineCustomEnumVariable("fpbtree.hashjoin_prefetch",
 							 "Prefetching scheme of PrefetchHashJoin.",
@@ -179,7 +179,7 @@ fpb_hashjoin_init(void)
 							 FPB_HJ_PREFETCH_GROUP,
 							 fpb_hj_prefetch_options,
 							 PGC_USERSET,
-							 0,
+							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 	DefineCustomBoolVariable("fpbtree.hashjoin_partition_prefetch",
 							 "Applies the prefetching scheme to PrefetchHashJoin's partition phase too.",
@@ -187,7 +187,7 @@ fpb_hashjoin_init(void)
 							 &fpb_hj_partition_prefetch,
 							 false,
 							 PGC_USERSET,
-							 0,
+							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 	DefineCustomBoolVariable("fpbtree.hashjoin_huge_pages",
 							 "Asks for transparent huge pages for PrefetchHashJoin's large hash tables.",
@@ -195,7 +195,7 @@ fpb_hashjoin_init(void)
 							 &fpb_hj_huge_pages,
 							 false,
 							 PGC_USERSET,
-							 0,
+							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.hashjoin_radix_bits",
 							"Radix bits of PrefetchHashJoin's clustered probing; -1 chooses them, 0 turns it off.",
@@ -203,7 +203,7 @@ fpb_hashjoin_init(void)
 							&fpb_hj_radix_bits_setting,
 							-1, -1, 12,
 							PGC_USERSET,
-							0,
+							GUC_EXPLAIN,
 							NULL, NULL, NULL);
 	DefineCustomBoolVariable("fpbtree.hashjoin_parallel_shared",
 							 "Offers PrefetchHashJoin with one hash table shared by the participants of a Gather.",
@@ -211,7 +211,7 @@ fpb_hashjoin_init(void)
 							 &fpb_hj_parallel_shared,
 							 true,
 							 PGC_USERSET,
-							 0,
+							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("fpbtree.hashjoin_cache_size",
 							"Cache size the PrefetchHashJoin cost model assumes; -1 reads the level-2 cache size.",
@@ -219,7 +219,7 @@ fpb_hashjoin_init(void)
 							&fpb_hj_cache_size_kb,
 							-1, -1, INT_MAX / 2,
 							PGC_USERSET,
-							GUC_UNIT_KB,
+							GUC_UNIT_KB | GUC_EXPLAIN,
 							NULL, NULL, NULL);
 
 	fpb_hj_detect_cache();

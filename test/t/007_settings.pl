@@ -196,6 +196,28 @@ my $log = substr(slurp_file($node->logfile), $logstart);
 unlike($log, qr/invalid configuration parameter name|removing it/,
 	'no setting dropped at start');
 
+# a short name in a configuration file read at a reload is refused, as the
+# next start would refuse it, instead of applied until then
+my $reload_start = -s $node->logfile;
+$node->append_conf('postgresql.conf', 'enable_prefetch_hashjoin = off');
+$node->reload;
+$node->poll_query_until('postgres',
+	q{SELECT count(*) > 0 FROM pg_file_settings
+	  WHERE name = 'enable_prefetch_hashjoin' AND error IS NOT NULL})
+  or die 'the reload did not read the short name';
+is($node->safe_psql('postgres', 'SHOW enable_prefetch_hashjoin'),
+	'on', 'a short name in the file is not applied at a reload');
+ok( $node->wait_for_log(
+		qr/session switches of fpbtree cannot be set in a configuration file/,
+		$reload_start),
+	'... and the log says why');
+my $conf = slurp_file($node->data_dir . '/postgresql.conf');
+$conf =~ s/^enable_prefetch_hashjoin = off\n//m;
+open(my $fh, '>', $node->data_dir . '/postgresql.conf') or die $!;
+print $fh $conf;
+close($fh);
+$node->reload;
+
 # the same configuration, the library not preloaded
 $node->append_conf('postgresql.conf', "shared_preload_libraries = ''");
 $node->stop;
