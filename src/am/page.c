@@ -183,7 +183,12 @@ fpb_page_check_sane(Relation index, Page page, BlockNumber blkno)
 						RelationGetRelationName(index), blkno),
 				 errdetail("pd_lower %u does not cover the %u node lines in use.",
 						   ((PageHeader) page)->pd_lower, opq->hwm)));
-	if (opq->hwm > FPB_NLINES || opq->w < 1 || opq->w > FPB_MAX_WIDTH ||
+	/*
+	 * nentries sizes the scans' arrays: no page holds more entries than a
+	 * posting page's TIDs (node entries take at least 14 bytes, TIDs 6).
+	 */
+	if (opq->hwm > FPB_NLINES || opq->nentries > FPB_POSTING_CAP ||
+		opq->w < 1 || opq->w > FPB_MAX_WIDTH ||
 		opq->x < 1 || opq->x > FPB_MAX_WIDTH ||
 		opq->ipheight > FPB_MAX_IPHEIGHT ||
 		(opq->ipheight > 0 && (opq->root >= opq->hwm ||
@@ -206,8 +211,9 @@ fpb_page_check_sane(Relation index, Page page, BlockNumber blkno)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" contains corrupted page at block %u",
 						RelationGetRelationName(index), blkno),
-				 errdetail("Page header fields are inconsistent (hwm %u, height %u, widths %u/%u).",
-						   opq->hwm, opq->ipheight, opq->w, opq->x)));
+				 errdetail("Page header fields are inconsistent (hwm %u, height %u, widths %u/%u, %u entries).",
+						   opq->hwm, opq->ipheight, opq->w, opq->x,
+						   (unsigned) opq->nentries)));
 }
 
 /*

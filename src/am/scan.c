@@ -121,15 +121,19 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 		Size		size = vp < end ? fpb_tuple_unpack(mcmp, f, vp, end - vp) : 0;
 
 		if (size == 0)
-			elog(ERROR, "fpbtree: index-only copies of block %u overrun their buffer",
-				 blkno);
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("fpbtree page %u is corrupted: its index-only values overrun the scan's buffer",
+							blkno)));
 		item->f = vp;
 		return vp + size;
 	}
 	len = fpb_slot_len(page, f);
 	if (vp + hoff + len > end)
-		elog(ERROR, "fpbtree: index-only copies of block %u overrun their buffer",
-			 blkno);
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("fpbtree page %u is corrupted: its index-only values overrun the scan's buffer",
+						blkno)));
 	/* as index_form_tuple makes it: no NULL, one value at hoff */
 	t = (IndexTuple) vp;
 	memset(&t->t_tid, 0, sizeof(t->t_tid));

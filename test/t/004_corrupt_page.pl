@@ -78,6 +78,7 @@ my @dcases = (
 	[ d_moveright => 10 ],
 	[ d_leftlink => 10 ],
 	[ d_pdlower => 10 ],
+	[ d_nentries => 10 ],
 	[ d_downlink0 => 10 ],
 	[ d_l1empty => 10 ],
 	[ d_widths0 => 10 ],
@@ -418,6 +419,14 @@ my (%dblk, %dnote);
 	$dblk{d_pdlower} = [ $leaves[0] ];
 	$dnote{d_pdlower} = "leftmost leaf $leaves[0] pd_lower = 64";
 
+	# a leaf claims millions of entries: scans size their arrays by the
+	# count, and must refuse it before allocating
+	$f = $path{d_nentries};
+	@leaves = level_chain($f, 0);
+	patch($f, $leaves[5], nentries => 15728640);
+	$dblk{d_nentries} = [ $leaves[5] ];
+	$dnote{d_nentries} = "leaf $leaves[5] nentries = 15728640";
+
 	# the first downlink of the leftmost level-1 page leads to the metapage
 	$f = $path{d_downlink0};
 	my @l1 = level_chain($f, 1);
@@ -702,6 +711,7 @@ my @dplan = (
 	[ d_moveright => qw(ins fwd check) ],
 	[ d_leftlink => qw(bwd check) ],
 	[ d_pdlower => qw(ins check) ],
+	[ d_nentries => qw(fwd bwd check) ],
 	[ d_downlink0 => qw(ins fwd check) ],
 	[ d_l1empty => qw(fwd check) ],
 	[ d_widths0 => qw(stats fwd check) ],
