@@ -878,6 +878,8 @@ extern Buffer fpb_moveright_below(Relation index, Buffer buf,
 extern Buffer fpb_getbuf_right(Relation index, BlockNumber from, uint16 level,
 							   const FpbEntry *hik, BlockNumber to,
 							   int lockmode, bool fromheld, int *unchecked);
+extern void fpb_count_unchecked(Relation index, BlockNumber to,
+								int *unchecked);
 extern Buffer fpb_step_right(Relation index, Buffer buf, int lockmode,
 							 int *unchecked);
 extern Buffer fpb_descend_to(Relation index, const FpbEntry *key,

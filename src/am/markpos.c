@@ -220,6 +220,9 @@ fpbrestrpos(IndexScanDesc scan)
 
 	/* the scan goes back: it may pass deleted pages again (fpb_getbuf_right) */
 	so->unchecked = 0;
+	/* and its position is the mark's, not that of the pages after it */
+	so->behind = false;
+	so->posvalid = false;
 	if (m == NULL || !m->valid)
 	{
 		/* nothing marked: start over, as nbtree does */

@@ -190,6 +190,9 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("fpbtree \"%s\": scan reached non-leaf block %u",
 						RelationGetRelationName(scan->indexRelation), blkno)));
+	/* a forward step sets them again (scan_step.c) */
+	so->behind = false;
+	so->posvalid = false;
 
 	/*
 	 * Serializable transactions lock the leaves they read (README,
@@ -600,6 +603,8 @@ fpbendscan(IndexScanDesc scan)
 	pfree(so->items);
 	if (so->curhikbuf)
 		pfree(so->curhikbuf);
+	if (so->posbuf)
+		pfree(so->posbuf);
 	if (so->killed)
 		pfree(so->killed);
 	pfree(so);

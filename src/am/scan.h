@@ -58,6 +58,14 @@ typedef struct FpbScanOpaqueData
 	bool		curgone;		/* curblk was deleted or half-dead: its high
 								 * key bounds nothing (fpb_getbuf_right) */
 	int			unchecked;		/* steps right from such pages, per scan */
+	bool		behind;			/* curblk lies behind the scan's position,
+								 * its batch dropped (fpb_scan_next) */
+	bool		posvalid;		/* forward steps: pos* hold the high key of
+								 * the last live page the walk left */
+	uint64		posk;
+	uint64		post;
+	const char *posf;			/* wide: in posbuf */
+	FpbFullBuf *posbuf;
 	char	   *itemvals;		/* wide index-only scans: the batch's values */
 	Size		itemvals_used;	/* ... the bytes of it the batch uses */
 	bool		more_left;		/* may pages to the left hold matches? */

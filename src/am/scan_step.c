@@ -406,6 +406,94 @@ fpb_scan_next_range(IndexScanDesc scan, bool forward)
 }
 
 /*
+ * A forward step about to leave a live page that it did not drop: its high
+ * key is the scan's position, the key every entry still to come lies at or
+ * above (the page was read whole).
+ */
+static void
+fpb_scan_setpos(FpbScanOpaque so)
+{
+	FpbEntry	pos = fpb_mkkey(so->curhik, so->curhit);
+
+	pos.f = so->curhif;
+	if (so->cmp != NULL && so->rightblk != InvalidBlockNumber)
+	{
+		if (so->posbuf == NULL)
+			so->posbuf = MemoryContextAlloc(so->scancxt, sizeof(FpbFullBuf));
+		fpb_entry_keep(so->cmp, &pos, so->posbuf);
+	}
+	so->posk = pos.k;
+	so->post = pos.t;
+	so->posf = pos.f;
+	so->posvalid = true;
+}
+
+/*
+ * After steps from deleted or half-dead pages, whose high keys bound
+ * nothing, or from a page this dropped: is the live page just read behind
+ * the scan's position (its high key not above it)?  Then its batch is
+ * dropped and the step counted as unchecked.
+ *
+ * Concurrently this happens only when the page the position came from has
+ * been deleted since (it was empty) and a page right of it took over its
+ * range and split below its old high key: whatever such a page holds was
+ * inserted after the scan read past it, invisible to an MVCC snapshot and
+ * behind the scan's position, where btree's scan never looks either.
+ * Otherwise right-links lead round a cycle through a deleted page: without
+ * this the scan would return each row once per round, and go round as many
+ * times as the index has blocks before fpb_count_unchecked reports the
+ * cycle; with it, the pages of the second round are dropped and counted,
+ * and the cycle is reported within about one round.
+ */
+static bool
+fpb_scan_behind(IndexScanDesc scan)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+
+	if (so->curgone || so->rightblk == InvalidBlockNumber ||
+		fpb_scan_cmp(so, so->curhik, so->curhit, so->curhif,
+					 so->posk, so->post, so->posf) > 0)
+		return false;
+	fpb_count_unchecked(scan->indexRelation, so->curblk, &so->unchecked);
+	so->nitems = 0;
+	so->behind = true;
+	return true;
+}
+
+/*
+ * Leave the batch's page for its right sibling and read that into the
+ * batch (an empty one if it lies behind the scan).  Kept out of line: it
+ * runs once per page, fpb_scan_next once per entry.
+ */
+static pg_noinline void
+fpb_scan_step_right(IndexScanDesc scan)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	FpbEntry	hk = fpb_mkkey(so->curhik, so->curhit);
+	bool		frompos;
+	bool		havepos;
+	Buffer		buf;
+
+	fpb_scan_release(so);
+	/* where the scan stands: see fpb_scan_behind */
+	frompos = so->curgone || so->behind;
+	if (!frompos)
+		fpb_scan_setpos(so);
+	havepos = !frompos || so->posvalid;
+	hk.f = so->curhif;
+	buf = fpb_getbuf_right(scan->indexRelation, so->curblk, 0,
+						   so->curgone ? NULL : &hk, so->rightblk,
+						   BUFFER_LOCK_SHARE, false, &so->unchecked);
+	fpb_scan_readpage(scan, buf, so->keep_pin);
+	so->posvalid = havepos;
+	so->cur = 0;
+	so->moved = true;
+	if (frompos && havepos && fpb_scan_behind(scan))
+		return;
+	fpb_scan_advance_prefetch(scan, true);
+}
+
+/*
  * Advance to the next matching entry in direction dir.  Returns false at
  * the end of the range.  gettuple: called by amgettuple (not amgetbitmap).
  */
@@ -510,20 +598,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 				so->cur = so->nitems;
 				return false;
 			}
-			fpb_scan_release(so);
-			{
-				FpbEntry	hk = fpb_mkkey(so->curhik, so->curhit);
-
-				hk.f = so->curhif;
-				buf = fpb_getbuf_right(scan->indexRelation, so->curblk, 0,
-									   so->curgone ? NULL : &hk,
-									   so->rightblk, BUFFER_LOCK_SHARE,
-									   false, &so->unchecked);
-			}
-			fpb_scan_readpage(scan, buf, so->keep_pin);
-			so->cur = 0;
-			so->moved = true;
-			fpb_scan_advance_prefetch(scan, true);
+			fpb_scan_step_right(scan);
 		}
 		else
 		{

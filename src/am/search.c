@@ -136,7 +136,7 @@ fpb_from_now(Relation index, BlockNumber from, Buffer tobuf, int lockmode,
 }
 
 /* A step right without the check of high keys: count it (see above). */
-static void
+void
 fpb_count_unchecked(Relation index, BlockNumber to, int *unchecked)
 {
 	if (++*unchecked > (int) RelationGetNumberOfBlocks(index))

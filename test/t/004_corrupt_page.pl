@@ -79,6 +79,7 @@ my @dcases = (
 	[ d_leftlink => 10 ],
 	[ d_pdlower => 10 ],
 	[ d_nentries => 10 ],
+	[ d_delcycle => 10 ],
 	[ d_downlink0 => 10 ],
 	[ d_l1empty => 10 ],
 	[ d_widths0 => 10 ],
@@ -427,6 +428,20 @@ my (%dblk, %dnote);
 	$dblk{d_nentries} = [ $leaves[5] ];
 	$dnote{d_nentries} = "leaf $leaves[5] nentries = 15728640";
 
+	# a leaf in the middle is flagged deleted and its right-link leads back
+	# to the leftmost leaf: a forward scan must report the cycle before it
+	# returns any row twice, not after as many rounds as there are blocks
+	$f = $path{d_delcycle};
+	@leaves = level_chain($f, 0);
+	{
+		my $o = opaque(read_block($f, $leaves[20]));
+		patch($f, $leaves[20],
+			right => $leaves[0],
+			raw => [ $o->{special} + 28, 'v', $o->{flags} | 0x0010 ]);
+	}
+	$dblk{d_delcycle} = [ @leaves[ 0 .. 20 ] ];
+	$dnote{d_delcycle} = "leaf $leaves[20] deleted, right-link = leaf $leaves[0]";
+
 	# the first downlink of the leftmost level-1 page leads to the metapage
 	$f = $path{d_downlink0};
 	my @l1 = level_chain($f, 1);
@@ -700,6 +715,8 @@ my %dstmts = (
 	bwd => 'SELECT count(*), sum(k) FROM (SELECT k FROM %s WHERE k >= 0 ORDER BY k DESC) s',
 	stats => "SELECT height FROM fpbtree_stats('%s_k')",
 	check => "SELECT fpbtree_check('%s_k')",
+	fetch2x =>
+	  "BEGIN; DECLARE c CURSOR FOR SELECT k FROM %s WHERE k >= 0; FETCH 20000 FROM c; COMMIT;",
 	fwdt => "SELECT count(*) FROM %s WHERE k::text COLLATE \"C\" >= ''",);
 my @dplan = (
 	[ d_root0 => qw(ins fwd check) ],
@@ -712,6 +729,7 @@ my @dplan = (
 	[ d_leftlink => qw(bwd check) ],
 	[ d_pdlower => qw(ins check) ],
 	[ d_nentries => qw(fwd bwd check) ],
+	[ d_delcycle => qw(fetch2x fwd check) ],
 	[ d_downlink0 => qw(ins fwd check) ],
 	[ d_l1empty => qw(fwd check) ],
 	[ d_widths0 => qw(stats fwd check) ],
