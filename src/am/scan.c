@@ -87,6 +87,8 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	fpb_scan_bounds(scan);
 	so->started = false;
 	so->unchecked = 0;
+	so->behind = false;
+	so->posvalid = false;
 	so->curblk = InvalidBlockNumber;
 	so->nitems = 0;
 	so->cur = 0;

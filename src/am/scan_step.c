@@ -437,8 +437,9 @@ fpb_scan_setpos(FpbScanOpaque so)
  * Concurrently this happens only when the page the position came from has
  * been deleted since (it was empty) and a page right of it took over its
  * range and split below its old high key: whatever such a page holds was
- * inserted after the scan read past it, invisible to an MVCC snapshot and
- * behind the scan's position, where btree's scan never looks either.
+ * inserted after the scan read the position's page (whatever the snapshot)
+ * and lies behind it, where a scan may miss new rows (nbtree's reads such a
+ * page after a deleted one, unchecked).
  * Otherwise right-links lead round a cycle through a deleted page: without
  * this the scan would return each row once per round, and go round as many
  * times as the index has blocks before fpb_count_unchecked reports the
@@ -616,7 +617,20 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 				/* the pages left of ours were all deleted meanwhile */
 				so->nitems = 0;
 				so->more_left = false;
-				continue;
+				if (fpb_scan_next_range(scan, false))
+					continue;
+
+				/*
+				 * Before the first entry now, with an empty batch that still
+				 * has the links of the page left behind: a scroll cursor
+				 * that turns forward would step right of that page and skip
+				 * its entries.  It starts afresh instead, as nbtree's scan
+				 * does after _bt_walk_left finds nothing.
+				 */
+				fpb_pf_stop(&so->pf);
+				so->started = false;
+				so->cur = -1;
+				return false;
 			}
 			fpb_scan_readpage(scan, buf, so->keep_pin);
 			so->cur = so->nitems - 1;
