@@ -33,13 +33,7 @@
 #include "utils/rel.h"
 #include "utils/tuplesort.h"
 
-#define FPB_PHASE_SCAN		2
-#define FPB_PHASE_SORT		3
-#define FPB_PHASE_LOAD		4
-
-
-/* the page being filled at one level of the bulk load */
-
+/* amphasename: the names pg_stat_progress_create_index shows */
 char *
 fpbbuildphasename(int64 phasenum)
 {
@@ -56,6 +50,24 @@ fpbbuildphasename(int64 phasenum)
 		default:
 			return NULL;
 	}
+}
+
+/*
+ * Enter the sort or load phase of a build with ntuples entries: they are
+ * the phase's target, and the table scan's block counts go, as nbtree
+ * shows them.
+ */
+void
+fpb_build_progress(int phase, double ntuples)
+{
+	const int	idx[] = {PROGRESS_CREATEIDX_SUBPHASE,
+		PROGRESS_CREATEIDX_TUPLES_TOTAL,
+		PROGRESS_CREATEIDX_TUPLES_DONE,
+		PROGRESS_SCAN_BLOCKS_TOTAL,
+	PROGRESS_SCAN_BLOCKS_DONE};
+	const int64 val[] = {phase, (int64) ntuples, 0, 0, 0};
+
+	pgstat_progress_update_multi_param(lengthof(idx), idx, val);
 }
 
 /* Node widths for a new index: reloptions first, then the width model. */
@@ -767,8 +779,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		fpb_spool_init(sp, index, maintenance_work_mem);
 		reltuples = table_index_build_scan(heap, index, indexInfo, false, true,
 										   fpb_spool_callback, sp, NULL);
-		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
-									 FPB_PHASE_SORT);
+		fpb_build_progress(FPB_PHASE_SORT, sp->indtuples);
 		fpb_spool_sort(sp);
 		indtuples = sp->indtuples;
 		runs = palloc0(sizeof(FpbRun));
@@ -778,15 +789,8 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		nruns = 1;
 	}
 
-	{
-		const int	idx[] = {PROGRESS_CREATEIDX_SUBPHASE,
-			PROGRESS_CREATEIDX_TUPLES_TOTAL,
-		PROGRESS_CREATEIDX_TUPLES_DONE};
-		const int64 val[] = {FPB_PHASE_LOAD, (int64) indtuples, 0};
-
-		if (!bs.cmp)
-			pgstat_progress_update_multi_param(3, idx, val);
-	}
+	if (!bs.cmp)
+		fpb_build_progress(FPB_PHASE_LOAD, indtuples);
 	if (fp && !bs.cmp)
 		loaded = fpb_parallel_load(fp, &bs);
 	else if (!bs.cmp)

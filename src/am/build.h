@@ -19,6 +19,11 @@
 /* entries a run hands to the merge at a time (also the run-file batch) */
 #define FPB_RUN_BATCH		1024
 
+/* CREATE INDEX progress: the build's phases (fpbbuildphasename) */
+#define FPB_PHASE_SCAN		2
+#define FPB_PHASE_SORT		3
+#define FPB_PHASE_LOAD		4
+
 /*
  * One participant's entries: in memory (radix-sorted) while they fit in
  * workmem, in a tuplesort (which spills) after that.
@@ -112,6 +117,7 @@ typedef struct FpbBuildState
 
 /* build.c */
 extern void fpb_build_widths(Relation index, int *w, int *x, int *ff);
+extern void fpb_build_progress(int phase, double ntuples);
 extern void fpb_build_initlevel(FpbBuildState *bs, int level);
 extern void fpb_build_add(FpbBuildState *bs, int level, const FpbEntry *e);
 extern FpbEntry fpb_build_downlink(const FpbLevel *lv);

@@ -50,8 +50,6 @@
 /* slices per participant: a few, so that a slow participant holds no one up */
 #define FPB_SLICES_PER_PARTICIPANT	2
 
-#define FPB_PHASE_SORT		3	/* as build.c's */
-
 /* Shared state of a parallel build, in the DSM segment. */
 typedef struct FpbShared
 {

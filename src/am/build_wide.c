@@ -514,16 +514,9 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 								   true, indtuples);
 	}
 
-	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, 2);
+	fpb_build_progress(FPB_PHASE_SORT, *indtuples);
 	tuplesort_performsort(sp.sort);
-	{
-		const int	idx[] = {PROGRESS_CREATEIDX_SUBPHASE,
-			PROGRESS_CREATEIDX_TUPLES_TOTAL,
-		PROGRESS_CREATEIDX_TUPLES_DONE};
-		const int64 val[] = {3, (int64) *indtuples, 0};
-
-		pgstat_progress_update_multi_param(3, idx, val);
-	}
+	fpb_build_progress(FPB_PHASE_LOAD, *indtuples);
 	/* the sort hands back minimal tuples */
 	sp.slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 

@@ -468,7 +468,17 @@ typedef struct FpbMetaPageData
 								 * old indexes) */
 	uint16		pfxflags;		/* FPB_PFX_*: format flags (0 in old
 								 * indexes) */
+	uint16		vac_delpages;	/* deleted pages the last VACUUM could not
+								 * list as free, plus one (FPB_DELPAGES_*) */
 } FpbMetaPageData;
+
+/*
+ * vac_delpages: 0 in indexes older than the field (it lies in what was
+ * the struct's padding), FPB_DELPAGES_MANY for more than fit.  Either
+ * makes the next VACUUM without a bulk delete walk the index (vacuum.c).
+ */
+#define FPB_DELPAGES_UNKNOWN	0
+#define FPB_DELPAGES_MANY		0xFFFF
 
 /*
  * pfxflags, the format flags of version 3.  FPB_PFX_CODEPOINT: the first
@@ -854,6 +864,7 @@ extern uint16 fpb_vacuum_cycleid(Relation index);
 extern uint16 fpb_meta_cycleid(Page metapage);
 extern uint16 fpb_meta_mprefix(Page metapage);
 extern uint16 fpb_meta_pfxflags(Page metapage);
+extern uint16 fpb_meta_delpages(Page metapage);
 extern bool fpb_build_starts(void);
 extern bool fpb_meta_formats_valid(uint32 version, uint16 mprefix,
 								   uint16 pfxflags);

@@ -20,6 +20,13 @@
 #include "utils/rel.h"
 
 /*
+ * The metapage's size is part of the on-disk format: an index's pd_lower
+ * covers it, and fields added since took the padding of the first layout.
+ */
+StaticAssertDecl(sizeof(FpbMetaPageData) == 48,
+				 "the metapage contents changed size");
+
+/*
  * Do new indexes get version 4, their pages FPB_F_STARTS?  Not while a
  * developer setting builds an index as builds before it did: those tests
  * keep indexes whose leaf nodes start at slot 0.
@@ -60,6 +67,7 @@ fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel, int w, int x,
 	meta->tnext = tnext;
 	meta->mprefix = mprefix;
 	meta->pfxflags = pfxflags;
+	meta->vac_delpages = 1;		/* a new index has no deleted pages */
 	/* keep the metadata out of the hole generic WAL skips */
 	((PageHeader) page)->pd_lower =
 		((char *) meta + sizeof(FpbMetaPageData)) - (char *) page;
@@ -269,6 +277,20 @@ fpb_meta_pfxflags(Page metapage)
 	FpbMetaPageData *meta = FpbPageGetMeta(metapage);
 
 	return fpb_meta_has(metapage, &meta->pfxflags) ? meta->pfxflags : 0;
+}
+
+/*
+ * The deleted pages the last VACUUM left unlisted, coded as stored
+ * (FPB_DELPAGES_*).  The field took the struct's padding, so every
+ * metapage covers it; an older one holds zero there.
+ */
+uint16
+fpb_meta_delpages(Page metapage)
+{
+	FpbMetaPageData *meta = FpbPageGetMeta(metapage);
+
+	return fpb_meta_has(metapage, &meta->vac_delpages) ?
+		meta->vac_delpages : FPB_DELPAGES_UNKNOWN;
 }
 
 /*

@@ -27,9 +27,11 @@
  */
 #include "postgres.h"
 
+#include "commands/progress.h"
 #include "commands/vacuum.h"
 #include "fpbtree.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/indexfsm.h"
 #include "utils/memutils.h"
 
@@ -231,6 +233,49 @@ fpb_vacuum_block(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	}
 }
 
+/*
+ * Remember in the metapage how many deleted pages the walk just ended
+ * could not list as free (not yet recyclable), if that changed.
+ */
+static void
+fpb_vacuum_set_delpages(Relation index, BlockNumber ndeleted)
+{
+	uint16		code = ndeleted >= FPB_DELPAGES_MANY - 1 ?
+		FPB_DELPAGES_MANY : (uint16) (ndeleted + 1);
+	Buffer		buf = fpb_getmetabuf(index, BUFFER_LOCK_EXCLUSIVE);
+
+	if (fpb_meta_delpages(BufferGetPage(buf)) != code)
+	{
+		FpbWalState *state = fpb_wal_start(index);
+		Page		wpage = fpb_wal_register(state, buf, 0);
+
+		FpbPageGetMeta(wpage)->vac_delpages = code;
+		fpb_wal_finish(state);
+	}
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Must a VACUUM that removed nothing walk the index?  Only to list as free
+ * the pages earlier VACUUMs deleted, when more than 5% of the index waits
+ * for that, as nbtree decides (_bt_vacuum_needs_cleanup); and once for an
+ * index older than the count.  Otherwise an insert-only table's VACUUMs,
+ * autovacuum's among them, would read every fpbtree index in full, only
+ * to count its entries.
+ */
+static bool
+fpb_vacuum_needs_cleanup(Relation index)
+{
+	Buffer		buf = fpb_getmetabuf(index, BUFFER_LOCK_SHARE);
+	uint16		code = fpb_meta_delpages(BufferGetPage(buf));
+
+	UnlockReleaseBuffer(buf);
+	if (code == FPB_DELPAGES_UNKNOWN || code == FPB_DELPAGES_MANY)
+		return true;
+	return code - 1 > 0 &&
+		code - 1 > RelationGetNumberOfBlocks(index) / 20;
+}
+
 static void
 fpb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				IndexBulkDeleteCallback callback, void *callback_state)
@@ -253,13 +298,22 @@ fpb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		npages = RelationGetNumberOfBlocks(index);
 		if (blkno >= npages)
 			break;
+		/* CREATE INDEX CONCURRENTLY's validation shows the walk's blocks */
+		if (info->report_progress)
+			pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_TOTAL, npages);
 		for (; blkno < npages; blkno++)
+		{
 			fpb_vacuum_block(info, stats, callback, callback_state, ents, cxt,
 							 cycle, blkno, blkno);
+			if (info->report_progress)
+				pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_DONE,
+											 blkno + 1);
+		}
 	}
 	stats->num_pages = npages;
 	MemoryContextDelete(cxt);
 	pfree(ents);
+	fpb_vacuum_set_delpages(index, stats->pages_deleted - stats->pages_free);
 }
 
 IndexBulkDeleteResult *
@@ -279,11 +333,15 @@ fpbvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		return stats;
 
 	/*
-	 * No bulk delete ran (nothing to remove): count entries and pages, and
-	 * delete empty leaves and list reusable pages all the same.
+	 * No bulk delete ran (nothing to remove): walk the index only when
+	 * enough deleted pages wait to be listed as free.  The walk also
+	 * counts entries and pages, and finishes deletions left half-way.
+	 * Without it the index's statistics stay as they were, as with btree.
 	 */
 	if (stats == NULL)
 	{
+		if (!fpb_vacuum_needs_cleanup(info->index))
+			return NULL;
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
 		fpb_vacuum_scan(info, stats, NULL, NULL);
 	}

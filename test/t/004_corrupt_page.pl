@@ -80,6 +80,7 @@ my @dcases = (
 	[ d_pdlower => 10 ],
 	[ d_nentries => 10 ],
 	[ d_delcycle => 10 ],
+	[ d_bwdcycle => 10 ],
 	[ d_downlink0 => 10 ],
 	[ d_l1empty => 10 ],
 	[ d_widths0 => 10 ],
@@ -442,6 +443,17 @@ my (%dblk, %dnote);
 	$dblk{d_delcycle} = [ @leaves[ 0 .. 20 ] ];
 	$dnote{d_delcycle} = "leaf $leaves[20] deleted, right-link = leaf $leaves[0]";
 
+	# links agree on a cycle: leaf 10 says leaf 5 is its right sibling
+	# and leaf 5 that leaf 10 is its left one; a backward scan walking left
+	# from leaf 5 must not go round 10, 9, ..., 5 for ever
+	$f = $path{d_bwdcycle};
+	@leaves = level_chain($f, 0);
+	patch($f, $leaves[5], left => $leaves[10]);
+	patch($f, $leaves[10], right => $leaves[5]);
+	$dblk{d_bwdcycle} = [ $leaves[5], $leaves[10] ];
+	$dnote{d_bwdcycle} =
+	  "leaf $leaves[10] right-link = leaf $leaves[5], whose left-link = leaf $leaves[10]";
+
 	# the first downlink of the leftmost level-1 page leads to the metapage
 	$f = $path{d_downlink0};
 	my @l1 = level_chain($f, 1);
@@ -730,6 +742,7 @@ my @dplan = (
 	[ d_pdlower => qw(ins check) ],
 	[ d_nentries => qw(fwd bwd check) ],
 	[ d_delcycle => qw(fetch2x fwd check) ],
+	[ d_bwdcycle => qw(bwd fwd check) ],
 	[ d_downlink0 => qw(ins fwd check) ],
 	[ d_l1empty => qw(fwd check) ],
 	[ d_widths0 => qw(stats fwd check) ],
