@@ -613,7 +613,8 @@ fpb_pscan_claim(IndexScanDesc scan, bool forward,
 		}
 		if (sleep)
 		{
-			ConditionVariableSleep(&ps->cv, PG_WAIT_EXTENSION);
+			/* btree's event for the same wait: monitoring knows it */
+			ConditionVariableSleep(&ps->cv, WAIT_EVENT_BTREE_PAGE);
 			continue;
 		}
 		if (load)

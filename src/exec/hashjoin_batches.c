@@ -158,7 +158,8 @@ fpb_hj_batches_partition(FpbHjState *st, int phase)
 		}
 		fpb_spill_export(&st->sh_inner);
 		fpb_spill_export(&st->sh_outer);
-		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+		/* Parallel Hash's event for the end of partitioning the outer side */
+		BarrierArriveAndWait(&sh->barrier, WAIT_EVENT_HASH_BUILD_HASH_OUTER);
 	}
 	else if (!st->sh_sets)
 	{

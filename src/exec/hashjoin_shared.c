@@ -473,10 +473,16 @@ fpb_hj_shared_build(FpbHjState *st)
 	fpb_ht_reset(&st->ht);
 	phase = BarrierAttach(&sh->barrier);
 	st->attached = true;
+	/*
+	 * The waits show as Parallel Hash's (pg_stat_activity.wait_event): the
+	 * inner side's loading and building are its "hashing the inner
+	 * relation".
+	 */
 	if (phase == FPB_SH_LOAD)
 	{
 		fpb_hj_shared_load(st);
-		if (BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION) &&
+		if (BarrierArriveAndWait(&sh->barrier,
+								 WAIT_EVENT_HASH_BUILD_HASH_INNER) &&
 			pg_atomic_read_u32(&sh->nbatch) == 0)
 		{
 			fpb_hj_shared_geometry(sh, &g);
@@ -498,19 +504,19 @@ fpb_hj_shared_build(FpbHjState *st)
 	if (phase == FPB_SH_COUNT)
 	{
 		fpb_hj_shared_count(st, &g);
-		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+		BarrierArriveAndWait(&sh->barrier, WAIT_EVENT_HASH_BUILD_HASH_INNER);
 		phase = FPB_SH_SCATTER;
 	}
 	if (phase == FPB_SH_SCATTER)
 	{
 		fpb_hj_shared_scatter(st, &g, fpb_hj_shared_map(st));
-		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+		BarrierArriveAndWait(&sh->barrier, WAIT_EVENT_HASH_BUILD_HASH_INNER);
 		phase = FPB_SH_BUILD;
 	}
 	if (phase == FPB_SH_BUILD)
 	{
 		fpb_hj_shared_build_slices(st, &g, fpb_hj_shared_map(st));
-		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+		BarrierArriveAndWait(&sh->barrier, WAIT_EVENT_HASH_BUILD_HASH_INNER);
 		phase = FPB_SH_PROBE;
 		st->nbuilds++;
 	}

@@ -168,6 +168,29 @@ foreach my $p (sort keys %phase)
 	ok(dsm_back_to_idle(), "shared $p: no DSM segment left after completion");
 }
 
+# Participants waiting at the shared table's barrier for a late one show
+# Parallel Hash's wait event, which monitoring knows (they showed
+# "Extension"): one inner row stalls the participant that reads it for 3 s.
+$node->safe_psql(
+	'postgres', q{
+CREATE FUNCTION stall(v int, at int) RETURNS int LANGUAGE plpgsql STABLE PARALLEL SAFE COST 1
+AS $$ BEGIN IF v = at THEN PERFORM pg_sleep(3); END IF; RETURN v; END $$;
+});
+{
+	my $bg = $node->background_psql('postgres', on_error_stop => 0);
+	$bg->query_until(qr/started/,
+		$set_shared
+		  . "\\echo started\nSELECT count(*) FROM o JOIN i ON o.k = i.k WHERE stall(i.id, 19999) > 0;\n"
+	);
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT count(*) > 0 FROM pg_stat_activity WHERE wait_event = 'HashBuildHashInner'"
+		),
+		'shared build: the participants waiting for a late one show HashBuildHashInner');
+	like($bg->query_safe('SELECT 1'), qr/^1$/m, 'shared build: the join ends');
+	$bg->quit;
+}
+
 # The shared table in batches (64 kB: both sides go to shared batch
 # files): cancelled while the participants load and partition the inner
 # side (late participants keep the others waiting at the barrier), while
