@@ -184,9 +184,9 @@ fpb_participate(FpbShared *shared, ParallelTableScanDesc pscan,
 	}
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, progress,
 									   fpb_spool_callback, sp, scan);
+	/* the target comes with the load, once every participant's is known */
 	if (progress)
-		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
-									 FPB_PHASE_SORT);
+		fpb_build_progress(FPB_PHASE_SORT, 0);
 	fpb_spool_sort(sp);
 
 	fpb_run_name(name, run);

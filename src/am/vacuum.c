@@ -67,8 +67,13 @@ fpb_vacuum_page(Relation index, Buffer buf, IndexBulkDeleteResult *stats,
 	{
 		if (blkno != orig)
 			return;
-		/* extended but never initialised (crash or error): reusable */
+		/*
+		 * Extended but never initialised (crash or error): reusable.
+		 * Counted as deleted too, as nbtree does: the deleted pages not
+		 * free are the difference (fpb_vacuum_set_delpages).
+		 */
 		RecordFreeIndexPage(index, blkno);
+		stats->pages_deleted++;
 		stats->pages_free++;
 		return;
 	}
@@ -313,6 +318,16 @@ fpb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	stats->num_pages = npages;
 	MemoryContextDelete(cxt);
 	pfree(ents);
+
+	/*
+	 * Make the pages just listed findable now (fpb_newbuf's search starts
+	 * at the map's upper levels), as btvacuumscan does: not only in
+	 * amvacuumcleanup, which a VACUUM cancelled after its bulk deletes
+	 * never reaches, while the count written next tells the VACUUMs after
+	 * it that no walk is needed.
+	 */
+	if (stats->pages_free > 0)
+		IndexFreeSpaceMapVacuum(index);
 	fpb_vacuum_set_delpages(index, stats->pages_deleted - stats->pages_free);
 }
 
@@ -345,9 +360,6 @@ fpbvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
 		fpb_vacuum_scan(info, stats, NULL, NULL);
 	}
-
-	/* make the pages listed free findable by fpb_newbuf */
-	IndexFreeSpaceMapVacuum(info->index);
 	stats->estimated_count = false;
 	return stats;
 }
