@@ -247,8 +247,17 @@ fpb_vacuum_set_delpages(Relation index, BlockNumber ndeleted)
 {
 	uint16		code = ndeleted >= FPB_DELPAGES_MANY - 1 ?
 		FPB_DELPAGES_MANY : (uint16) (ndeleted + 1);
-	Buffer		buf = fpb_getmetabuf(index, BUFFER_LOCK_EXCLUSIVE);
+	Buffer		buf = fpb_getmetabuf(index, BUFFER_LOCK_SHARE);
 
+	/* usually unchanged: splits reading the cycle id need not wait */
+	if (fpb_meta_delpages(BufferGetPage(buf)) == code)
+	{
+		UnlockReleaseBuffer(buf);
+		return;
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	/* only VACUUM writes the field, and one VACUUM runs at a time */
 	if (fpb_meta_delpages(BufferGetPage(buf)) != code)
 	{
 		FpbWalState *state = fpb_wal_start(index);
