@@ -158,7 +158,8 @@ fpbtree_prefix_numeric(PG_FUNCTION_ARGS)
 Datum
 fpbtree_prefix_bytea(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = DatumGetByteaPSlice(PG_GETARG_DATUM(0), 0, FPB_PREFIX_LEN);
+	bytea	   *b = (bytea *) fpb_varlena_head(PG_GETARG_DATUM(0),
+											   FPB_PREFIX_LEN);
 
 	PG_RETURN_INT64((int64) fpb_prefix_bytes(VARDATA_ANY(b),
 											 VARSIZE_ANY_EXHDR(b)));
