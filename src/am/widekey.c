@@ -72,6 +72,7 @@
 #include "catalog/pg_collation.h"
 #include "fmgr.h"
 #include "mb/pg_wchar.h"
+#include "port/pg_bswap.h"
 #include "utils/builtins.h"
 #include "utils/pg_locale.h"
 #include "utils/uuid.h"
@@ -82,20 +83,19 @@ PG_FUNCTION_INFO_V1(fpbtree_prefix_uuid);
 PG_FUNCTION_INFO_V1(fpbtree_prefix_text);
 PG_FUNCTION_INFO_V1(fpbtree_prefix_bpchar);
 
-/* The first FPB_PREFIX_LEN of len bytes, big-endian, zero-padded. */
+/*
+ * The first FPB_PREFIX_LEN of len bytes, big-endian, zero-padded: one load
+ * and a byte swap where a byte loop took about 70 instructions a prefix.
+ */
 uint64
 fpb_prefix_bytes(const char *data, Size len)
 {
 	uint64		k = 0;
-	int			i;
 
-	for (i = 0; i < FPB_PREFIX_LEN; i++)
-	{
-		k <<= 8;
-		if ((Size) i < len)
-			k |= (unsigned char) data[i];
-	}
-	return k;
+	StaticAssertStmt(FPB_PREFIX_LEN == sizeof(uint64),
+					 "a prefix is one uint64 of bytes");
+	memcpy(&k, data, Min(len, FPB_PREFIX_LEN));
+	return pg_ntoh64(k);
 }
 
 /* How a collation's prefixes are made */
