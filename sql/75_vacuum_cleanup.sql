@@ -25,6 +25,14 @@ BEGIN
 	RETURN (SELECT idx_blks_hit + idx_blks_read FROM pg_statio_user_indexes
 			WHERE indexrelname = idx);
 END $$;
+-- the counts a VACUUM of vc starts from (flushed before)
+CREATE FUNCTION vc_mark() RETURNS bool
+LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM set_config('vc.f0', vc_blocks('vc_f')::text, false);
+	PERFORM set_config('vc.b0', vc_blocks('vc_b')::text, false);
+	RETURN true;
+END $$;
 -- the VACUUM of vc: the blocks of each index it touched
 CREATE FUNCTION vc_vacuum_blocks(OUT fpbtree bigint, OUT btree bigint)
 LANGUAGE plpgsql AS $$
@@ -35,8 +43,7 @@ END $$;
 
 -- before: set the starting counts (each step's counts are flushed first)
 SELECT pg_stat_force_next_flush();
-SELECT set_config('vc.f0', vc_blocks('vc_f')::text, false) IS NOT NULL AS f0,
-	   set_config('vc.b0', vc_blocks('vc_b')::text, false) IS NOT NULL AS b0;
+SELECT vc_mark();
 
 -- an insert-only table: nothing to remove, no deleted pages; neither
 -- index is walked (the metapage is read)
@@ -49,8 +56,7 @@ FROM vc_vacuum_blocks();
 -- more rows in, VACUUM again: still nothing to walk for
 INSERT INTO vc SELECT g, g FROM generate_series(100001, 150000) g;
 SELECT pg_stat_force_next_flush();
-SELECT set_config('vc.f0', vc_blocks('vc_f')::text, false) IS NOT NULL AS f0,
-	   set_config('vc.b0', vc_blocks('vc_b')::text, false) IS NOT NULL AS b0;
+SELECT vc_mark();
 VACUUM vc;
 SELECT pg_stat_force_next_flush();
 SELECT fpbtree <= 2 AS fpbtree_not_walked, btree <= 2 AS btree_not_walked
@@ -69,8 +75,7 @@ SELECT fpbtree_check('vc_f', true);
 -- this VACUUM walks both indexes and lists the pages
 SELECT txid_current() IS NOT NULL AS xid_used;
 SELECT pg_stat_force_next_flush();
-SELECT set_config('vc.f0', vc_blocks('vc_f')::text, false) IS NOT NULL AS f0,
-	   set_config('vc.b0', vc_blocks('vc_b')::text, false) IS NOT NULL AS b0;
+SELECT vc_mark();
 VACUUM vc;
 SELECT pg_stat_force_next_flush();
 SELECT fpbtree >= (SELECT relpages FROM pg_class WHERE relname = 'vc_f') AS fpbtree_walked,
@@ -80,8 +85,7 @@ SELECT free_pages = deleted_pages AS all_free FROM fpbtree_stats('vc_f');
 
 -- and the next one has nothing to do again
 SELECT pg_stat_force_next_flush();
-SELECT set_config('vc.f0', vc_blocks('vc_f')::text, false) IS NOT NULL AS f0,
-	   set_config('vc.b0', vc_blocks('vc_b')::text, false) IS NOT NULL AS b0;
+SELECT vc_mark();
 VACUUM vc;
 SELECT pg_stat_force_next_flush();
 SELECT fpbtree <= 2 AS fpbtree_not_walked, btree <= 2 AS btree_not_walked
@@ -100,4 +104,5 @@ SELECT count(*), sum(k) FROM vc;
 
 DROP TABLE vc;
 DROP FUNCTION vc_vacuum_blocks();
+DROP FUNCTION vc_mark();
 DROP FUNCTION vc_blocks(text);
