@@ -138,12 +138,41 @@ BEGIN
         ', one per worker: ' || (wsum = nworkers) ||
         ', 1 to 2 workers: ' || (nworkers BETWEEN 1 AND 2);
 END $$;
+CREATE FUNCTION hjp_builds_json(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+    plan json;
+    node json;
+    w json;
+    nworkers int := 0;
+    wsum int := 0;
+    numbered bool := true;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+    -- Aggregate -> Gather -> (Partial Aggregate ->) the join
+    node := plan->0->'Plan';
+    WHILE node->>'Custom Plan Provider' IS DISTINCT FROM 'PrefetchHashJoin' LOOP
+        node := node->'Plans'->0;
+    END LOOP;
+    FOR w IN SELECT json_array_elements(node->'Worker Hash Tables') LOOP
+        nworkers := nworkers + 1;
+        wsum := wsum + (w->>'Builds')::int;
+        numbered := numbered AND (w->>'Worker Number')::int BETWEEN 0 AND 1
+            AND json_typeof(w->'Peak Memory Usage') = 'number';
+    END LOOP;
+    RETURN NEXT 'json: builds = sum over workers: ' || ((node->>'Builds')::int = wsum) ||
+        ', 1 to 2 workers: ' || (nworkers BETWEEN 1 AND 2) ||
+        ', numbered: ' || numbered ||
+        ', core workers array: ' || (json_typeof(node->'Workers') = 'array');
+END $$;
 BEGIN;
 SET LOCAL max_parallel_workers_per_gather = 2;
 SET LOCAL parallel_leader_participation = off;
 SET LOCAL enable_parallel_hash = off;
 SELECT * FROM hjp_builds('SELECT count(*) FROM hp_a a JOIN hp_b b ON a.k = b.k');
 SELECT * FROM hjp_builds('SELECT a.id FROM hp_a a WHERE NOT EXISTS (SELECT 1 FROM hp_b b WHERE b.k = a.k)');
+-- the structured formats give the workers' figures as objects, not strings,
+-- beside the core's own "Workers" array
+SELECT * FROM hjp_builds_json('SELECT count(*) FROM hp_a a JOIN hp_b b ON a.k = b.k');
 -- every participant loads the whole inner side, so each grows to the same
 -- number of batches
 SET LOCAL parallel_leader_participation = on;

@@ -271,23 +271,48 @@ fpb_hj_instr_collect(FpbHjState *st, FpbHjInstr *all, FpbHjInstr **workers)
 }
 
 /*
- * EXPLAIN (ANALYZE, VERBOSE): one line of figures per worker that ran; for
- * a shared table also the inner rows it loaded and the batches it claimed.
+ * EXPLAIN (ANALYZE, VERBOSE): the figures of each worker that ran; for a
+ * shared table also the inner rows it loaded and the batches it claimed.
+ * Text format gives one line per worker.  The structured formats give an
+ * array of objects, so that tools reading them need not parse a string;
+ * it is not named "Workers", which the core fills with the workers' own
+ * instrumentation in the same node object.
  */
 void
 fpb_hj_explain_workers(FpbHjInstr *workers, int n, bool shared,
 					   ExplainState *es)
 {
+	bool		text = es->format == EXPLAIN_FORMAT_TEXT;
 	int			i;
 
+	if (!text)
+		ExplainOpenGroup("Worker Hash Tables", "Worker Hash Tables", false,
+						 es);
 	for (i = 0; i < n; i++)
 	{
 		FpbHjInstr *w = &workers[i];
+		int64		peak_kb = (int64) ((w->peak_space + 1023) / 1024);
 		StringInfoData buf;
 		char		label[32];
 
 		if (!w->ran)
 			continue;
+		if (!text)
+		{
+			ExplainOpenGroup("Worker", NULL, true, es);
+			ExplainPropertyInteger("Worker Number", NULL, i, es);
+			ExplainPropertyInteger("Builds", NULL, w->nbuilds, es);
+			ExplainPropertyInteger("Batches", NULL, w->nbatch, es);
+			if (shared)
+			{
+				ExplainPropertyInteger("Inner Rows", NULL, w->loaded, es);
+				ExplainPropertyInteger("Batches Claimed", NULL, w->claimed,
+									   es);
+			}
+			ExplainPropertyInteger("Peak Memory Usage", "kB", peak_kb, es);
+			ExplainCloseGroup("Worker", NULL, true, es);
+			continue;
+		}
 		initStringInfo(&buf);
 		appendStringInfo(&buf, "Builds: " INT64_FORMAT ", Batches: %d, ",
 						 w->nbuilds, w->nbatch);
@@ -296,9 +321,12 @@ fpb_hj_explain_workers(FpbHjInstr *workers, int n, bool shared,
 							 ", Batches Claimed: " INT64_FORMAT ", ",
 							 w->loaded, w->claimed);
 		appendStringInfo(&buf, "Peak Memory Usage: " INT64_FORMAT " kB",
-						 (int64) ((w->peak_space + 1023) / 1024));
+						 peak_kb);
 		snprintf(label, sizeof(label), "Worker %d", i);
 		ExplainPropertyText(label, buf.data, es);
 		pfree(buf.data);
 	}
+	if (!text)
+		ExplainCloseGroup("Worker Hash Tables", "Worker Hash Tables", false,
+						  es);
 }
