@@ -1067,7 +1067,7 @@ extern IndexBulkDeleteResult *fpbvacuumcleanup(IndexVacuumInfo *info,
 /* ---- pagedel.c: deletion of empty leaf pages ---- */
 extern bool fpb_debug_pagedel_stop;
 extern bool fpb_pagedel(Relation index, BlockNumber blkno,
-						BlockNumber *parent);
+						BlockNumber *parent, FullTransactionId *safexid);
 extern FullTransactionId fpb_page_safexid(FpbPageOpaque opq);
 
 /* ---- verify.c: fpbtree_check(); its relation checks serve stats.c too ---- */

@@ -239,7 +239,8 @@ fpb_mark_halfdead(Relation index, Buffer buf, const FpbEntry *low,
  * still reach it (the leaf prefetcher) find what they expect.
  */
 static bool
-fpb_unlink_halfdead(Relation index, BlockNumber blkno)
+fpb_unlink_halfdead(Relation index, BlockNumber blkno,
+					FullTransactionId *safexid_out)
 {
 	Buffer		lbuf = InvalidBuffer;
 	Buffer		tbuf;
@@ -349,6 +350,7 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
 	opq->safexid_lo = (uint32) U64FromFullTransactionId(safexid);
 	opq->safexid_hi = (uint32) (U64FromFullTransactionId(safexid) >> 32);
 	fpb_wal_finish(state);
+	*safexid_out = safexid;
 
 	/* the page keeps its links and high key for scans still on their way */
 	UnlockReleaseBuffer(rbuf);
@@ -363,10 +365,12 @@ fpb_unlink_halfdead(Relation index, BlockNumber blkno)
  * only child; or finish the deletion of a half-dead page (after a crash or
  * an error between the steps).  No buffer lock may be held.  Returns
  * whether blkno was deleted; *parent is set to the parent's block if that
- * was deleted too, else to InvalidBlockNumber.
+ * was deleted too, else to InvalidBlockNumber.  *safexid is set to the
+ * safexid of the last page deleted (the latest of them), when any was.
  */
 bool
-fpb_pagedel(Relation index, BlockNumber blkno, BlockNumber *parent)
+fpb_pagedel(Relation index, BlockNumber blkno, BlockNumber *parent,
+			FullTransactionId *safexid)
 {
 	Buffer		buf = fpb_getbuf(index, blkno, BUFFER_LOCK_EXCLUSIVE);
 	FpbPageOpaque opq = FpbPageGetOpaque(BufferGetPage(buf));
@@ -387,7 +391,7 @@ fpb_pagedel(Relation index, BlockNumber blkno, BlockNumber *parent)
 	{
 		UnlockReleaseBuffer(buf);
 		CHECK_FOR_INTERRUPTS();
-		return fpb_unlink_halfdead(index, blkno);
+		return fpb_unlink_halfdead(index, blkno, safexid);
 	}
 	if (!FpbPageIsLeaf(opq) || FpbPageIsRightmost(opq) || opq->nentries > 0 ||
 		(opq->flags & FPB_F_INCOMPLETE_SPLIT))
@@ -445,11 +449,11 @@ fpb_pagedel(Relation index, BlockNumber blkno, BlockNumber *parent)
 						blkno, RelationGetRelationName(index)),
 				 errdetail("fpbtree.debug_pagedel_stop is on.")));
 	CHECK_FOR_INTERRUPTS();
-	deleted = fpb_unlink_halfdead(index, blkno);
+	deleted = fpb_unlink_halfdead(index, blkno, safexid);
 	if (nhalf == 2)
 	{
 		CHECK_FOR_INTERRUPTS();
-		if (fpb_unlink_halfdead(index, pblk))
+		if (fpb_unlink_halfdead(index, pblk, safexid))
 			*parent = pblk;
 	}
 	return deleted;

@@ -20,8 +20,9 @@
  * whose right-link leads below the block being visited sends VACUUM back
  * along the group (nbtree's btvacuumpage backtracking).
  *
- * A leaf left empty is deleted (pagedel.c) and, in a later VACUUM, once
- * no transaction can still reach it, listed in the free space map.
+ * A leaf left empty is deleted (pagedel.c) and listed in the free space
+ * map once no transaction can still reach it: at the end of the walk that
+ * deleted it if that is already so, else by a later VACUUM's walk.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,7 +34,23 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/indexfsm.h"
+#include "storage/procarray.h"
 #include "utils/memutils.h"
+
+/*
+ * The pages one walk deleted at or below its position, in the order it
+ * deleted them (so by ascending safexid), to be listed as free at its end
+ * (nbtree's _bt_pendingfsm_finalize does the same).  Bounded by work_mem:
+ * pages beyond it wait for a later walk, as all did before.
+ */
+typedef struct FpbVacPending
+{
+	BlockNumber *blkno;
+	FullTransactionId *safexid;
+	int			n;
+	int			size;
+	int			max;
+} FpbVacPending;
 
 /* What one page needs after its entries were vacuumed. */
 typedef struct FpbVacPage
@@ -177,10 +194,61 @@ fpb_vacuum_start(Relation index)
 
 /* Visit block blkno (the scan's position orig), delete it if it emptied. */
 static void
+fpb_vacuum_pend(FpbVacPending *pend, BlockNumber blkno,
+				FullTransactionId safexid)
+{
+	if (pend->n >= pend->size)
+	{
+		if (pend->size >= pend->max)
+			return;
+		pend->size = Min(Max(64, pend->size * 2), pend->max);
+		pend->blkno = pend->blkno ?
+			repalloc(pend->blkno, sizeof(BlockNumber) * pend->size) :
+			palloc(sizeof(BlockNumber) * pend->size);
+		pend->safexid = pend->safexid ?
+			repalloc(pend->safexid, sizeof(FullTransactionId) * pend->size) :
+			palloc(sizeof(FullTransactionId) * pend->size);
+	}
+	pend->blkno[pend->n] = blkno;
+	pend->safexid[pend->n] = safexid;
+	pend->n++;
+}
+
+/*
+ * At the end of a walk: list as free the pages it deleted that no
+ * transaction can reach any more.  Concurrent transactions that began
+ * after a deletion and ended before now make that common in a busy
+ * database; in a quiet one no transaction id has been assigned since, and
+ * the pages wait for a later walk.
+ */
+static void
+fpb_vacuum_pending_free(Relation index, FpbVacPending *pend,
+						IndexBulkDeleteResult *stats)
+{
+	if (pend->n == 0)
+		return;
+
+	/*
+	 * Recompute the horizons: the GlobalVis test answers from this
+	 * backend's last computation, from before the walk, and would keep
+	 * every page deleted since.
+	 */
+	(void) GetOldestNonRemovableTransactionId(NULL);
+	for (int i = 0; i < pend->n; i++)
+	{
+		/* deleted in turn: the later ones are not safe either */
+		if (!GlobalVisCheckRemovableFullXid(NULL, pend->safexid[i]))
+			break;
+		RecordFreeIndexPage(index, pend->blkno[i]);
+		stats->pages_free++;
+	}
+}
+
+static void
 fpb_vacuum_block(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				 IndexBulkDeleteCallback callback, void *callback_state,
 				 FpbEntry *ents, MemoryContext cxt, uint16 cycle,
-				 BlockNumber blkno, BlockNumber orig)
+				 FpbVacPending *pend, BlockNumber blkno, BlockNumber orig)
 {
 	Relation	index = info->index;
 	int64		steps = 0;
@@ -209,19 +277,27 @@ fpb_vacuum_block(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		if (res.delete && blkno == orig)
 		{
 			BlockNumber parent;
+			FullTransactionId safexid;
 
-			if (fpb_pagedel(index, blkno, &parent))
+			if (fpb_pagedel(index, blkno, &parent, &safexid))
 			{
 				stats->pages_newly_deleted++;
 				stats->pages_deleted++;
+				fpb_vacuum_pend(pend, blkno, safexid);
 			}
 
-			/* a parent further right is counted when the scan gets there */
+			/*
+			 * A parent further right is counted, and listed if it can be,
+			 * when the scan gets there.
+			 */
 			if (parent != InvalidBlockNumber)
 			{
 				stats->pages_newly_deleted++;
 				if (parent < orig)
+				{
 					stats->pages_deleted++;
+					fpb_vacuum_pend(pend, parent, safexid);
+				}
 			}
 		}
 
@@ -301,12 +377,16 @@ fpb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	/* a page's entries: a regular page holds fewer than a posting page */
 	FpbEntry   *ents = palloc(sizeof(FpbEntry) * FPB_POSTING_CAP);
 	uint16		cycle = fpb_vacuum_start(index);
+	FpbVacPending pend = {0};
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "fpbtree vacuum",
 								ALLOCSET_DEFAULT_SIZES);
 	stats->num_index_tuples = 0;
 	stats->pages_deleted = 0;
 	stats->pages_free = 0;
+	pend.max = (int) Min((Size) work_mem * 1024 /
+						 (sizeof(BlockNumber) + sizeof(FullTransactionId)),
+						 MaxAllocSize / sizeof(FullTransactionId));
 	for (;;)
 	{
 		npages = RelationGetNumberOfBlocks(index);
@@ -318,7 +398,7 @@ fpb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		for (; blkno < npages; blkno++)
 		{
 			fpb_vacuum_block(info, stats, callback, callback_state, ents, cxt,
-							 cycle, blkno, blkno);
+							 cycle, &pend, blkno, blkno);
 			if (info->report_progress)
 				pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_DONE,
 											 blkno + 1);
@@ -327,6 +407,12 @@ fpb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	stats->num_pages = npages;
 	MemoryContextDelete(cxt);
 	pfree(ents);
+	fpb_vacuum_pending_free(index, &pend, stats);
+	if (pend.blkno)
+	{
+		pfree(pend.blkno);
+		pfree(pend.safexid);
+	}
 
 	/*
 	 * Make the pages just listed findable now (fpb_newbuf's search starts
