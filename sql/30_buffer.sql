@@ -184,6 +184,13 @@ SELECT buffers, peak_kb IS NOT NULL AND peak_kb <= 1024 + 245 + 128 AS within_wo
 FROM buf_peak_memory($$SELECT sum(length(r)), count(DISTINCT md5(r)) FROM (SELECT repeat(chr(65 + i % 26), 65536 + i * 1500) r FROM generate_series(1, 120) i OFFSET 0) s$$);
 SELECT buffers, peak_kb IS NOT NULL AND peak_kb <= 1024 + 170 + 128 AS within_work_mem
 FROM buf_peak_memory($$SELECT sum(length(r)), count(DISTINCT md5(r)) FROM (SELECT repeat(chr(65 + i % 26), CASE WHEN i <= 600 THEN 8000 ELSE 100000 + i * 100 END) r FROM generate_series(1, 700) i OFFSET 0) s$$);
+-- the ring grows with what refills take, not to buffer_size at start-up
+-- (it was 32 MB a Buffer at the largest setting, whatever the rows)
+SET fpbtree.buffer_size = 1000000;
+SET work_mem = '64kB';
+SELECT buffers, peak_kb IS NOT NULL AND peak_kb <= 1024 AS ring_grows
+FROM buf_peak_memory($$SELECT count(*), sum(x) FROM (SELECT g AS x FROM generate_series(1, 20000) g OFFSET 0) s$$);
+SELECT count(*), sum(x) FROM (SELECT g AS x FROM generate_series(1, 20000) g OFFSET 0) s;
 RESET work_mem;
 RESET fpbtree.buffer_size;
 RESET fpbtree.buffer_min_rows;

@@ -76,6 +76,9 @@ typedef struct BufferBlock
 
 #define BUFFER_BLOCK_BYTES(size)	(offsetof(BufferBlock, data) + (size))
 
+/* entries of a new ring: the default buffer_size's, in 32 kB */
+#define BUFFER_RING_START	1024
+
 /*
  * One buffered tuple: the minimal tuple and, when the child had already
  * deformed some of its attributes, their values (by-reference ones
@@ -100,6 +103,7 @@ typedef struct BufferState
 	int			nslots;			/* ring capacity */
 	int			fill_target;	/* tuples the next refill takes (ramp) */
 	BufferEntry *ring;
+	int			ring_alloc;		/* entries allocated: grows as filled */
 	int			ntuples;		/* tuples in the ring */
 	int			next;			/* next tuple to hand out */
 	bool		child_done;		/* child returned end of data */
@@ -300,10 +304,29 @@ buffer_begin(CustomScanState *node, EState *estate, int eflags)
 
 	if (bs->nslots < 1)
 		bs->nslots = 1;
-	bs->ring = palloc(sizeof(BufferEntry) * bs->nslots);
+
+	/*
+	 * The ring grows as refills fill it (buffer_refill): a large
+	 * fpbtree.buffer_size costs memory only where rows of the width seen
+	 * fit work_mem, not at executor start for every Buffer of the plan.
+	 */
+	bs->ring_alloc = Min(bs->nslots, BUFFER_RING_START);
+	bs->ring = palloc(sizeof(BufferEntry) * bs->ring_alloc);
 	bs->arena_limit = (Size) work_mem * 1024;
 	bs->fill_target = 1;
-	buffer_count_memory(bs, sizeof(BufferEntry) * bs->nslots);
+	buffer_count_memory(bs, sizeof(BufferEntry) * bs->ring_alloc);
+}
+
+/* Room for one more entry in the ring (never beyond nslots). */
+static pg_noinline void
+buffer_grow_ring(BufferState *bs)
+{
+	int			n = Min(bs->ring_alloc * 2, bs->nslots);
+
+	Assert(bs->ring_alloc < bs->nslots);
+	bs->ring = repalloc(bs->ring, sizeof(BufferEntry) * n);
+	buffer_count_memory(bs, sizeof(BufferEntry) * (n - bs->ring_alloc));
+	bs->ring_alloc = n;
 }
 
 /* account for bytes allocated (or, negative, freed) for this node */
@@ -592,6 +615,8 @@ buffer_refill(BufferState *bs)
 			bs->child_done = true;
 			break;
 		}
+		if (bs->ntuples >= bs->ring_alloc)
+			buffer_grow_ring(bs);
 		buffer_copy_tuple(bs, slot, &bs->ring[bs->ntuples++]);
 		if (bs->arena_used >= bs->arena_limit)
 			break;
