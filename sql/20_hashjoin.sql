@@ -415,6 +415,51 @@ SELECT * FROM hj_removed('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k A
 SELECT * FROM hj_removed('SELECT s.x, (SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k AND a.id < b.id + s.x) FROM hj_small s');
 DROP FUNCTION hj_removed(text, text);
 
+-- EXPLAIN VERBOSE: "Inner Unique" where the planner proved the inner side
+-- unique, as the built-in join shows it (text: only when true; always in
+-- the other formats)
+CREATE FUNCTION hj_inner_unique(q text, fmt text DEFAULT 'TEXT') RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+    plan text;
+    line text;
+    ours text[] := '{}';
+    builtin text[] := '{}';
+    pf bool;
+BEGIN
+    FOREACH pf IN ARRAY ARRAY[true, false] LOOP
+        PERFORM set_config('enable_prefetch_hashjoin', pf::text, true);
+        FOR plan IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF, FORMAT ' || fmt || ') ' || q LOOP
+          FOR line IN SELECT regexp_split_to_table(plan, E'\n') LOOP
+            IF pf AND line ~ 'Hash Join' THEN
+                RAISE EXCEPTION 'PrefetchHashJoin not used';
+            END IF;
+            IF line ~ 'Inner Unique' THEN
+                line := regexp_replace(btrim(line), '[",]', '', 'g');
+                IF pf THEN
+                    ours := ours || line;
+                ELSE
+                    builtin := builtin || line;
+                END IF;
+            END IF;
+          END LOOP;
+        END LOOP;
+    END LOOP;
+    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
+    RETURN QUERY SELECT unnest(ours);
+    RETURN NEXT CASE WHEN ours = builtin THEN 'same as the built-in join'
+                     ELSE 'built-in join: ' || array_to_string(builtin, '; ') END;
+END $$;
+CREATE TABLE hj_uniq (k int8 PRIMARY KEY);
+INSERT INTO hj_uniq SELECT k FROM hj_b WHERE k IS NOT NULL GROUP BY k;
+ANALYZE hj_uniq;
+SELECT * FROM hj_inner_unique('SELECT count(*) FROM hj_a a JOIN hj_uniq u ON a.k = u.k');
+SELECT * FROM hj_inner_unique('SELECT count(*) FROM hj_a a JOIN hj_uniq u ON a.k = u.k', 'JSON');
+SELECT * FROM hj_inner_unique('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k');
+SELECT * FROM hj_inner_unique('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k', 'YAML');
+DROP TABLE hj_uniq;
+DROP FUNCTION hj_inner_unique(text, text);
+
 -- plan choice: chosen for a join whose build side exceeds the cache the
 -- cost model assumes, not for a tiny one, and never when disabled
 RESET enable_mergejoin;

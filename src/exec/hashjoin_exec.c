@@ -217,6 +217,7 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 	st->nouter = lsecond_int(ints);
 	st->plan_nbatch = lthird_int(ints);
 	inner_unique = lfourth_int(ints) != 0;
+	st->inner_unique = inner_unique;
 	st->shared_table = list_nth_int(ints, 4) != 0;
 
 	/* children: never asked to go backward or to mark/restore */
@@ -756,6 +757,10 @@ fpb_hj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	useprefix = list_length(es->rtable) > 1 || es->verbose;
 
 	ExplainPropertyText("Join Type", fpb_hj_jointype_name(jointype), es);
+	/* as the core shows it for its joins */
+	if (es->format != EXPLAIN_FORMAT_TEXT ||
+		(es->verbose && st->inner_unique))
+		ExplainPropertyBool("Inner Unique", st->inner_unique, es);
 	if (st->shared_table)
 		ExplainPropertyBool("Shared Hash Table", true, es);
 	ExplainPropertyText("Hash Cond",

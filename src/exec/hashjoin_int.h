@@ -116,6 +116,7 @@ typedef struct FpbHjState
 	int			nkeys;
 	int			nouter;
 	bool		single_match;	/* stop after the first match */
+	bool		inner_unique;	/* the planner proved it (EXPLAIN) */
 	bool		fill_outer;		/* left, anti, full */
 	bool		fill_inner;		/* right, full */
 
