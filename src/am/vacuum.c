@@ -192,7 +192,7 @@ fpb_vacuum_start(Relation index)
 	return cycle;
 }
 
-/* Visit block blkno (the scan's position orig), delete it if it emptied. */
+/* Remember a page the walk deleted (if there is room: see FpbVacPending). */
 static void
 fpb_vacuum_pend(FpbVacPending *pend, BlockNumber blkno,
 				FullTransactionId safexid)
@@ -244,6 +244,7 @@ fpb_vacuum_pending_free(Relation index, FpbVacPending *pend,
 	}
 }
 
+/* Visit block blkno (the scan's position orig), delete it if it emptied. */
 static void
 fpb_vacuum_block(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				 IndexBulkDeleteCallback callback, void *callback_state,
