@@ -188,9 +188,34 @@ SELECT * FROM ups_pk ORDER BY id;
 
 -- tuple routing opens a partition's indexes itself: a unique fpbtree index
 -- of a partition still stops ON CONFLICT through the parent (the core's
--- check), but not into the partition directly
-CREATE TABLE ups_part (k int4, n int4) PARTITION BY RANGE (k);
+-- check, whatever the arbiter: here a btree index of the parent), with an
+-- error that says why instead of the core's internal one; but not into the
+-- partition directly
+CREATE TABLE ups_part (k int4, n int4, e int4) PARTITION BY RANGE (k);
+CREATE UNIQUE INDEX ups_part_k ON ups_part (k);
 CREATE TABLE ups_part1 PARTITION OF ups_part FOR VALUES FROM (0) TO (100);
+INSERT INTO ups_part VALUES (1, 0, 1) ON CONFLICT (k) DO UPDATE SET n = ups_part.n + 1;
+CREATE UNIQUE INDEX ups_part1_e ON ups_part1 USING fpbtree (e);
+\set VERBOSITY sqlstate
+INSERT INTO ups_part VALUES (1, 0, 1) ON CONFLICT (k) DO UPDATE SET n = ups_part.n + 1;
+\set VERBOSITY default
+INSERT INTO ups_part VALUES (2, 0, 2) ON CONFLICT DO NOTHING;
+WITH w AS (INSERT INTO ups_part VALUES (3, 0, 3) ON CONFLICT DO NOTHING RETURNING k)
+SELECT count(*) FROM w;
+-- an exception handler sees the new error code
+DO $$
+BEGIN
+	INSERT INTO ups_part VALUES (2, 0, 2) ON CONFLICT DO NOTHING;
+EXCEPTION WHEN feature_not_supported THEN
+	RAISE NOTICE 'caught: %', SQLERRM;
+END $$;
+-- other errors of such statements are left as they are
+INSERT INTO ups_part VALUES (1000, 0, 4) ON CONFLICT DO NOTHING;
+SELECT * FROM ups_part;
+DELETE FROM ups_part;
+DROP INDEX ups_part1_e;
+DROP INDEX ups_part_k;
+ALTER TABLE ups_part DROP COLUMN e;
 CREATE UNIQUE INDEX ups_part1_k ON ups_part1 USING fpbtree (k);
 INSERT INTO ups_part VALUES (1, 1) ON CONFLICT DO NOTHING;
 INSERT INTO ups_part1 VALUES (1, 1) ON CONFLICT (k) DO UPDATE SET n = ups_part1.n + 1;

@@ -27,7 +27,9 @@
  * index is read from the catalog caches, opening and locking nothing.  A partition that tuple routing
  * opens later is beyond reach: PostgreSQL refuses unique fpbtree indexes on
  * partitioned tables anyway, and one created on a single partition still
- * stops ON CONFLICT through the parent.  The hook exists once the library is
+ * stops ON CONFLICT through the parent.  The core's internal error there is
+ * turned into a feature_not_supported error that says why, by an
+ * ExecutorRun hook around such statements only.  The hooks exist once the library is
  * loaded: an ON CONFLICT without a conflict target opens no index while it
  * is planned, so in a session that has not used an fpbtree index yet it
  * needs the library preloaded.
@@ -53,6 +55,10 @@
 #include "fpbtree.h"
 
 static ExecutorStart_hook_type fpb_prev_executor_start = NULL;
+static ExecutorRun_hook_type fpb_prev_executor_run = NULL;
+
+/* The core's error for a unique index of another access method (elog) */
+#define FPB_SPECULATIVE_ERROR "unexpected non-btree speculative unique index"
 
 /*
  * BuildSpeculativeIndexInfo for a unique fpbtree index: the equality
@@ -207,10 +213,97 @@ fpb_upsert_executor_start(QueryDesc *queryDesc, int eflags)
 	MemoryContextSwitchTo(old);
 }
 
+/* The partitioned table ModifyTable mtstate inserts into ON CONFLICT, or NULL */
+static Relation
+fpb_upsert_partitioned_target(ModifyTableState *mtstate)
+{
+	ModifyTable *node = (ModifyTable *) mtstate->ps.plan;
+	Relation	rel;
+
+	if (mtstate->operation != CMD_INSERT ||
+		node->onConflictAction == ONCONFLICT_NONE || mtstate->mt_nrels < 1)
+		return NULL;
+	rel = mtstate->resultRelInfo[0].ri_RelationDesc;
+	return rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE ? rel : NULL;
+}
+
+/*
+ * Tuple routing opens a partition's indexes as ExecOpenIndices does, and
+ * the core raises its internal error when one of them is a unique fpbtree
+ * index, whatever the arbiter and also without a conflict.  Around the
+ * statements that can meet it, give the user an error that says so.
+ */
+static void
+fpb_upsert_executor_run(QueryDesc *queryDesc, ScanDirection direction,
+						uint64 count, bool execute_once)
+{
+	Relation	target = NULL;
+	char		name[NAMEDATALEN];
+	MemoryContext cxt = CurrentMemoryContext;
+
+	if (queryDesc->estate != NULL &&
+		(queryDesc->operation == CMD_INSERT ||
+		 queryDesc->plannedstmt->hasModifyingCTE))
+	{
+		ListCell   *lc;
+
+		if (IsA(queryDesc->planstate, ModifyTableState))
+			target = fpb_upsert_partitioned_target((ModifyTableState *) queryDesc->planstate);
+		foreach(lc, queryDesc->estate->es_auxmodifytables)
+		{
+			if (target != NULL)
+				break;
+			target = fpb_upsert_partitioned_target((ModifyTableState *) lfirst(lc));
+		}
+	}
+	if (target == NULL)
+	{
+		if (fpb_prev_executor_run)
+			fpb_prev_executor_run(queryDesc, direction, count, execute_once);
+		else
+			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+		return;
+	}
+
+	/* the relcache entry is not to be read once an error is under way */
+	strlcpy(name, RelationGetRelationName(target), sizeof(name));
+	PG_TRY();
+	{
+		if (fpb_prev_executor_run)
+			fpb_prev_executor_run(queryDesc, direction, count, execute_once);
+		else
+			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_INTERNAL_ERROR ||
+			edata->message == NULL ||
+			strcmp(edata->message, FPB_SPECULATIVE_ERROR) != 0)
+		{
+			FreeErrorData(edata);
+			PG_RE_THROW();
+		}
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("INSERT ... ON CONFLICT into partitioned table \"%s\" is not supported when a partition has a unique fpbtree index",
+						name),
+				 errdetail("PostgreSQL 15 prepares every unique index of a partition it routes rows to for ON CONFLICT, and accepts only btree indexes there, whichever index is the arbiter."),
+				 errhint("Insert into the partition itself, or make the partition's unique index a btree index.")));
+	}
+	PG_END_TRY();
+}
+
 /* Called from fpb_am_init (_PG_init). */
 void
 fpb_upsert_init(void)
 {
 	fpb_prev_executor_start = ExecutorStart_hook;
 	ExecutorStart_hook = fpb_upsert_executor_start;
+	fpb_prev_executor_run = ExecutorRun_hook;
+	ExecutorRun_hook = fpb_upsert_executor_run;
 }
