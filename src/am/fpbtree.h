@@ -81,6 +81,9 @@ typedef struct FpbCmp
 								 * its "full value" is the Datum itself */
 	bool		dedup;			/* equal keys are equal bytes, stored values
 								 * are keys only: pages of runs (FPB_F_DEDUP) */
+	bool		dedup_base;		/* so are they by the types alone */
+	bool		dedup_flagged;	/* but a type shares runs only in indexes
+								 * with FPB_PFX_RUNS (fpb_cmp_set_pfxflags) */
 	int			maxkey;			/* largest full value accepted (bytes) */
 
 	/*
@@ -492,8 +495,11 @@ typedef struct FpbMetaPageData
 #define FPB_PFX_COMPRESS	0x0002
 #define FPB_PFX_PACKED		0x0004	/* multi-column rows stored packed
 									 * (packed.c): version 4 only */
+#define FPB_PFX_RUNS		0x0008	/* timetz, inet/cidr and bit/varbit
+									 * values share runs (fpb_col_dedup):
+									 * version 4 only */
 #define FPB_PFX_KNOWN		(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS | \
-							 FPB_PFX_PACKED)
+							 FPB_PFX_PACKED | FPB_PFX_RUNS)
 
 /* the prefix of a multi-column entry (multicol.c) */
 #define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */
@@ -621,14 +627,18 @@ extern const char *fpb_full_image(const FpbCmp *cmp, Datum value,
 extern Size fpb_cmp_space(Relation index);
 extern void fpb_check_row_size(const FpbCmp *cmp, Relation index, Size size,
 							   ItemPointer htid);
-extern uint16 fpb_new_pfxflags(Relation index);
+extern uint16 fpb_new_pfxflags(Relation index, const FpbCmp *cmp);
 extern void fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags);
 extern uint16 fpb_cmp_pfxflags(const FpbCmp *cmp);
 extern bool fpb_debug_codepoint_prefix_const;
 extern bool fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x,
 						 void *space);
 extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp);
-extern bool fpb_col_dedup(const FpbCmp *cmp);
+/* fpb_col_dedup: may equal values of a column share runs? */
+#define FPB_DEDUP_NO		0
+#define FPB_DEDUP_YES		1
+#define FPB_DEDUP_FLAGGED	2	/* yes, in indexes with FPB_PFX_RUNS */
+extern int	fpb_col_dedup(const FpbCmp *cmp);
 extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
 extern int	fpb_slot_need(Page page, const char *f, int upper);
 extern Size fpb_slot_len(Page page, const char *f);

@@ -122,14 +122,25 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 	 * Runs of equal tuples share one (posting.c) when equal tuples are
 	 * equal bytes: no INCLUDE columns (rows of one key differ there), and
 	 * no key column whose equal values may differ (a float's two zeros, a
-	 * wide type fpb_col_dedup refuses).  fpb_build_tuple makes the bytes
+	 * wide type fpb_col_dedup refuses, or allows only in indexes with
+	 * FPB_PFX_RUNS).  fpb_build_tuple makes the bytes
 	 * of a tuple depend on its values alone.
 	 */
-	cmp->dedup = (nkeys == cmp->tupdesc->natts);
+	cmp->dedup_base = (nkeys == cmp->tupdesc->natts);
+	cmp->dedup_flagged = false;
 	for (int j = 0; j < nkeys; j++)
-		if (cmp->cols[j].encproc ? cmp->cols[j].canonzero :
-			!fpb_col_dedup(&cmp->cols[j]))
-			cmp->dedup = false;
+	{
+		int			dedup = cmp->cols[j].encproc ?
+			(cmp->cols[j].canonzero ? FPB_DEDUP_NO : FPB_DEDUP_YES) :
+			fpb_col_dedup(&cmp->cols[j]);
+
+		if (dedup == FPB_DEDUP_NO)
+			cmp->dedup_base = false;
+		else if (dedup == FPB_DEDUP_FLAGGED)
+			cmp->dedup_flagged = true;
+	}
+	/* final with the index's flags (fpb_cmp_set_pfxflags) */
+	cmp->dedup = cmp->dedup_base && !cmp->dedup_flagged;
 	cmp->bounddesc = (TupleDesc) (space + MAXALIGN(sizeof(FpbCmp) * nkeys));
 	TupleDescCopy(cmp->bounddesc, bd);
 	FreeTupleDesc(bd);

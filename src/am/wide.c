@@ -303,12 +303,16 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp)
  * page of runs (posting.c)?  Only where the comparison calls values equal
  * exactly when their bytes are (fpb_full_image_eq): uuid, bytea, enums
  * (one OID per label), and text (varchar) under a deterministic collation
- * or in the pattern classes.
- * Elsewhere equal values may differ (numeric 1.0 and 1.00, bpchar's
- * trailing spaces, a case-insensitive collation): an index-only scan must
- * return each entry's own, and runs of equal bytes could then interleave.
+ * or in the pattern classes; and, in indexes built since (FPB_PFX_RUNS),
+ * timetz (equal only with the same time and zone), inet and cidr (family,
+ * mask length and the address's bytes) and bit and varbit (length and
+ * bits, the last byte's unused bits zero), for which btree deduplicates
+ * too.  Elsewhere equal values may differ (numeric 1.0 and 1.00, interval
+ * 1 mon and 30 days, bpchar's trailing spaces, a case-insensitive
+ * collation): an index-only scan must return each entry's own, and runs
+ * of equal bytes could then interleave.
  */
-bool
+int
 fpb_col_dedup(const FpbCmp *cmp)
 {
 	switch (cmp->proc.fn_oid)
@@ -317,12 +321,17 @@ fpb_col_dedup(const FpbCmp *cmp)
 		case F_BYTEACMP:
 		case F_BTTEXT_PATTERN_CMP:
 		case F_ENUM_CMP:
-			return true;
+			return FPB_DEDUP_YES;
 		case F_BTTEXTCMP:
 			return OidIsValid(cmp->collation) &&
-				get_collation_isdeterministic(cmp->collation);
+				get_collation_isdeterministic(cmp->collation) ?
+				FPB_DEDUP_YES : FPB_DEDUP_NO;
+		case F_TIMETZ_CMP:
+		case F_NETWORK_CMP:
+		case F_BITCMP:
+			return FPB_DEDUP_FLAGGED;
 		default:
-			return false;
+			return FPB_DEDUP_NO;
 	}
 }
 
@@ -397,11 +406,15 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 	}
 	else
 	{
+		int			dedup;
+
 		if (!fpb_col_init(index, 0, cmp))
 			return false;
-		cmp->dedup = fpb_col_dedup(cmp);
+		dedup = fpb_col_dedup(cmp);
+		cmp->dedup_base = dedup != FPB_DEDUP_NO;
+		cmp->dedup_flagged = dedup == FPB_DEDUP_FLAGGED;
 	}
-	fpb_cmp_set_pfxflags(cmp, fpb_new_pfxflags(index));
+	fpb_cmp_set_pfxflags(cmp, fpb_new_pfxflags(index, cmp));
 	return true;
 }
 
@@ -412,11 +425,12 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
  * such a collation) and its collation compares as strcmp()
  * (fpb_collation_is_codepoint); FPB_PFX_COMPRESS when a column is a
  * varlena that may be compressed (not a type stored plain); FPB_PFX_PACKED
- * for a multi-column index whose rows can be packed (packed.c).  The
- * debugging settings make an index as a build before the flags did.
+ * for a multi-column index whose rows can be packed (packed.c);
+ * FPB_PFX_RUNS where cmp's values share runs only with it.  The debugging
+ * settings make an index as a build before the flags did.
  */
 uint16
-fpb_new_pfxflags(Relation index)
+fpb_new_pfxflags(Relation index, const FpbCmp *cmp)
 {
 	TupleDesc	desc = RelationGetDescr(index);
 	Oid			cmpproc;
@@ -425,6 +439,9 @@ fpb_new_pfxflags(Relation index)
 
 	if (fpb_debug_codepoint_prefix_const)
 		return 0;
+	/* a version 4 flag: not under the settings that build version 3 */
+	if (cmp->dedup_base && cmp->dedup_flagged && fpb_build_starts())
+		flags |= FPB_PFX_RUNS;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -455,6 +472,9 @@ void
 fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags)
 {
 	cmp->pfxflags = pfxflags;
+	/* an index built before FPB_PFX_RUNS keeps one value an entry */
+	cmp->dedup = cmp->dedup_base &&
+		(!cmp->dedup_flagged || (pfxflags & FPB_PFX_RUNS) != 0);
 	cmp->pfxcoll = (pfxflags & FPB_PFX_CODEPOINT) ? C_COLLATION_OID :
 		cmp->collation;
 }
