@@ -27,12 +27,12 @@
  * index is read from the catalog caches, opening and locking nothing.  A partition that tuple routing
  * opens later is beyond reach: PostgreSQL refuses unique fpbtree indexes on
  * partitioned tables anyway, and one created on a single partition still
- * stops ON CONFLICT through the parent.  The core's internal error there is
- * turned into a feature_not_supported error that says why, by an
- * ExecutorRun hook around such statements only.  The hooks exist once the library is
- * loaded: an ON CONFLICT without a conflict target opens no index while it
- * is planned, so in a session that has not used an fpbtree index yet it
- * needs the library preloaded.
+ * stops ON CONFLICT through the parent.  The core's internal error there
+ * is turned into a feature_not_supported error that says why, by an
+ * ExecutorRun hook around such statements only.  The hooks exist once the
+ * library is loaded: an ON CONFLICT without a conflict target opens no
+ * index while it is planned, so in a session that has not used an fpbtree
+ * index yet it needs the library preloaded.
  *
  *-------------------------------------------------------------------------
  */
@@ -278,6 +278,9 @@ fpb_upsert_executor_run(QueryDesc *queryDesc, ScanDirection direction,
 	{
 		ErrorData  *edata;
 
+		/* most errors pass untouched, without a copy */
+		if (geterrcode() != ERRCODE_INTERNAL_ERROR)
+			PG_RE_THROW();
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
 		if (edata->sqlerrcode != ERRCODE_INTERNAL_ERROR ||
