@@ -364,11 +364,10 @@ SET max_parallel_workers_per_gather = 0;
 -- EXPLAIN: keys, join type, join filter, cross-type keys
 EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM hj_a a LEFT JOIN hj_b b ON a.k = b.ks AND a.t = b.t AND a.id < b.id WHERE b.id IS NULL OR a.id > 5;
 
--- EXPLAIN ANALYZE: rows removed by the join filter and by the filter, per
--- loop, as the built-in join reports them (in text format only when not
--- zero; always in the others)
-CREATE FUNCTION hj_removed(q text, fmt text DEFAULT 'TEXT') RETURNS SETOF text
-LANGUAGE plpgsql AS $$
+-- The lines matching pat of EXPLAIN (opts, FORMAT fmt) q with our node,
+-- then whether the built-in join's plan has the same ones
+CREATE FUNCTION hj_lines_vs_builtin(opts text, pat text, q text, fmt text)
+RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
     plan text;
     line text;
@@ -379,8 +378,7 @@ DECLARE
 BEGIN
     FOREACH pf IN ARRAY ARRAY[true, false] LOOP
         PERFORM set_config('enable_prefetch_hashjoin', pf::text, true);
-        FOR plan IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT ' ||
-                            fmt || ') ' || q LOOP
+        FOR plan IN EXECUTE 'EXPLAIN (' || opts || ', FORMAT ' || fmt || ') ' || q LOOP
           FOR line IN SELECT regexp_split_to_table(plan, E'\n') LOOP
             IF line ~ 'PrefetchHashJoin' THEN
                 IF NOT pf THEN
@@ -388,7 +386,7 @@ BEGIN
                 END IF;
                 used := true;
             END IF;
-            IF line ~ 'Rows Removed by' THEN
+            IF line ~ pat THEN
                 line := regexp_replace(btrim(line), '[",]', '', 'g');
                 IF pf THEN
                     ours := ours || line;
@@ -407,6 +405,15 @@ BEGIN
     RETURN NEXT CASE WHEN ours = builtin THEN 'same as the built-in join'
                      ELSE 'built-in join: ' || array_to_string(builtin, '; ') END;
 END $$;
+
+-- EXPLAIN ANALYZE: rows removed by the join filter and by the filter, per
+-- loop, as the built-in join reports them (in text format only when not
+-- zero; always in the others)
+CREATE FUNCTION hj_removed(q text, fmt text DEFAULT 'TEXT') RETURNS SETOF text
+LANGUAGE sql AS $$
+    SELECT hj_lines_vs_builtin('ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF',
+                               'Rows Removed by', q, fmt)
+$$;
 SELECT * FROM hj_removed('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k AND a.id < b.id * 3');
 SELECT * FROM hj_removed('SELECT count(*) FROM hj_a a LEFT JOIN hj_b b ON a.k = b.k AND a.id < b.id * 3 WHERE coalesce(b.id, 0) % 2 = 0');
 SELECT * FROM hj_removed('SELECT count(*) FROM hj_a a FULL JOIN hj_b b ON a.k = b.k AND a.id < b.id * 3 WHERE coalesce(a.id, b.id) % 4 <> 1');
@@ -419,37 +426,9 @@ DROP FUNCTION hj_removed(text, text);
 -- unique, as the built-in join shows it (text: only when true; always in
 -- the other formats)
 CREATE FUNCTION hj_inner_unique(q text, fmt text DEFAULT 'TEXT') RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-    plan text;
-    line text;
-    ours text[] := '{}';
-    builtin text[] := '{}';
-    pf bool;
-BEGIN
-    FOREACH pf IN ARRAY ARRAY[true, false] LOOP
-        PERFORM set_config('enable_prefetch_hashjoin', pf::text, true);
-        FOR plan IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF, FORMAT ' || fmt || ') ' || q LOOP
-          FOR line IN SELECT regexp_split_to_table(plan, E'\n') LOOP
-            IF pf AND line ~ 'Hash Join' THEN
-                RAISE EXCEPTION 'PrefetchHashJoin not used';
-            END IF;
-            IF line ~ 'Inner Unique' THEN
-                line := regexp_replace(btrim(line), '[",]', '', 'g');
-                IF pf THEN
-                    ours := ours || line;
-                ELSE
-                    builtin := builtin || line;
-                END IF;
-            END IF;
-          END LOOP;
-        END LOOP;
-    END LOOP;
-    PERFORM set_config('enable_prefetch_hashjoin', 'on', true);
-    RETURN QUERY SELECT unnest(ours);
-    RETURN NEXT CASE WHEN ours = builtin THEN 'same as the built-in join'
-                     ELSE 'built-in join: ' || array_to_string(builtin, '; ') END;
-END $$;
+LANGUAGE sql AS $$
+    SELECT hj_lines_vs_builtin('VERBOSE, COSTS OFF', 'Inner Unique', q, fmt)
+$$;
 CREATE TABLE hj_uniq (k int8 PRIMARY KEY);
 INSERT INTO hj_uniq SELECT k FROM hj_b WHERE k IS NOT NULL GROUP BY k;
 ANALYZE hj_uniq;
@@ -459,6 +438,7 @@ SELECT * FROM hj_inner_unique('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = 
 SELECT * FROM hj_inner_unique('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k', 'YAML');
 DROP TABLE hj_uniq;
 DROP FUNCTION hj_inner_unique(text, text);
+DROP FUNCTION hj_lines_vs_builtin(text, text, text, text);
 
 -- plan choice: chosen for a join whose build side exceeds the cache the
 -- cost model assumes, not for a tiny one, and never when disabled

@@ -43,10 +43,15 @@
  * (nbtree's _bt_pendingfsm_finalize does the same).  Bounded by work_mem:
  * pages beyond it wait for a later walk, as all did before.
  */
+typedef struct FpbVacPendingPage
+{
+	BlockNumber blkno;
+	FullTransactionId safexid;
+} FpbVacPendingPage;
+
 typedef struct FpbVacPending
 {
-	BlockNumber *blkno;
-	FullTransactionId *safexid;
+	FpbVacPendingPage *pages;
 	int			n;
 	int			size;
 	int			max;
@@ -202,15 +207,12 @@ fpb_vacuum_pend(FpbVacPending *pend, BlockNumber blkno,
 		if (pend->size >= pend->max)
 			return;
 		pend->size = Min(Max(64, pend->size * 2), pend->max);
-		pend->blkno = pend->blkno ?
-			repalloc(pend->blkno, sizeof(BlockNumber) * pend->size) :
-			palloc(sizeof(BlockNumber) * pend->size);
-		pend->safexid = pend->safexid ?
-			repalloc(pend->safexid, sizeof(FullTransactionId) * pend->size) :
-			palloc(sizeof(FullTransactionId) * pend->size);
+		pend->pages = pend->pages ?
+			repalloc(pend->pages, sizeof(FpbVacPendingPage) * pend->size) :
+			palloc(sizeof(FpbVacPendingPage) * pend->size);
 	}
-	pend->blkno[pend->n] = blkno;
-	pend->safexid[pend->n] = safexid;
+	pend->pages[pend->n].blkno = blkno;
+	pend->pages[pend->n].safexid = safexid;
 	pend->n++;
 }
 
@@ -237,9 +239,9 @@ fpb_vacuum_pending_free(Relation index, FpbVacPending *pend,
 	for (int i = 0; i < pend->n; i++)
 	{
 		/* deleted in turn: the later ones are not safe either */
-		if (!GlobalVisCheckRemovableFullXid(NULL, pend->safexid[i]))
+		if (!GlobalVisCheckRemovableFullXid(NULL, pend->pages[i].safexid))
 			break;
-		RecordFreeIndexPage(index, pend->blkno[i]);
+		RecordFreeIndexPage(index, pend->pages[i].blkno);
 		stats->pages_free++;
 	}
 }
@@ -385,9 +387,8 @@ fpb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	stats->num_index_tuples = 0;
 	stats->pages_deleted = 0;
 	stats->pages_free = 0;
-	pend.max = (int) Min((Size) work_mem * 1024 /
-						 (sizeof(BlockNumber) + sizeof(FullTransactionId)),
-						 MaxAllocSize / sizeof(FullTransactionId));
+	pend.max = (int) Min((Size) work_mem * 1024 / sizeof(FpbVacPendingPage),
+						 MaxAllocSize / sizeof(FpbVacPendingPage));
 	for (;;)
 	{
 		npages = RelationGetNumberOfBlocks(index);
@@ -409,11 +410,8 @@ fpb_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	MemoryContextDelete(cxt);
 	pfree(ents);
 	fpb_vacuum_pending_free(index, &pend, stats);
-	if (pend.blkno)
-	{
-		pfree(pend.blkno);
-		pfree(pend.safexid);
-	}
+	if (pend.pages)
+		pfree(pend.pages);
 
 	/*
 	 * Make the pages just listed findable now (fpb_newbuf's search starts
