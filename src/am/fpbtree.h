@@ -498,8 +498,12 @@ typedef struct FpbMetaPageData
 #define FPB_PFX_RUNS		0x0008	/* timetz, inet/cidr and bit/varbit
 									 * values share runs (fpb_col_dedup):
 									 * version 4 only */
+#define FPB_PFX_PACKVAR		0x0010	/* with FPB_PFX_PACKED: rows with
+									 * short varlena values packed too
+									 * (packed.c): version 4 only */
 #define FPB_PFX_KNOWN		(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS | \
-							 FPB_PFX_PACKED | FPB_PFX_RUNS)
+							 FPB_PFX_PACKED | FPB_PFX_RUNS | \
+							 FPB_PFX_PACKVAR)
 
 /* the prefix of a multi-column entry (multicol.c) */
 #define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */

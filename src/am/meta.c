@@ -298,8 +298,9 @@ fpb_meta_delpages(Page metapage)
  * the first multi-column format, 2 the coded one, both without flags; 3
  * either, with the flags of its time (a build older than version 3 refuses
  * it rather than compute its prefixes another way); 4 either, with or
- * without any known flag.  FPB_PFX_PACKED came after version 4: a build
- * of version 4 without it refuses such an index as having unknown flags.
+ * without any known flag.  FPB_PFX_PACKED and the later flags came after
+ * version 4: a build of version 4 without one refuses an index that has it
+ * as having unknown flags.
  */
 bool
 fpb_meta_formats_valid(uint32 version, uint16 mprefix, uint16 pfxflags)

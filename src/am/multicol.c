@@ -593,11 +593,16 @@ fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
 	Size		dsize;
 	IndexTuple	t;
 
-	/* by-value columns only: nothing to detoast, never too long */
-	if (cmp->pfxflags & FPB_PFX_PACKED)
+	/* fixed-length columns only: nothing to detoast, never too long */
+	if ((cmp->pfxflags & (FPB_PFX_PACKED | FPB_PFX_PACKVAR)) ==
+		FPB_PFX_PACKED)
 		return fpb_pack_row(desc, values, isnull);
 
 	dsize = fpb_untoast_values(desc, values, isnull, v, &hasnull);
+	/* short varlena values too: packed when the row's values allow it */
+	if ((cmp->pfxflags & FPB_PFX_PACKVAR) &&
+		fpb_packed_row_size(desc, v, isnull) != 0)
+		return fpb_pack_row(desc, v, isnull);
 	if (fpb_tuple_bytes(hasnull, dsize) > (Size) cmp->maxkey &&
 		(cmp->pfxflags & FPB_PFX_COMPRESS))
 	{
@@ -655,8 +660,14 @@ fpb_tuple_separator(const FpbCmp *cmp, const char *f)
 	}
 	if (!any)
 		return f;
-	/* a packed row's bitmap is there anyway: dropping values always gains */
-	if (fpb_is_packed(f))
+	/*
+	 * A packed row's bitmap is there anyway: dropping values always gains.
+	 * A row kept as an index tuple for its long INCLUDE values may become
+	 * one that packs (fpbtree_check wants the packed form where it fits).
+	 */
+	if (fpb_is_packed(f) ||
+		((cmp->pfxflags & FPB_PFX_PACKVAR) &&
+		 fpb_packed_row_size(cmp->tupdesc, values, isnull) != 0))
 		return fpb_pack_row(cmp->tupdesc, values, isnull);
 	sep = fpb_build_tuple_ext(cmp->tupdesc, values, isnull, false);
 	if (IndexTupleSize(sep) >= IndexTupleSize((IndexTuple) f))
@@ -725,7 +736,8 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 	bool		compressed = false;
 	Size		grow = 0;
 
-	if (fpb_is_packed(f) != ((cmp->pfxflags & FPB_PFX_PACKED) != 0))
+	if (fpb_is_packed(f) != ((cmp->pfxflags & FPB_PFX_PACKED) != 0) &&
+		!(!fpb_is_packed(f) && (cmp->pfxflags & FPB_PFX_PACKVAR)))
 		fpb_index_corrupt(index, blkno,
 						  "%s %s is %s, which the index's format does not allow.",
 						  what, fpb_keydesc(k, t),
@@ -740,6 +752,15 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 						  "%s %s holds no sound %s.",
 						  what, fpb_keydesc(k, t),
 						  fpb_is_packed(f) ? "packed row" : "index tuple");
+	if (!fpb_is_packed(f) && (cmp->pfxflags & FPB_PFX_PACKVAR))
+	{
+		/* only a row whose values do not pack is kept as an index tuple */
+		fpb_tuple_deform(cmp->tupdesc, f, values, isnull);
+		if (fpb_packed_row_size(cmp->tupdesc, values, isnull) != 0)
+			fpb_index_corrupt(index, blkno,
+							  "%s %s is an index tuple, though its values fit a packed row.",
+							  what, fpb_keydesc(k, t));
+	}
 	for (int j = 0; j < cmp->nkeys; j++)
 		values[j] = fpb_tuple_getattr(cmp->tupdesc, f, j + 1, &isnull[j]);
 	if (isnull[0] != ((t & FPB_T_NULLBIT) != 0))

@@ -18,6 +18,13 @@
  * nor does its slot; the other columns it takes are of types without
  * alignment, whose values are read in place.
  *
+ * Under FPB_PFX_PACKVAR a row may also hold varlena values, each with a
+ * one-byte header, as a heap tuple stores a short value: unaligned, read in
+ * place by every function that takes a varlena (they all detoast, and a
+ * short header is what they meet in heap tuples).  A row with a longer
+ * value, or longer than FPB_PACKED_MAX, stays an index tuple
+ * (fpb_packed_row_size): the header such a row saves is little beside it.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -54,11 +61,77 @@ fpb_packed_eligible(TupleDesc desc)
 	return size <= FPB_PACKED_MAX;
 }
 
+/*
+ * Can rows of desc be packed under FPB_PFX_PACKVAR: every column either as
+ * fpb_packed_eligible takes it or a varlena of a type that may be stored
+ * with a short header (not of plain storage, whose functions may read a
+ * value's four-byte header in place), and at least one varlena.  Whether a
+ * given row is packed depends on its values (fpb_packed_row_size).
+ */
+bool
+fpb_packed_var_eligible(TupleDesc desc)
+{
+	Size		size = 1 + FPB_PACKED_BITMAP(desc->natts);
+	bool		var = false;
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN)
+		{
+			var = true;
+			size += VARHDRSZ_SHORT;
+			continue;
+		}
+		if (att->attlen <= 0 ||
+			(att->attbyval ? att->attlen > 8 :
+			 att->attalign != TYPALIGN_CHAR))
+			return false;
+		size += att->attlen;
+	}
+	return var && size <= FPB_PACKED_MAX;
+}
+
+/*
+ * The bytes of the packed form of a row of desc with values v (untoasted:
+ * fpb_untoast_values), or 0 when it has none: a varlena value too long for
+ * a one-byte header, or a row longer than FPB_PACKED_MAX.
+ */
+Size
+fpb_packed_row_size(TupleDesc desc, const Datum *v, const bool *isnull)
+{
+	Size		size = 1 + FPB_PACKED_BITMAP(desc->natts);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (isnull[i])
+			continue;
+		if (att->attlen == -1)
+		{
+			const char *p = DatumGetPointer(v[i]);
+
+			if (VARATT_IS_EXTENDED(p) && !VARATT_IS_SHORT(p))
+				return 0;		/* compressed or toasted: not from here */
+			if (VARSIZE_ANY_EXHDR(p) + VARHDRSZ_SHORT > VARATT_SHORT_MAX)
+				return 0;
+			size += VARSIZE_ANY_EXHDR(p) + VARHDRSZ_SHORT;
+		}
+		else
+			size += att->attlen;
+		if (size > FPB_PACKED_MAX)
+			return 0;
+	}
+	return size;
+}
+
 /* Bytes fpb_packed_init needs for the rows of desc. */
 Size
 fpb_packed_space(TupleDesc desc)
 {
-	return fpb_packed_eligible(desc) ?
+	return fpb_packed_eligible(desc) || fpb_packed_var_eligible(desc) ?
 		MAXALIGN(sizeof(FpbPackCol) * desc->natts) : 0;
 }
 
@@ -75,6 +148,19 @@ fpb_packed_init(FpbCmp *cmp, char *space)
 
 	cmp->packsize = 0;
 	cmp->packcols = NULL;
+	if (fpb_packed_var_eligible(desc))
+	{
+		/* places depend on the varlena values: only each one's alignment */
+		cmp->packcols = (FpbPackCol *) space;
+		for (int i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			cmp->packcols[i].off = att_align_nominal(1, att->attalign) - 1;
+			cmp->packcols[i].len = att->attlen > 0 ? att->attlen : 0;
+		}
+		return;
+	}
 	if (!fpb_packed_eligible(desc))
 		return;
 	cmp->packcols = (FpbPackCol *) space;
@@ -108,6 +194,21 @@ fpb_pack_row(TupleDesc desc, const Datum *values, const bool *isnull)
 		if (isnull[i])
 		{
 			buf[1 + i / 8] |= (char) (1 << (i % 8));
+			continue;
+		}
+		if (len == -1)
+		{
+			const char *p = DatumGetPointer(values[i]);
+			Size		dlen = VARSIZE_ANY_EXHDR(p);
+
+			/* the caller asked fpb_packed_row_size */
+			if (off + VARHDRSZ_SHORT + dlen > FPB_PACKED_MAX ||
+				VARHDRSZ_SHORT + dlen > VARATT_SHORT_MAX ||
+				(VARATT_IS_EXTENDED(p) && !VARATT_IS_SHORT(p)))
+				elog(ERROR, "fpbtree: cannot pack a value of %zu bytes", dlen);
+			SET_VARSIZE_1B(buf + off, VARHDRSZ_SHORT + dlen);
+			memcpy(buf + off + VARHDRSZ_SHORT, VARDATA_ANY(p), dlen);
+			off += VARHDRSZ_SHORT + dlen;
 			continue;
 		}
 		Assert(off + len <= FPB_PACKED_MAX);
@@ -152,6 +253,26 @@ fpb_pack_row(TupleDesc desc, const Datum *values, const bool *isnull)
 	row = palloc(off);
 	memcpy(row, buf, off);
 	return row;
+}
+
+/*
+ * Bytes of the value of column att at offset off of the packed row f: a
+ * varlena's from its one-byte header.  A page read from disk may hold
+ * anything: a value of another header, or one past the row's length, is
+ * refused rather than read past the row.
+ */
+static inline int
+fpb_packed_len(const char *f, Size off, Form_pg_attribute att)
+{
+	if (att->attlen > 0)
+		return att->attlen;
+	if (unlikely(off >= *(const uint8 *) f || !VARATT_IS_1B(f + off) ||
+				 VARATT_IS_1B_E(f + off) ||
+				 off + VARSIZE_1B(f + off) > *(const uint8 *) f))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("fpbtree: packed row holds an unsound varlena value")));
+	return VARSIZE_1B(f + off);
 }
 
 /* Is column i (from 0) of the packed row f NULL? */
@@ -208,8 +329,9 @@ fpb_packed_attr(TupleDesc desc, const char *f, int attnum, bool *isnull)
 	}
 	for (int i = 0; i < attnum - 1; i++)
 		if (!fpb_packed_isnull(f, i))
-			off += TupleDescAttr(desc, i)->attlen;
+			off += fpb_packed_len(f, off, TupleDescAttr(desc, i));
 	*isnull = false;
+	(void) fpb_packed_len(f, off, TupleDescAttr(desc, attnum - 1));
 	return fpb_packed_fetch(f + off, TupleDescAttr(desc, attnum - 1));
 }
 
@@ -243,7 +365,7 @@ fpb_tuple_deform(TupleDesc desc, const char *f, Datum *values, bool *isnull)
 		if (isnull[i])
 			continue;
 		values[i] = fpb_packed_fetch(f + off, att);
-		off += att->attlen;
+		off += fpb_packed_len(f, off, att);
 	}
 }
 
@@ -258,27 +380,100 @@ fpb_packed_any_null(const char *f, int n)
 }
 
 /*
- * The length a packed row of desc with f's NULL bitmap has, or 0 when its
- * bitmap names columns desc lacks (fpbtree_check).
+ * The length a packed row of desc with f's NULL bitmap (and the headers of
+ * its varlena values) has, or 0 when its bitmap names columns desc lacks
+ * or a varlena's header is not a short one inside the row
+ * (fpbtree_check).  Reads nothing past the row's own length.
  */
 Size
 fpb_packed_expected_size(TupleDesc desc, const char *f)
 {
 	int			nb = FPB_PACKED_BITMAP(desc->natts);
+	Size		have = *(const uint8 *) f;
 	Size		size = 1 + nb;
 
+	if (have < size)
+		return 0;
 	for (int i = desc->natts; i < nb * 8; i++)
 		if (fpb_packed_isnull(f, i))
 			return 0;
 	for (int i = 0; i < desc->natts; i++)
-		if (!fpb_packed_isnull(f, i))
-			size += TupleDescAttr(desc, i)->attlen;
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (fpb_packed_isnull(f, i))
+			continue;
+		if (att->attlen == -1)
+		{
+			if (size >= have || !VARATT_IS_1B(f + size) ||
+				VARATT_IS_1B_E(f + size) ||
+				VARSIZE_1B(f + size) < VARHDRSZ_SHORT)
+				return 0;
+			size += VARSIZE_1B(f + size);
+		}
+		else
+			size += att->attlen;
+	}
+	return size;
+}
+
+/*
+ * fpb_tuple_unpack (fpbtree.h) for a packed row without NULLs of an index
+ * with varlena columns (packcols holds each column's alignment mask and
+ * fixed length, 0 for a varlena): the index tuple heap_fill_tuple would
+ * make, its fixed-length values aligned and its short varlena values not,
+ * the padding zero (index_deform_tuple tells a short value from padding by
+ * its first byte).  0 when it does not fit in room or the row is unsound.
+ */
+Size
+fpb_tuple_unpack_var(const FpbCmp *cmp, const char *f, char *dst,
+					 Size room)
+{
+	Size		have = *(const uint8 *) f;
+	Size		in = 2;
+	Size		off = IndexInfoFindDataOffset(0);
+	Size		size;
+
+	for (int i = 0; i < cmp->tupdesc->natts; i++)
+	{
+		const FpbPackCol *c = &cmp->packcols[i];
+		Size		len = c->len;
+
+		if (len == 0)
+		{
+			if (in >= have || !VARATT_IS_1B(f + in) || VARATT_IS_1B_E(f + in))
+				return 0;
+			len = VARSIZE_1B(f + in);
+		}
+		else
+		{
+			Size		aligned = (off + c->off) & ~(Size) c->off;
+
+			if (aligned > room)
+				return 0;
+			memset(dst + off, 0, aligned - off);
+			off = aligned;
+		}
+		if (in + len > have || off + len > room)
+			return 0;
+		memcpy(dst + off, f + in, len);
+		off += len;
+		in += len;
+	}
+	size = MAXALIGN(off);
+	if (in != have || size > room)
+		return 0;
+	memset(dst + off, 0, size - off);
+	memset(dst, 0, sizeof(IndexTupleData));
+	((IndexTuple) dst)->t_info = size | INDEX_VAR_MASK;
 	return size;
 }
 
 /*
  * fpb_tuple_unpack (fpbtree.h) for the other rows: index tuples, packed
- * rows with NULLs or of more than 8 columns.
+ * rows with NULLs, of more than 8 columns or with varlena values.  0 also
+ * for a packed row whose values disagree with its length (a damaged page:
+ * the caller names the block).
  */
 Size
 fpb_tuple_unpack_slow(const FpbCmp *cmp, const char *f, char *dst,
@@ -302,6 +497,8 @@ fpb_tuple_unpack_slow(const FpbCmp *cmp, const char *f, char *dst,
 		memcpy(dst, f, size);
 		return size;
 	}
+	if (fpb_packed_expected_size(desc, f) != (Size) *(const uint8 *) f)
+		return 0;
 	fpb_tuple_deform(desc, f, values, isnull);
 	for (int i = 0; i < desc->natts; i++)
 		hasnull |= isnull[i];
@@ -313,6 +510,7 @@ fpb_tuple_unpack_slow(const FpbCmp *cmp, const char *f, char *dst,
 	memset(dst, 0, size);
 	heap_fill_tuple(desc, values, isnull, dst + hoff, dsize, &tupmask,
 					hasnull ? (bits8 *) (dst + sizeof(IndexTupleData)) : NULL);
-	t->t_info = size | (hasnull ? INDEX_NULL_MASK : 0);
+	t->t_info = size | (hasnull ? INDEX_NULL_MASK : 0) |
+		((tupmask & HEAP_HASVARWIDTH) ? INDEX_VAR_MASK : 0);
 	return size;
 }

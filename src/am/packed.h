@@ -29,6 +29,9 @@ fpb_tuple_size(const char *f)
 }
 
 extern bool fpb_packed_eligible(TupleDesc desc);
+extern bool fpb_packed_var_eligible(TupleDesc desc);
+extern Size fpb_packed_row_size(TupleDesc desc, const Datum *v,
+								const bool *isnull);
 extern Size fpb_packed_space(TupleDesc desc);
 extern void fpb_packed_init(FpbCmp *cmp, char *space);
 extern const char *fpb_pack_row(TupleDesc desc, const Datum *values,
@@ -41,8 +44,14 @@ extern bool fpb_packed_any_null(const char *f, int n);
 extern Size fpb_packed_expected_size(TupleDesc desc, const char *f);
 extern Size fpb_tuple_unpack_slow(const FpbCmp *cmp, const char *f,
 								  char *dst, Size room);
+extern Size fpb_tuple_unpack_var(const FpbCmp *cmp, const char *f,
+								 char *dst, Size room);
 
-/* A column of an unpacked row without NULLs: where it goes, its length. */
+/*
+ * A column of an unpacked row without NULLs: where it goes, its length.
+ * With varlena columns (packsize 0): off is its alignment less one, len
+ * its length (0 for a varlena).
+ */
 typedef struct FpbPackCol
 {
 	uint16		off;
@@ -81,6 +90,9 @@ fpb_tuple_unpack(const FpbCmp *cmp, const char *f, char *dst, Size room)
 		((IndexTuple) dst)->t_info = cmp->packsize;
 		return cmp->packsize;
 	}
+	if (fpb_is_packed(f) && cmp->packsize == 0 && cmp->packcols != NULL &&
+		f[1] == 0 && cmp->tupdesc->natts <= 8)
+		return fpb_tuple_unpack_var(cmp, f, dst, room);
 	return fpb_tuple_unpack_slow(cmp, f, dst, room);
 }
 

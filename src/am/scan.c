@@ -125,7 +125,7 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 		if (size == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("fpbtree page %u is corrupted: its index-only values overrun the scan's buffer",
+					 errmsg("fpbtree page %u is corrupted: its index-only values are unsound or overrun the scan's buffer",
 							blkno)));
 		item->f = vp;
 		return vp + size;

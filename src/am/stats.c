@@ -236,7 +236,7 @@ typedef struct FpbFormat
 static ArrayType *
 fpb_format_names(const FpbFormat *f, const FpbFormat *without)
 {
-	Datum		names[6];
+	Datum		names[7];
 	int			n = 0;
 
 #define FPB_FORMAT_NAME(cond, name) \
@@ -260,6 +260,9 @@ fpb_format_names(const FpbFormat *f, const FpbFormat *without)
 	FPB_FORMAT_NAME((f->pfxflags & FPB_PFX_RUNS) &&
 					!(without && (without->pfxflags & FPB_PFX_RUNS)),
 					"more_runs");
+	FPB_FORMAT_NAME((f->pfxflags & FPB_PFX_PACKVAR) &&
+					!(without && (without->pfxflags & FPB_PFX_PACKVAR)),
+					"packed_varlena_rows");
 #undef FPB_FORMAT_NAME
 	return construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT);
 }

@@ -425,7 +425,8 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
  * such a collation) and its collation compares as strcmp()
  * (fpb_collation_is_codepoint); FPB_PFX_COMPRESS when a column is a
  * varlena that may be compressed (not a type stored plain); FPB_PFX_PACKED
- * for a multi-column index whose rows can be packed (packed.c);
+ * for a multi-column index whose rows can be packed (packed.c), with
+ * FPB_PFX_PACKVAR when they hold varlena values;
  * FPB_PFX_RUNS where cmp's values share runs only with it.  The debugging
  * settings make an index as a build before the flags did.
  */
@@ -452,6 +453,9 @@ fpb_new_pfxflags(Relation index, const FpbCmp *cmp)
 	if (fpb_index_is_multi(index) && fpb_packed_eligible(desc) &&
 		!fpb_debug_multi_prefix_first)
 		flags |= FPB_PFX_PACKED;
+	else if (fpb_index_is_multi(index) && fpb_packed_var_eligible(desc) &&
+			 !fpb_debug_multi_prefix_first && fpb_build_starts())
+		flags |= FPB_PFX_PACKED | FPB_PFX_PACKVAR;
 	cmpproc = index_getprocid(index, 1, FPB_CMP_PROC);
 	if (cmpproc != F_BTTEXTCMP && cmpproc != F_BPCHARCMP &&
 		cmpproc != F_BTNAMECMP)

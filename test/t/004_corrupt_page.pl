@@ -98,8 +98,9 @@ my @dcases = (
 	[ d_varsize => 10, undef, '(k::text) COLLATE "C"' ],
 	[ d_wrunsoff => 100, 'g % 500', '(k::text) COLLATE "C"' ],
 	[ d_wrunskeys => 100, 'g % 500', '(k::text) COLLATE "C"' ],
-	[ d_tuplesize => 10, undef, 'k, (id::numeric)' ],
-	[ d_packsize => 10, undef, 'k, id' ],);
+	[ d_tuplesize => 10, undef, 'k, (id * interval \'1 s\')' ],
+	[ d_packsize => 10, undef, 'k, id' ],
+	[ d_packvar => 10, undef, 'k, (id::numeric)' ],);
 for my $c (@dcases)
 {
 	my ($t, $ff, $kexpr, $cols) = @$c;
@@ -107,7 +108,8 @@ for my $c (@dcases)
 	# d_runs*: 20 rows a key, so the build makes pages of runs
 	$kexpr //= '(g * 7919) % 100003';
 	# d_varsize: a wide index (text); d_tuplesize: a multi-column one
-	# of index tuples, d_packsize one of packed rows (src/am/packed.c);
+	# of index tuples, d_packsize one of packed rows (src/am/packed.c),
+	# d_packvar one of packed rows with a varlena value;
 	# d_wruns*: a wide index of 20 rows a value, so of pages of runs
 	$cols //= 'k';
 	$node->safe_psql(
@@ -641,6 +643,24 @@ my (%dblk, %dnote);
 		$dblk{$t} = [ $leaves[5] ];
 		$dnote{$t} = "leaf $leaves[5] high key's value longer than the page";
 	}
+	# a packed row's varlena value with a four-byte header, which a
+	# packed row never holds: read as one, its length would run past the
+	# row.  The row in the slot at pd_upper (or the next, when that is
+	# the high key): length byte, NULL bitmap, k, then the value.
+	{
+		my $t = 'd_packvar';
+		$f = $path{$t};
+		@leaves = level_chain($f, 0);
+		my $page = read_block($f, $leaves[5]);
+		my $off = unpack('v', substr($page, 14, 2));
+		$off += unpack('C', substr($page, $off, 1))
+		  if $off == (opaque($page)->{hikey} & 0xFFFF);
+		die "$t: no packed row at $off" if unpack('C', substr($page, $off, 1)) < 11;
+		put(\$page, $off + 10, 'C', 0xF0);
+		write_block($f, $leaves[5], $page);
+		$dblk{$t} = [ $leaves[5] ];
+		$dnote{$t} = "leaf $leaves[5] packed row's value with a 4-byte header";
+	}
 }
 note("D: $_: $dnote{$_}") for sort keys %dnote;
 
@@ -761,7 +781,8 @@ my @dplan = (
 	[ d_wrunsoff => qw(fwdt check) ],
 	[ d_wrunskeys => qw(fwdt check) ],
 	[ d_tuplesize => qw(fwd check) ],
-	[ d_packsize => qw(fwd check) ],);
+	[ d_packsize => qw(fwd check) ],
+	[ d_packvar => qw(fwd check) ],);
 for my $p (@dplan)
 {
 	my ($t, @stmts) = @$p;

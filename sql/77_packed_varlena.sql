@@ -1,0 +1,131 @@
+--
+-- 77_packed_varlena: multi-column rows with varlena values stored packed
+-- (src/am/README.md, "Packed rows"; fpbtree_format: packed_varlena_rows).
+-- A row whose varlena values each fit a one-byte header (at most 126 bytes
+-- of data) and whose packed form takes at most 255 bytes is packed; any
+-- other row of the same index stays an index tuple.  Rows on both sides of
+-- each limit, NULLs, empty and non-ASCII values, compressed values, INCLUDE
+-- columns that separators drop, index-only scans in both directions,
+-- inserts, deletes and VACUUM, uniqueness, an index in the older format
+-- beside, and the size against btree.  Each scan is compared with a
+-- sequential scan, and fpbtree_check passes.
+--
+
+\set ECHO none
+\i sql/include/setup.sql
+\i sql/include/fpb_helpers.sql
+\set ECHO all
+
+CREATE TABLE pv (id int4, a int4, t text COLLATE "C", n numeric,
+				 v varchar(400), b bytea)
+	WITH (autovacuum_enabled = off);
+-- t: 126 and 127 bytes of data (the one-byte header's limit) and 3,000
+-- (compressed in a row too long for a slot), besides short ones; v: long
+-- enough with t that a row passes 255 bytes
+INSERT INTO pv
+SELECT g, g % 300,
+	   CASE WHEN g % 31 = 0 THEN NULL
+			WHEN g % 37 = 0 THEN ''
+			WHEN g % 41 = 0 THEN repeat('x', 126)
+			WHEN g % 43 = 0 THEN repeat('x', 127)
+			WHEN g % 397 = 0 THEN repeat('long', 750)
+			WHEN g % 47 = 0 THEN 'åäö€' || (g % 20)
+			ELSE 't' || (g % 1000) END,
+	   CASE WHEN g % 29 = 0 THEN NULL WHEN g % 53 = 0 THEN 'NaN'
+			WHEN g % 59 = 0 THEN 1e100 ELSE (g % 700) / 7.0 END,
+	   CASE WHEN g % 23 = 0 THEN NULL WHEN g % 61 = 0 THEN repeat('v', 120)
+			ELSE 'v' || g % 50 END,
+	   CASE WHEN g % 19 = 0 THEN NULL ELSE int4send(g % 90) END
+FROM generate_series(1, 12000) g;
+
+CREATE INDEX pv_at ON pv USING fpbtree (a, t);
+CREATE INDEX pv_tn ON pv USING fpbtree (t DESC, n NULLS FIRST);
+CREATE INDEX pv_nv ON pv USING fpbtree (n, v) INCLUDE (b, id);
+-- the same columns in the older format: index tuples
+SET fpbtree.debug_multi_prefix_first = on;
+CREATE INDEX pv_at_old ON pv USING fpbtree (a, t);
+RESET fpbtree.debug_multi_prefix_first;
+SELECT relname, 'packed_varlena_rows' = ANY (format) AS packed_varlena,
+	   reindex_adds
+FROM pg_class, fpbtree_format(oid)
+WHERE relname IN ('pv_at', 'pv_tn', 'pv_nv', 'pv_at_old') ORDER BY 1;
+SELECT fpbtree_check('pv_at', true), fpbtree_check('pv_tn', true),
+	   fpbtree_check('pv_nv', true), fpbtree_check('pv_at_old', true);
+
+-- every column handed out by index-only scans, as a sequential scan has them
+BEGIN;
+DROP INDEX pv_at_old;
+SELECT fpb_same('SELECT a, t FROM pv WHERE a BETWEEN 10 AND 40', 'pv_at');
+SELECT fpb_same('SELECT a, t FROM pv WHERE a = 41 ORDER BY a, t', 'pv_at', true);
+SELECT fpb_same('SELECT a, t FROM pv WHERE a = 43 AND t > ''x'' ORDER BY a DESC, t DESC', 'pv_at', true);
+SELECT fpb_same('SELECT a, length(t) FROM pv WHERE a IN (0, 97, 299) AND t IS NULL', 'pv_at');
+SELECT fpb_same('SELECT t, n FROM pv WHERE t >= ''x'' ORDER BY t DESC, n NULLS FIRST', 'pv_tn', true);
+SELECT fpb_same('SELECT t, n FROM pv WHERE t = '''' ORDER BY t DESC, n NULLS FIRST', 'pv_tn', true);
+SELECT fpb_same('SELECT t, n FROM pv WHERE t LIKE ''å%'' AND n > 50', 'pv_tn');
+SELECT fpb_same('SELECT n, v, b, id FROM pv WHERE n > 90', 'pv_nv');
+SELECT fpb_same('SELECT n, v, b, id FROM pv WHERE n = ''NaN'' ORDER BY n, v, id', 'pv_nv', true);
+SELECT fpb_same('SELECT n, v, id FROM pv WHERE n IS NULL AND v = repeat(''v'', 120)', 'pv_nv');
+-- backward, through a cursor
+DECLARE pv_cur SCROLL CURSOR FOR
+	SELECT a, t FROM pv WHERE a BETWEEN 41 AND 43 ORDER BY a, t;
+FETCH LAST FROM pv_cur;
+FETCH BACKWARD 2 FROM pv_cur;
+FETCH ABSOLUTE 3 FROM pv_cur;
+CLOSE pv_cur;
+ROLLBACK;
+
+-- more rows to split pages (some with long INCLUDE values: rows kept as
+-- index tuples whose separators pack), then deletes and VACUUM
+INSERT INTO pv (id, a, t, n, v, b)
+SELECT g, g % 300, 'u' || (g % 777), g % 13,
+	   CASE WHEN g % 5 = 0 THEN repeat('w', 200) ELSE 'w' || g % 9 END,
+	   CASE WHEN g % 3 = 0 THEN convert_to(repeat('b', 300), 'UTF8') END
+FROM generate_series(12001, 30000) g;
+DELETE FROM pv WHERE id % 4 = 0;
+VACUUM pv;
+SELECT fpbtree_check('pv_at', true), fpbtree_check('pv_tn', true),
+	   fpbtree_check('pv_nv', true), fpbtree_check('pv_at_old', true);
+BEGIN;
+DROP INDEX pv_at_old;
+SELECT fpb_same('SELECT a, t FROM pv WHERE a BETWEEN 100 AND 120', 'pv_at');
+SELECT fpb_same('SELECT t, n FROM pv WHERE t BETWEEN ''t5'' AND ''u1'' ORDER BY t DESC, n NULLS FIRST', 'pv_tn', true);
+SELECT fpb_same('SELECT n, v, b, id FROM pv WHERE n BETWEEN 3 AND 5', 'pv_nv');
+ROLLBACK;
+-- the older index answers alike; REINDEX packs it
+BEGIN;
+DROP INDEX pv_at;
+SELECT fpb_same('SELECT a, t FROM pv WHERE a BETWEEN 100 AND 120', 'pv_at_old');
+ROLLBACK;
+REINDEX INDEX pv_at_old;
+SELECT 'packed_varlena_rows' = ANY (format) FROM fpbtree_format('pv_at_old');
+SELECT fpbtree_check('pv_at_old', true);
+
+-- unique: the duplicate found from a packed row, its message, upserts
+CREATE TABLE pv_u (a int4, e text, n int4) WITH (autovacuum_enabled = off);
+CREATE UNIQUE INDEX pv_u_ae ON pv_u USING fpbtree (a, e);
+INSERT INTO pv_u SELECT g % 50, 'user' || g || '@example.com', 0
+FROM generate_series(1, 5000) g;
+INSERT INTO pv_u VALUES (7, 'user7@example.com', 0);
+INSERT INTO pv_u VALUES (7, 'user7@example.com', 0)
+	ON CONFLICT (a, e) DO UPDATE SET n = pv_u.n + 1;
+INSERT INTO pv_u VALUES (7, 'user7@example.com', 0) ON CONFLICT DO NOTHING;
+INSERT INTO pv_u VALUES (7, NULL, 0), (7, NULL, 0);
+SELECT a, e, n FROM pv_u WHERE a = 7 AND (e = 'user7@example.com' OR e IS NULL)
+ORDER BY e;
+SELECT fpbtree_check('pv_u_ae', true);
+
+-- size: 200,000 rows of (int4, a short text), against the older format
+-- and btree
+CREATE TABLE pv_s (a int4, s text) WITH (autovacuum_enabled = off);
+INSERT INTO pv_s SELECT (hashint8(g) & 65535)::int4, substr(md5(g::text), 1, 6)
+FROM generate_series(1, 200000) g;
+CREATE INDEX pv_s_f ON pv_s USING fpbtree (a, s);
+SET fpbtree.debug_multi_prefix_first = on;
+CREATE INDEX pv_s_old ON pv_s USING fpbtree (a, s);
+RESET fpbtree.debug_multi_prefix_first;
+CREATE INDEX pv_s_bt ON pv_s USING btree (a, s);
+SELECT pg_relation_size('pv_s_f') < 0.8 * pg_relation_size('pv_s_old') AS smaller_than_tuples,
+	   pg_relation_size('pv_s_f') < 1.1 * pg_relation_size('pv_s_bt') AS near_btree;
+SELECT fpbtree_check('pv_s_f', true);
+
+DROP TABLE pv, pv_u, pv_s;
