@@ -438,6 +438,11 @@ SELECT * FROM hj_inner_unique('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = 
 SELECT * FROM hj_inner_unique('SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k', 'YAML');
 DROP TABLE hj_uniq;
 DROP FUNCTION hj_inner_unique(text, text);
+
+-- EXPLAIN in the structured formats: the children are the join's Outer and
+-- Inner, as the built-in join's (whose inner is its Hash node)
+SELECT * FROM hj_lines_vs_builtin('COSTS OFF', 'Node Type|Parent Relationship',
+    'SELECT count(*) FROM hj_a a JOIN hj_b b ON a.k = b.k', 'JSON');
 DROP FUNCTION hj_lines_vs_builtin(text, text, text, text);
 
 -- plan choice: chosen for a join whose build side exceeds the cache the

@@ -91,6 +91,21 @@ SELECT sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)), avg(l_quantity), c
 FROM bp_lineitem WHERE l_shipdate <= date '1998-11-01';
 RESET fpbtree.buffer_min_rows;
 
+-- below a PrefetchHashJoin: none directly below it (its children are
+-- its lefttree and righttree), but inside a child the same rule as above,
+-- a Buffer between the scan and the aggregation
+SET fpbtree.enable_prefetch_hashjoin = on;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(o_totalprice) FROM bp_orders JOIN
+	(SELECT l_orderkey, sum(l_extendedprice * (1 - l_discount) * (1 + l_tax))
+	 FROM bp_lineitem WHERE l_shipdate <= date '1998-11-01'
+	 GROUP BY l_orderkey) s ON s.l_orderkey = o_orderkey;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+SET fpbtree.enable_prefetch_hashjoin = off;
+
 -- a LIMIT stops early: reading ahead below it would only add work
 EXPLAIN (COSTS OFF)
 SELECT l_orderkey, l_extendedprice * (1 - l_discount)

@@ -688,7 +688,16 @@ fpb_hj_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.plan.qual = NIL;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
-	cscan->custom_plans = custom_plans;
+	/*
+	 * The children are the plan's lefttree and righttree, as a join's: then
+	 * EXPLAIN labels them Outer and Inner (custom_plans would be "children"),
+	 * and setrefs, finalize_plan and ExecReScan treat them as any node's
+	 * children.  Not in custom_plans as well: a node reachable twice would be
+	 * copied and fixed up twice.
+	 */
+	cscan->scan.plan.lefttree = outer_plan;
+	cscan->scan.plan.righttree = inner_plan;
+	cscan->custom_plans = NIL;
 	cscan->custom_exprs = list_make5(outer_keys, inner_keys, hashexprs,
 									 joinquals, otherquals);
 	cscan->custom_private =

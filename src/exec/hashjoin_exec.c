@@ -222,14 +222,15 @@ fpb_hj_begin(CustomScanState *node, EState *estate, int eflags)
 
 	/* children: never asked to go backward or to mark/restore */
 	eflags &= ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
-	st->outer_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
-	st->inner_ps = ExecInitNode(lsecond(cscan->custom_plans), estate, eflags);
-	node->custom_ps = list_make2(st->outer_ps, st->inner_ps);
+	st->outer_ps = ExecInitNode(outerPlan(cscan), estate, eflags);
+	st->inner_ps = ExecInitNode(innerPlan(cscan), estate, eflags);
+	outerPlanState(node) = st->outer_ps;
+	innerPlanState(node) = st->inner_ps;
 
 	/*
-	 * The child plan states are not lefttree/righttree, so expressions must
-	 * not assume fixed slot types for OUTER_VAR / INNER_VAR: we feed them
-	 * minimal-tuple copies as well as the children's own slots.
+	 * Expressions must not assume fixed slot types for OUTER_VAR /
+	 * INNER_VAR: we feed them minimal-tuple copies as well as the children's
+	 * own slots.
 	 */
 	node->ss.ps.outeropsset = true;
 	node->ss.ps.outeropsfixed = false;
@@ -654,7 +655,8 @@ fpb_hj_end(CustomScanState *node)
  * changed: the inner child's parameters and those of the inner keys (the
  * outer keys and the quals are evaluated per probe, so their parameters do
  * not matter).  Right/full joins forget their matches.  Anything else
- * starts over.  ExecReScan does not pass chgParam to custom_ps, so do it.
+ * starts over.  ExecReScan has passed chgParam to the children (lefttree
+ * and righttree) before it calls this.
  */
 static void
 fpb_hj_rescan(CustomScanState *node)
@@ -662,12 +664,6 @@ fpb_hj_rescan(CustomScanState *node)
 	FpbHjState *st = (FpbHjState *) node;
 	PlanState  *outer = st->outer_ps;
 	PlanState  *inner = st->inner_ps;
-
-	if (node->ss.ps.chgParam != NULL)
-	{
-		UpdateChangedParamSet(outer, node->ss.ps.chgParam);
-		UpdateChangedParamSet(inner, node->ss.ps.chgParam);
-	}
 
 	st->first_outer = NULL;
 	/*

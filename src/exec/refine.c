@@ -412,12 +412,21 @@ refine_node(RefineContext *ctx, Plan *plan, bool restricted, bool early,
 		case T_CustomScan:
 			if (fpb_is_buffer_plan(plan))
 				return false;
-			/* someone else's node: unknown needs, no Buffer directly below */
+			/*
+			 * Someone else's node, or PrefetchHashJoin (whose children are its
+			 * lefttree and righttree): unknown needs, no Buffer directly below.
+			 */
 			max = Min(list_length(((CustomScan *) plan)->custom_plans),
-					  MAX_REFINE_CHILDREN);
-			refs = palloc0(sizeof(ChildRef) * Max(max, 1));
-			nrefs = collect_list(((CustomScan *) plan)->custom_plans, refs,
-								 max, restricted, early, false);
+					  MAX_REFINE_CHILDREN - 2);
+			refs = palloc0(sizeof(ChildRef) * (max + 2));
+			if (plan->lefttree)
+				set_child(&refs[nrefs++], &plan->lefttree, restricted, early,
+						  false);
+			if (plan->righttree)
+				set_child(&refs[nrefs++], &plan->righttree, restricted, early,
+						  false);
+			nrefs += collect_list(((CustomScan *) plan)->custom_plans,
+								  refs + nrefs, max, restricted, early, false);
 			break;
 		default:
 
