@@ -155,6 +155,26 @@ fpb_page_capacity(int w, int x, bool internal_page, double fill)
 }
 
 /*
+ * In which of the two passes of a compacted slotted area does the value f
+ * go?  A multi-column index with FPB_PFX_PACKVAR holds both index tuples,
+ * whose slots are MAXALIGNed (their sizes are multiples of it), and packed
+ * rows, whose slots have no alignment.  Written in key order, every tuple
+ * after a packed row of odd length would pad, and a rewrite of the same
+ * values could need more room than the page they came from.  The tuples go
+ * first, from the MAXALIGNed end of the area, then the packed rows: no
+ * padding at all, the least room any placement of these values takes, so a
+ * rewrite after deletions always fits and the bulk load's count of the
+ * values' bytes (fpb_build_slot_bound) is exact.  Other pages have one
+ * kind of value, and keep key order.
+ */
+static inline int
+fpb_slot_pass(Page page, const char *f)
+{
+	return FpbPageGetOpaque(page)->fulllen == FPB_FULLLEN_TUPLE &&
+		f != NULL && fpb_is_packed(f);
+}
+
+/*
  * Wide page: where its slotted area would begin (pd_upper) with the high
  * key's value and the values of entries, compacted.
  */
@@ -163,16 +183,20 @@ fpb_slots_upper(Page page, const FpbEntry *entries, int n)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
+	bool		hashk = !FpbPageIsRightmost(opq) &&
+		(opq->hikey & FPB_WIDE_OFFMASK) != 0;
+	FpbEntry	hk = {0};
 
-	if (!FpbPageIsRightmost(opq) && (opq->hikey & FPB_WIDE_OFFMASK) != 0)
-	{
-		FpbEntry	hk;
-
+	if (hashk)
 		fpb_page_get_hikey(page, &hk, InvalidBlockNumber);
-		upper -= fpb_slot_need(page, hk.f, upper);
+	for (int pass = 0; pass < 2; pass++)
+	{
+		if (hashk && fpb_slot_pass(page, hk.f) == pass)
+			upper -= fpb_slot_need(page, hk.f, upper);
+		for (int i = 0; i < n; i++)
+			if (fpb_slot_pass(page, entries[i].f) == pass)
+				upper -= fpb_slot_need(page, entries[i].f, upper);
 	}
-	for (int i = 0; i < n; i++)
-		upper -= fpb_slot_need(page, entries[i].f, upper);
 	return upper;
 }
 
@@ -227,13 +251,19 @@ fpb_layout_slots(Page page, const FpbEntry *entries, int n, int upper)
 		sp += INTALIGN(lens[i]);
 	}
 	ph->pd_upper = BLCKSZ - FPB_SPECIAL_SIZE;
-	if (hashk)
-		opq->hikey = fpb_slot_put(page, hk.k, hk.f);
-	sp = stage + (hashk ? INTALIGN(fpb_slot_len(page, hk.f)) : 0);
-	for (int i = 0; i < n; i++)
+	/* in fpb_slots_upper's order: the passes of fpb_slot_pass */
+	for (int pass = 0; pass < 2; pass++)
 	{
-		keys[i] = fpb_slot_put(page, entries[i].k, lens[i] > 0 ? sp : NULL);
-		sp += INTALIGN(lens[i]);
+		if (hashk && fpb_slot_pass(page, hk.f) == pass)
+			opq->hikey = fpb_slot_put(page, hk.k, hk.f);
+		sp = stage + (hashk ? INTALIGN(fpb_slot_len(page, hk.f)) : 0);
+		for (int i = 0; i < n; i++)
+		{
+			if (fpb_slot_pass(page, lens[i] > 0 ? sp : NULL) == pass)
+				keys[i] = fpb_slot_put(page, entries[i].k,
+									   lens[i] > 0 ? sp : NULL);
+			sp += INTALIGN(lens[i]);
+		}
 	}
 	Assert(ph->pd_upper == upper);
 	pfree(stage);

@@ -32,13 +32,18 @@ static int
 fpb_posting_room(Page page, const FpbEntry *entries, int n)
 {
 	int			upper;
+	FpbEntry   *heads;
+	int			nheads = 0;
 
 	if (!(FpbPageGetOpaque(page)->flags & FPB_F_WIDE))
 		return FPB_POSTING_BYTES;
-	upper = fpb_slots_upper(page, NULL, 0);
+	/* the runs' first entries, placed as fpb_layout_slots places them */
+	heads = palloc(sizeof(FpbEntry) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 		if (i == 0 || !fpb_posting_same(page, &entries[i - 1], &entries[i]))
-			upper -= fpb_slot_need(page, entries[i].f, upper);
+			heads[nheads++] = entries[i];
+	upper = fpb_slots_upper(page, heads, nheads);
+	pfree(heads);
 	if (upper < FPB_DATA_START)
 		return 0;
 	return Min(FPB_POSTING_BYTES,
