@@ -423,7 +423,11 @@ fpb_packed_expected_size(TupleDesc desc, const char *f)
  * fixed length, 0 for a varlena): the index tuple heap_fill_tuple would
  * make, its fixed-length values aligned and its short varlena values not,
  * the padding zero (index_deform_tuple tells a short value from padding by
- * its first byte).  0 when it does not fit in room or the row is unsound.
+ * its first byte).  0 when the row is unsound.  Every row an index-only
+ * scan returns comes here, so values are copied in 8-byte words, which may
+ * read up to 7 bytes past the row (f lies in a page's slotted area, which
+ * the special space follows) and write as far past the tuple into dst:
+ * with less room than that, the slow path, which counts every byte.
  */
 Size
 fpb_tuple_unpack_var(const FpbCmp *cmp, const char *f, char *dst,
@@ -432,9 +436,13 @@ fpb_tuple_unpack_var(const FpbCmp *cmp, const char *f, char *dst,
 	Size		have = *(const uint8 *) f;
 	Size		in = 2;
 	Size		off = IndexInfoFindDataOffset(0);
+	int			natts = cmp->tupdesc->natts;
 	Size		size;
 
-	for (int i = 0; i < cmp->tupdesc->natts; i++)
+	/* header, values, a word of padding a column, a word of slack */
+	if (room < have + (Size) (natts + 3) * sizeof(uint64))
+		return fpb_tuple_unpack_slow(cmp, f, dst, room);
+	for (int i = 0; i < natts; i++)
 	{
 		const FpbPackCol *c = &cmp->packcols[i];
 		Size		len = c->len;
@@ -447,23 +455,21 @@ fpb_tuple_unpack_var(const FpbCmp *cmp, const char *f, char *dst,
 		}
 		else
 		{
-			Size		aligned = (off + c->off) & ~(Size) c->off;
-
-			if (aligned > room)
-				return 0;
-			memset(dst + off, 0, aligned - off);
-			off = aligned;
+			/* zero the gap to the column's alignment (at most 7 bytes) */
+			memset(dst + off, 0, sizeof(uint64));
+			off = (off + c->off) & ~(Size) c->off;
 		}
-		if (in + len > have || off + len > room)
+		if (in + len > have)
 			return 0;
-		memcpy(dst + off, f + in, len);
+		for (Size o = 0; o < len; o += sizeof(uint64))
+			memcpy(dst + off + o, f + in + o, sizeof(uint64));
 		off += len;
 		in += len;
 	}
-	size = MAXALIGN(off);
-	if (in != have || size > room)
+	if (in != have)
 		return 0;
-	memset(dst + off, 0, size - off);
+	size = MAXALIGN(off);
+	memset(dst + off, 0, sizeof(uint64));
 	memset(dst, 0, sizeof(IndexTupleData));
 	((IndexTuple) dst)->t_info = size | INDEX_VAR_MASK;
 	return size;
