@@ -248,21 +248,16 @@ fpb_format_names(const FpbFormat *f, const FpbFormat *without)
 					"node_starts");
 	FPB_FORMAT_NAME(f->coded && !(without && without->coded),
 					"coded_prefix");
-	FPB_FORMAT_NAME((f->pfxflags & FPB_PFX_CODEPOINT) &&
-					!(without && (without->pfxflags & FPB_PFX_CODEPOINT)),
-					"codepoint_prefix");
-	FPB_FORMAT_NAME((f->pfxflags & FPB_PFX_COMPRESS) &&
-					!(without && (without->pfxflags & FPB_PFX_COMPRESS)),
-					"compression");
-	FPB_FORMAT_NAME((f->pfxflags & FPB_PFX_PACKED) &&
-					!(without && (without->pfxflags & FPB_PFX_PACKED)),
-					"packed_rows");
-	FPB_FORMAT_NAME((f->pfxflags & FPB_PFX_RUNS) &&
-					!(without && (without->pfxflags & FPB_PFX_RUNS)),
-					"more_runs");
-	FPB_FORMAT_NAME((f->pfxflags & FPB_PFX_PACKVAR) &&
-					!(without && (without->pfxflags & FPB_PFX_PACKVAR)),
-					"packed_varlena_rows");
+	/* a format flag the index has and, if asked, without lacks */
+#define FPB_FORMAT_FLAG(flag, name) \
+	FPB_FORMAT_NAME((f->pfxflags & (flag)) && \
+					!(without && (without->pfxflags & (flag))), name)
+	FPB_FORMAT_FLAG(FPB_PFX_CODEPOINT, "codepoint_prefix");
+	FPB_FORMAT_FLAG(FPB_PFX_COMPRESS, "compression");
+	FPB_FORMAT_FLAG(FPB_PFX_PACKED, "packed_rows");
+	FPB_FORMAT_FLAG(FPB_PFX_RUNS, "more_runs");
+	FPB_FORMAT_FLAG(FPB_PFX_PACKVAR, "packed_varlena_rows");
+#undef FPB_FORMAT_FLAG
 #undef FPB_FORMAT_NAME
 	return construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT);
 }
