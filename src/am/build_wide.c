@@ -138,21 +138,23 @@ fpb_wide_read(TupleTableSlot *slot, Form_pg_attribute vatt, uint64 *k,
 	*v = slot_getattr(slot, FPB_WSLOT_V + 1, isnull);
 }
 
-/* Upper bound of the bytes a value takes in a slot, alignment included. */
+/* The bytes a value takes in a compacted slot, alignment included. */
 Size
 fpb_build_slot_bound(const FpbCmp *cmp, const char *f)
 {
 	if (f == NULL)
 		return 0;
 	/*
-	 * An index tuple's size is MAXALIGNed, and so is every slot of one; a
-	 * packed row's slot is its bytes.
+	 * The bytes layout.c's compacted rewrite gives the value: its size,
+	 * rounded up for an index tuple (MAXALIGNed anyway) and a 4-byte
+	 * varlena header (fpb_slot_align).
 	 */
 	if (cmp->multi)
 		return fpb_is_packed(f) ? fpb_full_size(cmp, f) :
 			MAXALIGN(fpb_full_size(cmp, f));
-	return fpb_full_size(cmp, f) +
-		((cmp->typlen < 0 && VARATT_IS_4B(f)) ? 3 : 0);
+	if (cmp->typlen < 0 && VARATT_IS_4B(f))
+		return INTALIGN(fpb_full_size(cmp, f));
+	return fpb_full_size(cmp, f);
 }
 
 /*

@@ -644,6 +644,7 @@ extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp);
 #define FPB_DEDUP_FLAGGED	2	/* yes, in indexes with FPB_PFX_RUNS */
 extern int	fpb_col_dedup(const FpbCmp *cmp);
 extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
+extern int	fpb_slot_align(Page page, const char *f);
 extern int	fpb_slot_need(Page page, const char *f, int upper);
 extern Size fpb_slot_len(Page page, const char *f);
 extern bool fpb_full_image_eq(int fl, const char *a, const char *b);

@@ -156,22 +156,23 @@ fpb_page_capacity(int w, int x, bool internal_page, double fill)
 
 /*
  * In which of the two passes of a compacted slotted area does the value f
- * go?  A multi-column index with FPB_PFX_PACKVAR holds both index tuples,
- * whose slots are MAXALIGNed (their sizes are multiples of it), and packed
- * rows, whose slots have no alignment.  Written in key order, every tuple
- * after a packed row of odd length would pad, and a rewrite of the same
- * values could need more room than the page they came from.  The tuples go
- * first, from the MAXALIGNed end of the area, then the packed rows: no
- * padding at all, the least room any placement of these values takes, so a
- * rewrite after deletions always fits and the bulk load's count of the
- * values' bytes (fpb_build_slot_bound) is exact.  Other pages have one
- * kind of value, and keep key order.
+ * go?  A page can hold values whose slots align beside values whose slots
+ * do not (fpb_slot_align): index tuples beside packed rows in a
+ * multi-column index with FPB_PFX_PACKVAR, 4-byte varlena headers beside
+ * 1-byte ones in a one-column one.  Written in key order, every aligned
+ * value after an unaligned one would pad by a different amount.  The
+ * aligned values go first, from the MAXALIGNed end of the area, each then
+ * taking exactly its size rounded up to its alignment, then the others
+ * without padding.  An insert gives an aligned value at least that many
+ * bytes (fpb_slot_start), so the values of any page take no less room than
+ * this rewrite of them: a rewrite after deletions always fits, and the bulk
+ * load's count of the values' bytes (fpb_build_slot_bound) is exact.
+ * Pages with one kind of value keep key order.
  */
 static inline int
 fpb_slot_pass(Page page, const char *f)
 {
-	return FpbPageGetOpaque(page)->fulllen == FPB_FULLLEN_TUPLE &&
-		f != NULL && fpb_is_packed(f);
+	return f != NULL && fpb_slot_align(page, f) == 1;
 }
 
 /*

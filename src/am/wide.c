@@ -527,23 +527,36 @@ fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno)
 }
 
 /*
- * Where a slot of f would start below upper (0 when it cannot), keeping a
- * 4-byte varlena header 4-byte aligned.
+ * The alignment of f's slot on its wide page: an index tuple's MAXALIGN, a
+ * 4-byte varlena header's 4; a packed row, a 1-byte header and a fixed-size
+ * value are read by memcpy or byte by byte, and take none.
+ */
+int
+fpb_slot_align(Page page, const char *f)
+{
+	int			fl = FpbPageGetOpaque(page)->fulllen;
+
+	if (fl == FPB_FULLLEN_TUPLE)
+		return fpb_is_packed(f) ? 1 : MAXIMUM_ALIGNOF;
+	if (fl == 0 && VARATT_IS_4B(f))
+		return 4;
+	return 1;
+}
+
+/*
+ * Where a slot of f would start below upper.  An aligned
+ * value takes a whole number of its alignment units below upper, padding
+ * first, as many bytes as a compacted rewrite gives it (layout.c,
+ * fpb_slot_pass): a page's values never take less room than their rewrite
+ * needs, so a rewrite after deletions always fits.
  */
 static int
 fpb_slot_start(Page page, const char *f, int upper)
 {
-	int			start = upper - (int) fpb_page_full_size(page, f);
+	int			align = fpb_slot_align(page, f);
+	int			len = (int) TYPEALIGN(align, fpb_page_full_size(page, f));
 
-	if (FpbPageGetOpaque(page)->fulllen == FPB_FULLLEN_TUPLE)
-	{
-		/* an index tuple's alignment; a packed row is read by memcpy */
-		if (!fpb_is_packed(f))
-			start &= ~(MAXIMUM_ALIGNOF - 1);
-	}
-	else if (FpbPageGetOpaque(page)->fulllen == 0 && VARATT_IS_4B(f))
-		start &= ~3;
-	return start;
+	return (upper - len) & ~(align - 1);
 }
 
 /* Bytes of a value of a wide page (0 for none), padding excluded. */
