@@ -644,7 +644,6 @@ extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp);
 #define FPB_DEDUP_FLAGGED	2	/* yes, in indexes with FPB_PFX_RUNS */
 extern int	fpb_col_dedup(const FpbCmp *cmp);
 extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
-extern int	fpb_slot_align(Page page, const char *f);
 extern int	fpb_slot_need(Page page, const char *f, int upper);
 extern Size fpb_slot_len(Page page, const char *f);
 extern bool fpb_full_image_eq(int fl, const char *a, const char *b);
@@ -720,6 +719,23 @@ extern void fpb_check_multi_key(Relation index, const FpbCmp *cmp,
 								bool sep);
 
 #include "packed.h"
+
+/*
+ * The alignment of f's slot on its wide page: an index tuple's MAXALIGN, a
+ * 4-byte varlena header's 4; a packed row, a 1-byte header and a fixed-size
+ * value are read by memcpy or byte by byte, and take none.
+ */
+static inline int
+fpb_slot_align(Page page, const char *f)
+{
+	int			fl = FpbPageGetOpaque(page)->fulllen;
+
+	if (fl == FPB_FULLLEN_TUPLE)
+		return fpb_is_packed(f) ? 1 : MAXIMUM_ALIGNOF;
+	if (fl == 0 && VARATT_IS_4B(f))
+		return 4;
+	return 1;
+}
 
 /* Compare two entries in the order of the index (cmp NULL: narrow). */
 static inline int

@@ -527,23 +527,6 @@ fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno)
 }
 
 /*
- * The alignment of f's slot on its wide page: an index tuple's MAXALIGN, a
- * 4-byte varlena header's 4; a packed row, a 1-byte header and a fixed-size
- * value are read by memcpy or byte by byte, and take none.
- */
-int
-fpb_slot_align(Page page, const char *f)
-{
-	int			fl = FpbPageGetOpaque(page)->fulllen;
-
-	if (fl == FPB_FULLLEN_TUPLE)
-		return fpb_is_packed(f) ? 1 : MAXIMUM_ALIGNOF;
-	if (fl == 0 && VARATT_IS_4B(f))
-		return 4;
-	return 1;
-}
-
-/*
  * Where a slot of f would start below upper.  An aligned
  * value takes a whole number of its alignment units below upper, padding
  * first, as many bytes as a compacted rewrite gives it (layout.c,
