@@ -65,7 +65,8 @@ N_SPECIALS = ['NaN', 'Infinity', '-Infinity', '0', '0.000', '-0.0', '1',
               '1.0', '1.00', '12345678.1', '12345678.12', '-12345678.1',
               '1e300', '-1e300', '1e-300', '-1e-300',
               '99999999999999999999.9999', '0.00000001']
-# text (under "C"): empty, a common start longer than the prefix, UTF-8
+# text (under "C"): empty, a common start longer than the prefix, UTF-8,
+# long values (text() below)
 T_STARTS = ['', 'a', 'ab', 'common-prefix-', 'zz', 'é', '日本', 'Z']
 T_ALPHABET = 'abcdeXYZ019-é'
 
@@ -142,6 +143,11 @@ class Gen:
             return None
         if p < 0.25:
             return r.choice(T_STARTS[:4]) + str(r.randint(0, 30))
+        if p < 0.33:
+            # long values, stored with a 4-byte header from 127 bytes on,
+            # beside short ones on the same pages; many share 100 bytes
+            return r.choice(T_STARTS[:4]) + 'L' * r.randint(100, 140) + \
+                ''.join(r.choice(T_ALPHABET) for _ in range(r.randint(0, 200)))
         return r.choice(T_STARTS) + ''.join(
             r.choice(T_ALPHABET) for _ in range(r.randint(0, 12)))
 
