@@ -141,6 +141,30 @@ SELECT count(pad) FROM (SELECT pad FROM pf_f WHERE a BETWEEN 1000 AND 3000 ORDER
 SELECT heap_prefetches FROM fpbtree_prefetch_stats();
 RESET fpbtree.heap_prefetch;
 
+-- a parallel scan (here the leader alone: no worker can start) prefetches
+-- the leaves of the run it reads and on into those of the run it claimed
+-- ahead: every leaf but the scan's first, not every run's first
+SET max_parallel_workers = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_index_scan_size = 0;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM pf_f WHERE a > 0;
+SET client_min_messages = debug1;
+SELECT pf_leaf_prefetches('SELECT count(*) FROM pf_f WHERE a > 0') =
+	pages_per_level[1] - 1 AS all_but_one
+FROM fpbtree_stats('pf_f_a');
+RESET client_min_messages;
+RESET max_parallel_workers;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_index_scan_size;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
 -- after random inserts (page splits) and deletes + VACUUM, still equal
 INSERT INTO pf_f SELECT (g::int8 * 104729) % 400000 + 200001, g FROM generate_series(1, 30000) g;
 INSERT INTO pf_b SELECT (g::int8 * 104729) % 400000 + 200001, g FROM generate_series(1, 30000) g;

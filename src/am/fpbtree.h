@@ -996,6 +996,8 @@ typedef struct FpbPrefetcher
 	BlockNumber *jump;			/* its downlinks, in scan order */
 	int			njump;
 	int			maxjump;
+	int			nahead;			/* parallel: jump's last nahead leaves are
+								 * the run claimed ahead */
 	int			base;			/* sequence number of jump[0] */
 	int			pos;			/* sequence number of the scan's leaf */
 	int			pfpos;			/* sequence number of the last prefetch */
@@ -1034,6 +1036,9 @@ extern void fpb_pf_run_begin(Relation index, FpbPrefetcher *pf,
 							 const BlockNumber *blks, int n);
 extern void fpb_pf_run_advance(Relation index, FpbPrefetcher *pf,
 							   BlockNumber curleaf);
+extern void fpb_pf_run_append(Relation index, FpbPrefetcher *pf,
+							  const BlockNumber *blks, int n);
+extern void fpb_pf_run_next(Relation index, FpbPrefetcher *pf);
 extern void fpb_heap_prefetch_init(FpbHeapPrefetcher *hp, Relation heap);
 extern void fpb_heap_prefetch(FpbHeapPrefetcher *hp, Relation heap,
 							  const FpbScanItem *items, int nitems, int cur,

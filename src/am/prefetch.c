@@ -246,8 +246,10 @@ fpb_pf_advance(Relation index, FpbPrefetcher *pf, BlockNumber curleaf,
 /*
  * Parallel scans: each participant prefetches the leaves of the run it
  * claimed (listed by the downlinks, in scan order; blks[0] is read at
- * once), with the same ramp and bursts as above.  The state must have been
- * set up by fpb_pf_init with no level-1 page and then marked PENDING.
+ * once), with the same ramp and bursts as above, and on into the leaves of
+ * the run it claimed ahead (fpb_pf_run_append), which follow in jump.  The
+ * state must have been set up by fpb_pf_init with no level-1 page and then
+ * marked PENDING.
  */
 static void
 fpb_pf_run_fill(Relation index, FpbPrefetcher *pf)
@@ -282,17 +284,55 @@ fpb_pf_run_begin(Relation index, FpbPrefetcher *pf, const BlockNumber *blks,
 			fpb_pf_stop(pf);
 			return;
 		}
-		pf->maxjump = FPB_PSCAN_RUN;
+		pf->maxjump = 2 * FPB_PSCAN_RUN;
 		pf->jump = palloc(sizeof(BlockNumber) * pf->maxjump);
 		pf->dist = 1;
 		pf->state = FPB_PF_ON;
 	}
-	Assert(n <= pf->maxjump);
+	Assert(n <= FPB_PSCAN_RUN);
 	memcpy(pf->jump, blks, sizeof(BlockNumber) * n);
 	pf->njump = n;
+	pf->nahead = 0;
 	pf->base = 0;
 	pf->pos = 0;
 	pf->pfpos = 0;
+	fpb_pf_run_fill(index, pf);
+}
+
+/*
+ * The run claimed ahead, whose n leaves are blks, follows the current one:
+ * prefetch on into it.
+ */
+void
+fpb_pf_run_append(Relation index, FpbPrefetcher *pf, const BlockNumber *blks,
+				  int n)
+{
+	if (pf->state != FPB_PF_ON)
+		return;
+	Assert(pf->nahead == 0 && pf->njump + n <= pf->maxjump);
+	memcpy(pf->jump + pf->njump, blks, sizeof(BlockNumber) * n);
+	pf->njump += n;
+	pf->nahead = n;
+	fpb_pf_run_fill(index, pf);
+}
+
+/*
+ * The run claimed ahead becomes the current one: its leaves move to the
+ * front, those already prefetched stay so.
+ */
+void
+fpb_pf_run_next(Relation index, FpbPrefetcher *pf)
+{
+	int			first;
+
+	if (pf->state != FPB_PF_ON)
+		return;
+	first = pf->njump - pf->nahead;
+	memmove(pf->jump, pf->jump + first, sizeof(BlockNumber) * pf->nahead);
+	pf->pfpos = Max(0, pf->pfpos - first);
+	pf->njump = pf->nahead;
+	pf->nahead = 0;
+	pf->pos = 0;
 	fpb_pf_run_fill(index, pf);
 }
 

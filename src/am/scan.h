@@ -98,7 +98,11 @@ typedef struct FpbScanOpaqueData
 	const char *slof,
 			   *shif;
 	BlockNumber runlast;		/* lowest leaf listed for a backward run */
-	FpbFullBuf *runbufs;		/* wide: two, for the run's bound values */
+	FpbFullBuf *runbufs;		/* wide: two pairs, for the bound values of
+								 * the run and of the one claimed ahead */
+	int			runpair;		/* the pair of the run being read */
+	FpbScanRun *ahead;			/* the run claimed ahead, if hasahead */
+	bool		hasahead;
 	int			nruns;			/* runs this participant claimed */
 
 	/*

@@ -222,41 +222,69 @@ fpb_scan_claims_end(IndexScanDesc scan)
 }
 
 /*
- * Parallel scans: claim the next run of leaves and read its first page.
- * Returns false when the shared scan has handed everything out.  The run's
- * key range becomes [lok, hik], so fpb_scan_readpage copies only its
- * entries and stops at its end; the scan's own interval is kept in
- * [slok, shik].
+ * Claim a run of the shared scan into run, whose bound values (wide
+ * indexes) go into pair `pair` of the scan's run buffers.  False when
+ * everything has been handed out.
  */
 static bool
-fpb_scan_claim(IndexScanDesc scan, bool forward)
+fpb_scan_claim_run(IndexScanDesc scan, bool forward, FpbScanRun *run,
+				   int pair)
 {
 	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
-	Relation	index = scan->indexRelation;
-	FpbScanRun		run;
-	Buffer		buf;
-	FpbEntry	startkey;
 
-	fpb_scan_release(so);
-	/* run bounds with values need room for them (wide indexes only) */
-	if (so->cmp != NULL && so->runbufs == NULL)
-		so->runbufs = MemoryContextAlloc(so->scancxt, 2 * sizeof(FpbFullBuf));
-	run.lobuf = so->cmp != NULL ? &so->runbufs[0] : NULL;
-	run.hibuf = so->cmp != NULL ? &so->runbufs[1] : NULL;
+	run->lobuf = so->cmp != NULL ? &so->runbufs[2 * pair] : NULL;
+	run->hibuf = so->cmp != NULL ? &so->runbufs[2 * pair + 1] : NULL;
 	if (so->nivals > 0)
 	{
 		/* array keys: the participants go through the intervals together */
-		if (!fpb_pscan_claim(scan, forward, so->ivals, so->nivals, &run))
-			return fpb_scan_claims_end(scan);
+		return fpb_pscan_claim(scan, forward, so->ivals, so->nivals, run);
 	}
 	else
 	{
 		FpbScanInterval whole = {so->slok, so->slot, so->shik, so->shit,
 		so->slof, so->shif};
 
-		if (!fpb_pscan_claim(scan, forward, &whole, 1, &run))
-			return fpb_scan_claims_end(scan);
+		return fpb_pscan_claim(scan, forward, &whole, 1, run);
 	}
+}
+
+/*
+ * Parallel scans: take the next run of leaves and read its first page.
+ * Returns false when the shared scan has handed everything out.  The run's
+ * key range becomes [lok, hik], so fpb_scan_readpage copies only its
+ * entries and stops at its end; the scan's own interval is kept in
+ * [slok, shik].
+ *
+ * While leaves are prefetched, a participant holds the run after the one it
+ * reads, claimed as it starts this one, and prefetches on into its leaves:
+ * otherwise the first leaves of every run would be read as they are needed
+ * (README, "Prefetching").  The run claimed ahead is read next, whatever
+ * was handed out meanwhile; runs still come to a participant in key order.
+ */
+static bool
+fpb_scan_claim(IndexScanDesc scan, bool forward)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+	FpbScanRun	run;
+	Buffer		buf;
+	FpbEntry	startkey;
+	bool		wasahead = so->hasahead;
+
+	fpb_scan_release(so);
+	/* run bounds with values need room for them (wide indexes only) */
+	if (so->cmp != NULL && so->runbufs == NULL)
+		so->runbufs = MemoryContextAlloc(so->scancxt, 4 * sizeof(FpbFullBuf));
+	if (so->ahead == NULL)
+		so->ahead = MemoryContextAlloc(so->scancxt, sizeof(FpbScanRun));
+	if (so->hasahead)
+	{
+		run = *so->ahead;
+		so->hasahead = false;
+		so->runpair ^= 1;
+	}
+	else if (!fpb_scan_claim_run(scan, forward, &run, so->runpair))
+		return fpb_scan_claims_end(scan);
 	so->nruns++;
 	so->lok = run.lok;
 	so->lot = run.lot;
@@ -293,7 +321,17 @@ fpb_scan_claim(IndexScanDesc scan, bool forward)
 	fpb_scan_readpage(scan, buf, so->keep_pin);
 	so->cur = forward ? 0 : so->nitems - 1;
 	fpb_pscan_stop_left(so);
-	fpb_pf_run_begin(index, &so->pf, run.blks, run.nblks);
+	if (wasahead)
+		fpb_pf_run_next(index, &so->pf);
+	else
+		fpb_pf_run_begin(index, &so->pf, run.blks, run.nblks);
+	if (so->pf.state == FPB_PF_ON &&
+		fpb_scan_claim_run(scan, forward, so->ahead, so->runpair ^ 1))
+	{
+		so->hasahead = true;
+		fpb_pf_run_append(index, &so->pf, so->ahead->blks,
+						  so->ahead->nblks);
+	}
 	return true;
 }
 
@@ -565,6 +603,7 @@ fpb_scan_next(IndexScanDesc scan, ScanDirection dir, bool gettuple)
 			if (fpb_enable_range_prefetch)
 				so->pf.state = FPB_PF_PENDING;
 			so->nruns = 0;
+			so->hasahead = false;
 			if (!fpb_scan_claim(scan, forward))
 			{
 				so->nitems = 0;
