@@ -156,3 +156,31 @@ WHERE (prevnull AND k IS NOT NULL) OR k < prev;
 SELECT count(*), count(k) FROM u_cl;
 SELECT indisclustered FROM pg_index WHERE indexrelid = 'u_cl_fp'::regclass;
 SELECT fpbtree_check('u_cl_fp', true);
+
+-- a unique index built again into its own files, with no command boundary
+-- before the build's unique check: TRUNCATE of a table already truncated
+-- in this transaction, and ON COMMIT DELETE ROWS.  The check must descend
+-- from the new root, not the old one (block 3 of a two-page index).
+CREATE TABLE u_tr (k int8);
+CREATE UNIQUE INDEX u_tr_fp ON u_tr USING fpbtree (k);
+INSERT INTO u_tr SELECT g FROM generate_series(1, 20000) g;
+BEGIN;
+TRUNCATE u_tr;
+INSERT INTO u_tr SELECT g FROM generate_series(1, 20000) g;
+TRUNCATE u_tr;
+INSERT INTO u_tr VALUES (1), (2);
+COMMIT;
+SELECT count(*), fpbtree_check('u_tr_fp', true) FROM u_tr;
+INSERT INTO u_tr VALUES (2);
+DROP TABLE u_tr;
+CREATE TEMP TABLE u_oc (k int8) ON COMMIT DELETE ROWS;
+CREATE UNIQUE INDEX u_oc_fp ON u_oc USING fpbtree (k);
+BEGIN;
+INSERT INTO u_oc SELECT g FROM generate_series(1, 600) g;
+COMMIT;
+BEGIN;
+INSERT INTO u_oc VALUES (5), (6);
+SELECT count(*), fpbtree_check('u_oc_fp', true) FROM u_oc;
+COMMIT;
+SELECT count(*) FROM u_oc;
+DROP TABLE u_oc;

@@ -808,6 +808,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	fpb_write_meta(index, metabuf, root, rootlevel, bs.w, bs.x, bs.fillfactor,
 				   bs.cmp);
 	ReleaseBuffer(metabuf);
+	fpb_relcache_rebuilt(index);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
 
 	/* no two live tuples may share a key (unique.c) */

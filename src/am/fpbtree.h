@@ -885,6 +885,7 @@ extern void fpb_init_metapage(Page page, BlockNumber root, uint32 rootlevel,
 							  double tnext, uint16 mprefix, uint16 pfxflags);
 extern void fpb_read_meta(Relation index, FpbMetaPageData *meta);
 extern FpbMetaPageData *fpb_cached_meta(Relation index, bool refresh);
+extern void fpb_relcache_rebuilt(Relation index);
 extern const FpbCmp *fpb_index_cmp(Relation index);
 extern FmgrInfo *fpb_cross_encoder(Relation index, int col, Oid typid,
 								   bool *xbound);

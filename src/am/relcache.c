@@ -185,6 +185,24 @@ fpb_relcache(Relation index)
 	return h->data;
 }
 
+/*
+ * The index was just built again: forget what the entry holds.  A rebuild
+ * into the same files (the TRUNCATE of a table created or truncated in this
+ * transaction, ON COMMIT DELETE ROWS) comes without an invalidation before
+ * the build's own reads (a unique check), which would otherwise descend
+ * from the old root.  The next use reads the new metapage, and makes new
+ * data if the format changed.
+ */
+void
+fpb_relcache_rebuilt(Relation index)
+{
+	if (index->rd_amcache != NULL)
+	{
+		pfree(index->rd_amcache);
+		index->rd_amcache = NULL;
+	}
+}
+
 FpbMetaPageData *
 fpb_cached_meta(Relation index, bool refresh)
 {
