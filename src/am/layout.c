@@ -155,24 +155,133 @@ fpb_page_capacity(int w, int x, bool internal_page, double fill)
 }
 
 /*
- * In which of the two passes of a compacted slotted area does the value f
- * go?  A page can hold values whose slots align beside values whose slots
- * do not (fpb_slot_align): index tuples beside packed rows in a
- * multi-column index with FPB_PFX_PACKVAR, 4-byte varlena headers beside
- * 1-byte ones in a one-column one.  Written in key order, every aligned
- * value after an unaligned one would pad by a different amount.  The
- * aligned values go first, from the MAXALIGNed end of the area, each then
- * taking exactly its size rounded up to its alignment, then the others
- * without padding.  An insert gives an aligned value at least that many
- * bytes (fpb_slot_start), so the values of any page take no less room than
- * this rewrite of them: a rewrite after deletions always fits, and the bulk
- * load's count of the values' bytes (fpb_build_slot_bound) is exact.
- * Pages with one kind of value keep key order.
+ * The order in which a compaction writes a wide page's values into its
+ * slotted area, from the top down.  Slots align by their kind
+ * (fpb_slot_align): index tuples beside packed rows in a multi-column
+ * index with FPB_PFX_PACKVAR, 4-byte varlena headers beside 1-byte ones in
+ * a one-column one; each aligned value pads by what the value above it
+ * left, so the same values need more or less room in different orders.
+ *
+ * Values already in this page's area come first, in the order they lie
+ * there (highest offset first).  Written that way, each lands at or above
+ * where it lies now: the value above it does, and the alignment that put
+ * it there still holds.  So a rewrite that only removes entries (VACUUM,
+ * removal of dead entries, a removed downlink) never needs more room than
+ * the page gave its values, whatever order inserts and older builds left
+ * them in, and cannot fail.  The other values (a page's new high key, an
+ * inserted entry, all of a new page's) follow: the aligned ones first,
+ * from an aligned place, then the others without any padding, which is the
+ * least room they can take; the bulk load counts exactly that
+ * (fpb_build_slot_bound).  fpb_slots_upper and fpb_layout_slots share the
+ * order, so the count and the rewrite agree.
  */
-static inline int
-fpb_slot_pass(Page page, const char *f)
+#define FPB_SLOT_HIKEY	(-1)
+
+typedef struct FpbSlotRef
 {
-	return f != NULL && fpb_slot_align(page, f) == 1;
+	int			off;			/* where it lies in this page's area, or 0 */
+	int			idx;			/* entry, or FPB_SLOT_HIKEY */
+} FpbSlotRef;
+
+/* highest offset first */
+static int
+fpb_slotref_cmp(const void *a, const void *b)
+{
+	int			x = ((const FpbSlotRef *) a)->off;
+	int			y = ((const FpbSlotRef *) b)->off;
+
+	return (x < y) - (x > y);
+}
+
+/* Where the value f of stored key k lies in page's area (0: it does not). */
+static int
+fpb_slot_in_page(Page page, uint64 k, const char *f)
+{
+	int			off = (int) (k & FPB_WIDE_OFFMASK);
+	Size		len;
+
+	if (off == 0 || off < ((PageHeader) page)->pd_upper ||
+		off >= BLCKSZ - FPB_SPECIAL_SIZE)
+		return 0;
+	len = fpb_slot_len(page, f);
+	if (off + len > BLCKSZ - FPB_SPECIAL_SIZE ||
+		(off & (fpb_slot_align(page, f) - 1)) != 0)
+		return 0;
+	/* collected from this page, or from the copy a change is made on */
+	if (f != (const char *) page + off &&
+		memcmp((const char *) page + off, f, len) != 0)
+		return 0;
+	return off;
+}
+
+/*
+ * Fill refs with the values to write (the high key's, if hk, and the
+ * entries' that have one), in the order above; returns how many.
+ */
+static int
+fpb_slot_order(Page page, const FpbEntry *entries, int n, const FpbEntry *hk,
+			   FpbSlotRef *refs)
+{
+	int			nrefs = 0;
+	int			nkept;
+	int			out;
+	FpbSlotRef *fresh;
+	int			nfresh = 0;
+
+	if (hk)
+		refs[nrefs++] = (FpbSlotRef)
+		{
+			fpb_slot_in_page(page, hk->k, hk->f), FPB_SLOT_HIKEY
+		};
+	for (int i = 0; i < n; i++)
+		if (entries[i].f != NULL)
+			refs[nrefs++] = (FpbSlotRef)
+			{
+				fpb_slot_in_page(page, entries[i].k, entries[i].f), i
+			};
+	qsort(refs, nrefs, sizeof(FpbSlotRef), fpb_slotref_cmp);
+
+	/*
+	 * The values in place, highest first, now lead (a value sharing a slot
+	 * with the one before it is written again, so it counts as new); the
+	 * others, in the order they came, are sorted into aligned ones, then
+	 * the rest.
+	 */
+	fresh = palloc(sizeof(FpbSlotRef) * Max(nrefs, 1));
+	nkept = 0;
+	for (int j = 0; j < nrefs; j++)
+	{
+		if (refs[j].off != 0 &&
+			(nkept == 0 || refs[nkept - 1].off != refs[j].off))
+			refs[nkept++] = refs[j];
+		else
+			fresh[nfresh++] = refs[j];
+	}
+	out = nkept;
+	for (int pass = 0; pass < 2; pass++)
+		for (int j = 0; j < nfresh; j++)
+		{
+			int			idx = fresh[j].idx;
+			const char *f = idx == FPB_SLOT_HIKEY ? hk->f : entries[idx].f;
+
+			if ((fpb_slot_align(page, f) == 1) == pass)
+				refs[out++] = fresh[j];
+		}
+	Assert(out == nrefs);
+	pfree(fresh);
+	return nrefs;
+}
+
+/* The page's high key, if it has a value (NULL if not). */
+static const FpbEntry *
+fpb_slot_hikey(Page page, FpbEntry *hk)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+
+	if (FpbPageIsRightmost(opq) || (opq->hikey & FPB_WIDE_OFFMASK) == 0)
+		return NULL;
+	fpb_page_get_hikey(page, hk, InvalidBlockNumber);
+	return hk;
 }
 
 /*
@@ -182,22 +291,20 @@ fpb_slot_pass(Page page, const char *f)
 int
 fpb_slots_upper(Page page, const FpbEntry *entries, int n)
 {
-	FpbPageOpaque opq = FpbPageGetOpaque(page);
+	FpbEntry	hkbuf;
+	const FpbEntry *hk = fpb_slot_hikey(page, &hkbuf);
+	FpbSlotRef *refs = palloc(sizeof(FpbSlotRef) * (n + 1));
+	int			nrefs = fpb_slot_order(page, entries, n, hk, refs);
 	int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
-	bool		hashk = !FpbPageIsRightmost(opq) &&
-		(opq->hikey & FPB_WIDE_OFFMASK) != 0;
-	FpbEntry	hk = {0};
 
-	if (hashk)
-		fpb_page_get_hikey(page, &hk, InvalidBlockNumber);
-	for (int pass = 0; pass < 2; pass++)
+	for (int j = 0; j < nrefs; j++)
 	{
-		if (hashk && fpb_slot_pass(page, hk.f) == pass)
-			upper -= fpb_slot_need(page, hk.f, upper);
-		for (int i = 0; i < n; i++)
-			if (fpb_slot_pass(page, entries[i].f) == pass)
-				upper -= fpb_slot_need(page, entries[i].f, upper);
+		int			idx = refs[j].idx;
+
+		upper -= fpb_slot_need(page, idx == FPB_SLOT_HIKEY ? hk->f :
+							   entries[idx].f, upper);
 	}
+	pfree(refs);
 	return upper;
 }
 
@@ -212,63 +319,55 @@ fpb_layout_slots(Page page, const FpbEntry *entries, int n, int upper)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	PageHeader	ph = (PageHeader) page;
-	FpbEntry	hk;
-	bool		hashk;
+	FpbEntry	hkbuf;
+	const FpbEntry *hk = fpb_slot_hikey(page, &hkbuf);
+	FpbSlotRef *refs = palloc(sizeof(FpbSlotRef) * (n + 1));
+	int			nrefs = fpb_slot_order(page, entries, n, hk, refs);
 	Size		total = 0;
 	char	   *stage,
 			   *sp;
+	const char **copies;
 	uint64	   *keys;
-	Size	   *lens;
 
-	hashk = !FpbPageIsRightmost(opq) &&
-		(opq->hikey & FPB_WIDE_OFFMASK) != 0;
-	if (hashk)
-	{
-		fpb_page_get_hikey(page, &hk, InvalidBlockNumber);
-		total += INTALIGN(fpb_slot_len(page, hk.f));
-	}
 	keys = palloc(sizeof(uint64) * Max(n, 1));
-	lens = palloc(sizeof(Size) * Max(n, 1));
 	for (int i = 0; i < n; i++)
-	{
-		lens[i] = fpb_slot_len(page, entries[i].f);
-		total += INTALIGN(lens[i]);
-	}
+		if (entries[i].f == NULL)
+			keys[i] = FPB_WIDE_PREFIX(entries[i].k);
 
 	/* copy the values out, then write them afresh from the top */
-	stage = sp = palloc(total + 1);
-	if (hashk)
+	for (int j = 0; j < nrefs; j++)
 	{
-		Size		len = fpb_slot_len(page, hk.f);
+		int			idx = refs[j].idx;
 
-		memcpy(sp, hk.f, len);
-		hk.f = sp;
-		sp += INTALIGN(len);
+		total += MAXALIGN(fpb_slot_len(page, idx == FPB_SLOT_HIKEY ? hk->f :
+										 entries[idx].f));
 	}
-	for (int i = 0; i < n; i++)
+	stage = sp = palloc(total + 1);
+	copies = palloc(sizeof(char *) * Max(nrefs, 1));
+	for (int j = 0; j < nrefs; j++)
 	{
-		if (lens[i] > 0)
-			memcpy(sp, entries[i].f, lens[i]);
-		sp += INTALIGN(lens[i]);
+		int			idx = refs[j].idx;
+		const char *f = idx == FPB_SLOT_HIKEY ? hk->f : entries[idx].f;
+		Size		len = fpb_slot_len(page, f);
+
+		memcpy(sp, f, len);
+		copies[j] = sp;
+		sp += MAXALIGN(len);
 	}
 	ph->pd_upper = BLCKSZ - FPB_SPECIAL_SIZE;
-	/* in fpb_slots_upper's order: the passes of fpb_slot_pass */
-	for (int pass = 0; pass < 2; pass++)
+	for (int j = 0; j < nrefs; j++)
 	{
-		if (hashk && fpb_slot_pass(page, hk.f) == pass)
-			opq->hikey = fpb_slot_put(page, hk.k, hk.f);
-		sp = stage + (hashk ? INTALIGN(fpb_slot_len(page, hk.f)) : 0);
-		for (int i = 0; i < n; i++)
-		{
-			if (fpb_slot_pass(page, lens[i] > 0 ? sp : NULL) == pass)
-				keys[i] = fpb_slot_put(page, entries[i].k,
-									   lens[i] > 0 ? sp : NULL);
-			sp += INTALIGN(lens[i]);
-		}
+		int			idx = refs[j].idx;
+
+		if (idx == FPB_SLOT_HIKEY)
+			opq->hikey = fpb_slot_put(page, hk->k, copies[j]);
+		else
+			keys[idx] = fpb_slot_put(page, entries[idx].k, copies[j]);
 	}
 	Assert(ph->pd_upper == upper);
+	pfree(copies);
 	pfree(stage);
-	pfree(lens);
+	pfree(refs);
 	return keys;
 }
 

@@ -527,19 +527,15 @@ fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno)
 }
 
 /*
- * Where a slot of f would start below upper.  An aligned
- * value takes a whole number of its alignment units below upper, padding
- * first, as many bytes as a compacted rewrite gives it (layout.c,
- * fpb_slot_pass): a page's values never take less room than their rewrite
- * needs, so a rewrite after deletions always fits.
+ * Where a slot of f would start below upper: as high as its alignment
+ * (fpb_slot_align) lets it.
  */
 static int
 fpb_slot_start(Page page, const char *f, int upper)
 {
 	int			align = fpb_slot_align(page, f);
-	int			len = (int) TYPEALIGN(align, fpb_page_full_size(page, f));
 
-	return (upper - len) & ~(align - 1);
+	return (upper - (int) fpb_page_full_size(page, f)) & ~(align - 1);
 }
 
 /* Bytes of a value of a wide page (0 for none), padding excluded. */
