@@ -191,6 +191,14 @@ typedef struct FpbSlotRef
 	int			idx;			/* entry, or FPB_SLOT_HIKEY */
 } FpbSlotRef;
 
+static inline void
+fpb_slotref_add(FpbSlotRef *refs, int *nrefs, int off, int idx)
+{
+	refs[*nrefs].off = off;
+	refs[*nrefs].idx = idx;
+	(*nrefs)++;
+}
+
 /* highest offset first */
 static int
 fpb_slotref_cmp(const void *a, const void *b)
@@ -251,32 +259,23 @@ fpb_slot_order(Page page, const FpbEntry *entries, int n, const FpbEntry *hk,
 		for (int pass = 0; pass < 2; pass++)
 		{
 			if (hk && (fpb_slot_align(page, hk->f) == 1) == pass)
-				refs[nrefs++] = (FpbSlotRef)
-				{
-					0, FPB_SLOT_HIKEY
-				};
+				fpb_slotref_add(refs, &nrefs, 0, FPB_SLOT_HIKEY);
 			for (int i = 0; i < n; i++)
 				if (entries[i].f != NULL &&
 					(fpb_slot_align(page, entries[i].f) == 1) == pass)
-					refs[nrefs++] = (FpbSlotRef)
-					{
-						0, i
-					};
+					fpb_slotref_add(refs, &nrefs, 0, i);
 		}
 		return nrefs;
 	}
 
 	if (hk)
-		refs[nrefs++] = (FpbSlotRef)
-		{
-			fpb_slot_in_page(page, hk->k, hk->f), FPB_SLOT_HIKEY
-		};
+		fpb_slotref_add(refs, &nrefs, fpb_slot_in_page(page, hk->k, hk->f),
+						FPB_SLOT_HIKEY);
 	for (int i = 0; i < n; i++)
 		if (entries[i].f != NULL)
-			refs[nrefs++] = (FpbSlotRef)
-			{
-				fpb_slot_in_page(page, entries[i].k, entries[i].f), i
-			};
+			fpb_slotref_add(refs, &nrefs,
+							fpb_slot_in_page(page, entries[i].k, entries[i].f),
+							i);
 	qsort(refs, nrefs, sizeof(FpbSlotRef), fpb_slotref_cmp);
 
 	/*
