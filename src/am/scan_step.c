@@ -258,7 +258,7 @@ fpb_scan_claim_run(IndexScanDesc scan, bool forward, FpbScanRun *run,
  * While leaves are prefetched, a participant holds the run after the one it
  * reads, claimed as it starts this one, and prefetches on into its leaves:
  * otherwise the first leaves of every run would be read as they are needed
- * (README, "Prefetching").  The run claimed ahead is read next, whatever
+ * (README, "Claiming ahead").  The run claimed ahead is read next, whatever
  * was handed out meanwhile; runs still come to a participant in key order.
  */
 static bool
