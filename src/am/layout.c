@@ -192,11 +192,16 @@ typedef struct FpbSlotRef
 } FpbSlotRef;
 
 static inline void
+fpb_slotref_put(FpbSlotRef *ref, int off, int idx)
+{
+	ref->off = off;
+	ref->idx = idx;
+}
+
+static inline void
 fpb_slotref_add(FpbSlotRef *refs, int *nrefs, int off, int idx)
 {
-	refs[*nrefs].off = off;
-	refs[*nrefs].idx = idx;
-	(*nrefs)++;
+	fpb_slotref_put(&refs[(*nrefs)++], off, idx);
 }
 
 /* highest offset first */
@@ -243,30 +248,40 @@ fpb_slot_order(Page page, const FpbEntry *entries, int n, const FpbEntry *hk,
 	int			out;
 	FpbSlotRef *fresh;
 	int			nfresh = 0;
-	int			kinds = 0;
+	int			nunal = 0;
 
-	if (FpbPageGetOpaque(page)->fulllen == 0)
+	/*
+	 * Aligned values first, in the order given, then the others: the
+	 * aligned ones from the front of refs, the others from its back (n + 1
+	 * places), turned around and moved behind them after.
+	 */
+	if (hk)
 	{
-		if (hk)
-			kinds |= fpb_slot_align(page, hk->f) == 1 ? 1 : 2;
-		for (int i = 0; i < n && kinds != 3; i++)
-			if (entries[i].f != NULL)
-				kinds |= fpb_slot_align(page, entries[i].f) == 1 ? 1 : 2;
+		if (fpb_slot_align(page, hk->f) != 1)
+			fpb_slotref_add(refs, &nrefs, 0, FPB_SLOT_HIKEY);
+		else
+			fpb_slotref_put(&refs[n - nunal++], 0, FPB_SLOT_HIKEY);
 	}
-	if (kinds != 3)
+	for (int i = 0; i < n; i++)
 	{
-		/* aligned values first, in the order given, then the others */
-		for (int pass = 0; pass < 2; pass++)
-		{
-			if (hk && (fpb_slot_align(page, hk->f) == 1) == pass)
-				fpb_slotref_add(refs, &nrefs, 0, FPB_SLOT_HIKEY);
-			for (int i = 0; i < n; i++)
-				if (entries[i].f != NULL &&
-					(fpb_slot_align(page, entries[i].f) == 1) == pass)
-					fpb_slotref_add(refs, &nrefs, 0, i);
-		}
-		return nrefs;
+		if (entries[i].f == NULL)
+			continue;
+		if (fpb_slot_align(page, entries[i].f) != 1)
+			fpb_slotref_add(refs, &nrefs, 0, i);
+		else
+			fpb_slotref_put(&refs[n - nunal++], 0, i);
 	}
+	for (int a = n - nunal + 1, b = n; a < b; a++, b--)
+	{
+		FpbSlotRef	t = refs[a];
+
+		refs[a] = refs[b];
+		refs[b] = t;
+	}
+	memmove(&refs[nrefs], &refs[n - nunal + 1], sizeof(FpbSlotRef) * nunal);
+	if (FpbPageGetOpaque(page)->fulllen != 0 || nrefs == 0 || nunal == 0)
+		return nrefs + nunal;
+	nrefs = 0;
 
 	if (hk)
 		fpb_slotref_add(refs, &nrefs, fpb_slot_in_page(page, hk->k, hk->f),
@@ -349,7 +364,6 @@ fpb_slots_upper(Page page, const FpbEntry *entries, int n)
  * Wide page: rewrite the slotted area with the high key's value and the
  * values of entries, compacted, down to upper (fpb_slots_upper), and return
  * the keys the nodes are to hold (prefix and new slot offset; palloc'd).
- * The values are copied out first, since they may lie in this page's area.
  */
 uint64 *
 fpb_layout_slots(Page page, const FpbEntry *entries, int n, int upper)
@@ -371,25 +385,34 @@ fpb_layout_slots(Page page, const FpbEntry *entries, int n, int upper)
 		if (entries[i].f == NULL)
 			keys[i] = FPB_WIDE_PREFIX(entries[i].k);
 
-	/* copy the values out, then write them afresh from the top */
-	for (int j = 0; j < nrefs; j++)
-	{
-		int			idx = refs[j].idx;
-
-		total += MAXALIGN(fpb_slot_len(page, idx == FPB_SLOT_HIKEY ? hk->f :
-										 entries[idx].f));
-	}
-	stage = sp = palloc(total + 1);
+	/*
+	 * Copy out the values that lie in this page, which the rewrite may
+	 * overwrite; the others (a build's, or the buffer's while the change is
+	 * made on its copy) are written from where they are.
+	 */
 	copies = palloc(sizeof(char *) * Max(nrefs, 1));
 	for (int j = 0; j < nrefs; j++)
 	{
 		int			idx = refs[j].idx;
 		const char *f = idx == FPB_SLOT_HIKEY ? hk->f : entries[idx].f;
-		Size		len = fpb_slot_len(page, f);
 
-		memcpy(sp, f, len);
-		copies[j] = sp;
-		sp += MAXALIGN(len);
+		copies[j] = f;
+		if (f >= (const char *) page && f < (const char *) page + BLCKSZ)
+			total += MAXALIGN(fpb_slot_len(page, f));
+	}
+	stage = sp = total > 0 ? palloc(total) : NULL;
+	for (int j = 0; j < nrefs && total > 0; j++)
+	{
+		const char *f = copies[j];
+
+		if (f >= (const char *) page && f < (const char *) page + BLCKSZ)
+		{
+			Size		len = fpb_slot_len(page, f);
+
+			memcpy(sp, f, len);
+			copies[j] = sp;
+			sp += MAXALIGN(len);
+		}
 	}
 	ph->pd_upper = BLCKSZ - FPB_SPECIAL_SIZE;
 	for (int j = 0; j < nrefs; j++)
@@ -403,7 +426,8 @@ fpb_layout_slots(Page page, const FpbEntry *entries, int n, int upper)
 	}
 	Assert(ph->pd_upper == upper);
 	pfree(copies);
-	pfree(stage);
+	if (stage)
+		pfree(stage);
 	pfree(refs);
 	return keys;
 }
