@@ -588,6 +588,7 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 	MemoryContext valcxt[2];
 	int			cur = 0;
 	int64		loaded = 0;
+	bool		textcpfx;
 	FpbEntry	prev = fpb_mkkey(0, 0);
 
 	*indtuples = 0;
@@ -612,6 +613,10 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 	/* the sort hands back minimal tuples */
 	sp.slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	vatt = cmp->multi ? NULL : TupleDescAttr(desc, FPB_WSLOT_V);
+	/* text under "C", sorted without prefixes: its first bytes, directly */
+	textcpfx = !cmp->multi && !sp.sortk &&
+		sp.encproc->fn_addr == fpbtree_prefix_text &&
+		lc_collate_is_c(cmp->pfxcoll);
 
 	/*
 	 * Values live until their page is written: those of the page being
@@ -668,6 +673,8 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 			old = MemoryContextSwitchTo(valcxt[cur]);
 			if (sp.sortk)
 				e.k = k;
+			else if (textcpfx)
+				e.k = fpb_prefix_text_c(v);
 			else
 				e.k = fpb_encode(sp.encproc, cmp->pfxcoll, v);
 			e.t = t;

@@ -574,6 +574,7 @@ extern void fpb_ts_tstz_widen(uint64 *lo, uint64 *hi);
 extern uint64 fpb_prefix_bytes(const char *data, Size len);
 extern struct varlena *fpb_varlena_head(Datum value, int32 len);
 extern uint64 fpb_prefix_text(Datum value, Oid collid);
+extern uint64 fpb_prefix_text_c(Datum value);
 extern bool fpb_prefix_is_const(const FmgrInfo *proc, Oid collid);
 extern bool fpb_collation_is_codepoint(Oid collid);
 /* prefix procedures fpb_prefix_is_const knows by address */

@@ -204,10 +204,25 @@ fpb_prefix_text(Datum value, Oid collid)
 	if (kind == FPB_PREFIX_CONST)
 		return 0;
 	if (kind == FPB_PREFIX_BYTES)
-		t = (text *) fpb_varlena_head(value, FPB_PREFIX_LEN);
-	else
-		t = DatumGetTextPP(value);
+		return fpb_prefix_text_c(value);
+	t = DatumGetTextPP(value);
 	k = fpb_prefix_string(kind, locale, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	if ((Pointer) t != DatumGetPointer(value))
+		pfree(t);
+	return k;
+}
+
+/*
+ * The same under "C" or POSIX: the first bytes.  A build's load calls it
+ * directly for each value of such an index (build_wide.c), which the sort
+ * did not give a prefix.
+ */
+uint64
+fpb_prefix_text_c(Datum value)
+{
+	text	   *t = (text *) fpb_varlena_head(value, FPB_PREFIX_LEN);
+	uint64		k = fpb_prefix_bytes(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+
 	if ((Pointer) t != DatumGetPointer(value))
 		pfree(t);
 	return k;
