@@ -858,7 +858,7 @@ extern bool fpb_posting_worth(Page page, const FpbEntry *entries, int n);
 extern bool fpb_posting_candidate(Page page, const FpbEntry *entries,
 								  int n);
 extern bool fpb_posting_layout(Page page, const FpbEntry *entries, int n,
-							   double fill);
+							   double fill, int upper);
 extern int	fpb_posting_collect(Page page, FpbEntry *out, bool *dead,
 								BlockNumber blkno);
 extern bool fpb_posting_mark_dead(Page page, uint64 k, uint64 t,

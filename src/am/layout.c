@@ -468,13 +468,14 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 	 * when its equal values are equal bytes: posting.c decides).  Asked
 	 * first: such a wide page's values alone may overflow a regular page.
 	 */
-	if (fpb_posting_layout(page, entries, n, fill))
+	if (wide)
+		upper = fpb_slots_upper(page, entries, n);
+	if (fpb_posting_layout(page, entries, n, fill, upper))
 		return true;
 
 	/* a wide page's nodes get the lines its values leave */
 	if (wide)
 	{
-		upper = fpb_slots_upper(page, entries, n);
 		nlines = (upper - FPB_DATA_START) / FPB_LINE;
 		if (nlines < 0)
 			return false;

@@ -12,6 +12,9 @@
 #include "fpbtree.h"
 #include "posting.h"
 
+static bool fpb_posting_regular_fits_at(Page page, int n, double fill,
+										int upper);
+
 /* Distinct keys of sorted entries. */
 static int
 fpb_entries_runs(Page page, const FpbEntry *entries, int n)
@@ -150,11 +153,21 @@ fpb_posting_regular_fits(Page page, const FpbEntry *entries, int n,
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 
+	return fpb_posting_regular_fits_at(page, n, fill,
+									   (opq->flags & FPB_F_WIDE) ?
+									   fpb_slots_upper(page, entries, n) : 0);
+}
+
+/* The same, with the entries' fpb_slots_upper (wide pages) given. */
+static bool
+fpb_posting_regular_fits_at(Page page, int n, double fill, int upper)
+{
+	FpbPageOpaque opq = FpbPageGetOpaque(page);
+
 	if (!(opq->flags & FPB_F_WIDE))
 		return n <= fpb_page_capacity(opq->w, opq->x, false, fill);
 	return fpb_page_fits(opq->w, opq->x, false, fill, n,
-						 (BLCKSZ - FPB_SPECIAL_SIZE) -
-						 fpb_slots_upper(page, entries, n));
+						 (BLCKSZ - FPB_SPECIAL_SIZE) - upper);
 }
 
 /*
@@ -164,7 +177,9 @@ fpb_posting_regular_fits(Page page, const FpbEntry *entries, int n,
  * the load), and, when of several keys, are worth it (fpb_posting_worth) or
  * too many for a regular page (a split's half, say).  Fewer entries stay a
  * regular page, where any entry can still be inserted in place.  Returns
- * true when it laid the page out.
+ * true when it laid the page out.  On a wide page upper is where the
+ * entries' values would begin on a regular page (fpb_slots_upper), which
+ * the caller has worked out anyway.
  *
  * A page of runs takes every line: the slots the entries leave free are
  * shared out among the runs in proportion to their entries (a longer run
@@ -172,7 +187,8 @@ fpb_posting_regular_fits(Page page, const FpbEntry *entries, int n,
  * where the slots of the runs' values begin, one value a run.
  */
 bool
-fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
+fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill,
+				   int upper)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	bool		wide = (opq->flags & FPB_F_WIDE) != 0;
@@ -189,7 +205,7 @@ fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
 	/* the cheap tests first: most layouts are of a regular page's entries */
 	if (!fpb_posting_page_ok(page, n) ||
 		(!wide && n <= fpb_page_capacity(opq->w, opq->x, false, regfill)) ||
-		(wide && fpb_posting_regular_fits(page, entries, n, regfill)))
+		(wide && fpb_posting_regular_fits_at(page, n, regfill, upper)))
 	{
 		opq->flags &= ~(FPB_F_POSTING | FPB_F_RUNS);
 		return false;
@@ -199,7 +215,7 @@ fpb_posting_layout(Page page, const FpbEntry *entries, int n, double fill)
 		int			room = fpb_posting_room(page, entries, n);
 
 		if (!fpb_runs_fit(wide, nruns, n, room) ||
-			(fpb_posting_regular_fits(page, entries, n, 1.0) &&
+			(fpb_posting_regular_fits_at(page, n, 1.0, upper) &&
 			 !fpb_runs_worth(wide, nruns, n, room)))
 		{
 			opq->flags &= ~(FPB_F_POSTING | FPB_F_RUNS);
