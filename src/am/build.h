@@ -77,6 +77,10 @@ typedef struct FpbLevel
 	Size		hbytes;			/* wide: bound of the slot bytes of the
 								 * runs' first values (posting.c) */
 	int			rbytes;			/* bytes a page of runs may fill */
+	int			fitper;			/* wide: fpb_build_fits' entries per leaf
+								 * node (0: not yet known), */
+	int			fitm;			/* leaf nodes + 1 it knows the room of */
+	int			fitroom;		/* (fpb_page_slot_room) */
 } FpbLevel;
 
 /* pages a slice's loader adds to the index per extension-lock hold */
@@ -138,7 +142,7 @@ extern void fpb_spool_end(FpbSpool *sp);
 
 /* build_wide.c */
 extern Size fpb_build_slot_bound(const FpbCmp *cmp, const char *f);
-extern bool fpb_build_fits(const FpbBuildState *bs, const FpbLevel *lv,
+extern bool fpb_build_fits(const FpbBuildState *bs, FpbLevel *lv,
 						   int n, Size bytes, bool room);
 
 /* build_parallel.c */

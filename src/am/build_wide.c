@@ -167,14 +167,24 @@ fpb_build_slot_bound(const FpbCmp *cmp, const char *f)
  * they fit at all (the high key beside them, the choice of a page of runs).
  */
 bool
-fpb_build_fits(const FpbBuildState *bs, const FpbLevel *lv, int n, Size bytes,
+fpb_build_fits(const FpbBuildState *bs, FpbLevel *lv, int n, Size bytes,
 			   bool room)
 {
 	double		fill = bs->fillfactor / 100.0;
 	bool		leaf = (lv == &bs->levels[0]);
+	int			m;
 
-	return fpb_page_fits(bs->w, bs->x, !leaf, fill, n,
-						 room && leaf ? (Size) (bytes / fill) : bytes);
+	/* fpb_page_fits, with the room of m leaf nodes kept: asked per entry */
+	if (lv->fitper == 0)
+		lv->fitper = fpb_page_per(bs->x, !leaf, fill);
+	m = (n + lv->fitper - 1) / lv->fitper;
+	if (lv->fitm != m + 1)
+	{
+		lv->fitroom = fpb_page_slot_room(bs->w, bs->x, m);
+		lv->fitm = m + 1;
+	}
+	return lv->fitroom >= 0 &&
+		(room && leaf ? (Size) (bytes / fill) : bytes) <= (Size) lv->fitroom;
 }
 
 static void

@@ -822,6 +822,8 @@ extern int	fpb_page_insert_at(Page page, int nodeoff, int pos,
 extern int	fpb_page_capacity(int w, int x, bool internal_page, double fill);
 extern bool fpb_page_fits(int w, int x, bool internal_page, double fill,
 						  int n, Size slotbytes);
+extern int	fpb_page_per(int x, bool internal_page, double fill);
+extern int	fpb_page_slot_room(int w, int x, int m);
 extern int	fpb_slots_upper(Page page, const FpbEntry *entries, int n);
 extern int	fpb_wide_room(Page page, const FpbEntry *entries, int n);
 extern uint64 *fpb_layout_slots(Page page, const FpbEntry *entries, int n,

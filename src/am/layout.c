@@ -125,20 +125,35 @@ bool
 fpb_page_fits(int w, int x, bool internal_page, double fill, int n,
 			  Size slotbytes)
 {
-	int			lcap = fpb_leafcap(x, internal_page);
-	int			per = Max(1, Min(lcap, (int) (lcap * fill)));
-	int			nlines;
-	int			m,
-				levels,
-				ninner;
+	int			per = fpb_page_per(x, internal_page, fill);
+	int			room = fpb_page_slot_room(w, x, (n + per - 1) / per);
 
-	if (slotbytes > BLCKSZ)
-		return false;
-	nlines = ((int) (BLCKSZ - FPB_SPECIAL_SIZE - slotbytes) - FPB_DATA_START) /
-		FPB_LINE;
-	m = (n + per - 1) / per;
-	ninner = fpb_inner_nodes(m, fpb_innercap(w), &levels);
-	return levels <= FPB_MAX_IPHEIGHT && m * x + ninner * w <= nlines;
+	return room >= 0 && slotbytes <= (Size) room;
+}
+
+/* Entries a leaf node gets when a page is laid out with fill (> 0). */
+int
+fpb_page_per(int x, bool internal_page, double fill)
+{
+	int			lcap = fpb_leafcap(x, internal_page);
+
+	return Max(1, Min(lcap, (int) (lcap * fill)));
+}
+
+/*
+ * Bytes a page with m leaf nodes (and the non-leaf nodes above them) leaves
+ * for its slots, in whole lines' worth of nodes; -1 when m is too many.
+ */
+int
+fpb_page_slot_room(int w, int x, int m)
+{
+	int			levels;
+	int			ninner = fpb_inner_nodes(m, fpb_innercap(w), &levels);
+
+	if (levels > FPB_MAX_IPHEIGHT)
+		return -1;
+	return BLCKSZ - FPB_SPECIAL_SIZE - FPB_DATA_START -
+		FPB_LINE * (m * x + ninner * w);
 }
 
 /*
