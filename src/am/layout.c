@@ -177,32 +177,33 @@ fpb_page_capacity(int w, int x, bool internal_page, double fill)
  * a one-column one; each aligned value pads by what the value above it
  * left, so the same values need more or less room in different orders.
  *
- * Values already in this page's area come first, in the order they lie
- * there (highest offset first).  Written that way, each lands at or above
- * where it lies now: the value above it does, and the alignment that put
- * it there still holds.  So a rewrite that only removes entries (VACUUM,
- * removal of dead entries, a removed downlink) never needs more room than
- * the page gave its values, whatever order inserts and older builds left
- * them in, and cannot fail.  The other values (a page's new high key, an
- * inserted entry, all of a new page's) follow: the aligned ones first,
- * from an aligned place, then the others without any padding, which is the
- * least room they can take; the bulk load counts exactly that
- * (fpb_build_slot_bound).  fpb_slots_upper and fpb_layout_slots share the
- * order, so the count and the rewrite agree.
+ * Usually the aligned values go first, from the aligned end of the area,
+ * each taking exactly its size rounded up to its alignment, then the others
+ * without padding.  For values of one kind, and for index tuples beside
+ * packed rows (tuples are multiples of their alignment), that is the least
+ * room any order takes, and it is what the bulk load counts
+ * (fpb_build_slot_bound) for a page of new values and its high key.
  *
- * Only a one-column varlena page holding both kinds of header needs the
- * place order.  Elsewhere that order takes the least room any order can:
- * values of one kind pad the same in every order (a 4-byte header's value
- * takes its size rounded up to 4 below an aligned place), and index tuples
- * are multiples of their alignment, so tuples first leave no padding.
- * Those pages (every uuid, fixed-size and multi-column one) skip the sort,
- * which a page layout would otherwise pay each time.
+ * With both kinds of varlena header it is not always the least: an insert
+ * places a long value right below a short one where that leaves no
+ * padding.  So when every value already lies in this page's area, the
+ * rewrite removes entries and adds none (VACUUM, removal of dead entries,
+ * a removed downlink, a split's left half), and the values are written in
+ * the order they lie there, highest first: each then lands at or above
+ * where it lies, since the value above it does and its alignment still
+ * holds, and the rewrite needs no more room than the page gave the values,
+ * whatever order inserts and older builds left them in.  Any other rewrite
+ * of such a page may need more room than its values had; those that add a
+ * value split the page when it does not fit.
+ *
+ * fpb_slots_upper and fpb_layout_slots share the order, so the count and
+ * the rewrite agree.
  */
 #define FPB_SLOT_HIKEY	(-1)
 
 typedef struct FpbSlotRef
 {
-	int			off;			/* where it lies in this page's area, or 0 */
+	int			off;			/* where it lies in this page's area */
 	int			idx;			/* entry, or FPB_SLOT_HIKEY */
 } FpbSlotRef;
 
@@ -211,12 +212,6 @@ fpb_slotref_put(FpbSlotRef *ref, int off, int idx)
 {
 	ref->off = off;
 	ref->idx = idx;
-}
-
-static inline void
-fpb_slotref_add(FpbSlotRef *refs, int *nrefs, int off, int idx)
-{
-	fpb_slotref_put(&refs[(*nrefs)++], off, idx);
 }
 
 /* highest offset first */
@@ -251,91 +246,77 @@ fpb_slot_in_page(Page page, uint64 k, const char *f)
 }
 
 /*
- * Fill refs with the values to write (the high key's, if hk, and the
- * entries' that have one), in the order above; returns how many.
+ * Fill refs (room for n + 1) with the values to write, the high key's (if
+ * hk) and the entries' that have one, aligned ones first, each kind in the
+ * order given.  *nunal gets how many are unaligned; returns how many in
+ * all.
  */
 static int
-fpb_slot_order(Page page, const FpbEntry *entries, int n, const FpbEntry *hk,
-			   FpbSlotRef *refs)
+fpb_slot_order_aligned(Page page, const FpbEntry *entries, int n,
+					   const FpbEntry *hk, FpbSlotRef *refs, int *nunal)
 {
-	int			nrefs = 0;
-	int			nkept;
-	int			out;
-	FpbSlotRef *fresh;
-	int			nfresh = 0;
-	int			nunal = 0;
+	int			nal = 0;
+	int			nun = 0;
 
-	/*
-	 * Aligned values first, in the order given, then the others: the
-	 * aligned ones from the front of refs, the others from its back (n + 1
-	 * places), turned around and moved behind them after.
-	 */
+	/* aligned ones from the front, the others from the back, reversed */
 	if (hk)
 	{
 		if (fpb_slot_align(page, hk->f) != 1)
-			fpb_slotref_add(refs, &nrefs, 0, FPB_SLOT_HIKEY);
+			fpb_slotref_put(&refs[nal++], 0, FPB_SLOT_HIKEY);
 		else
-			fpb_slotref_put(&refs[n - nunal++], 0, FPB_SLOT_HIKEY);
+			fpb_slotref_put(&refs[n - nun++], 0, FPB_SLOT_HIKEY);
 	}
 	for (int i = 0; i < n; i++)
 	{
 		if (entries[i].f == NULL)
 			continue;
 		if (fpb_slot_align(page, entries[i].f) != 1)
-			fpb_slotref_add(refs, &nrefs, 0, i);
+			fpb_slotref_put(&refs[nal++], 0, i);
 		else
-			fpb_slotref_put(&refs[n - nunal++], 0, i);
+			fpb_slotref_put(&refs[n - nun++], 0, i);
 	}
-	for (int a = n - nunal + 1, b = n; a < b; a++, b--)
+	for (int a = n - nun + 1, b = n; a < b; a++, b--)
 	{
 		FpbSlotRef	t = refs[a];
 
 		refs[a] = refs[b];
 		refs[b] = t;
 	}
-	memmove(&refs[nrefs], &refs[n - nunal + 1], sizeof(FpbSlotRef) * nunal);
-	if (FpbPageGetOpaque(page)->fulllen != 0 || nrefs == 0 || nunal == 0)
-		return nrefs + nunal;
-	nrefs = 0;
+	memmove(&refs[nal], &refs[n - nun + 1], sizeof(FpbSlotRef) * nun);
+	*nunal = nun;
+	return nal + nun;
+}
 
-	if (hk)
-		fpb_slotref_add(refs, &nrefs, fpb_slot_in_page(page, hk->k, hk->f),
-						FPB_SLOT_HIKEY);
-	for (int i = 0; i < n; i++)
-		if (entries[i].f != NULL)
-			fpb_slotref_add(refs, &nrefs,
-							fpb_slot_in_page(page, entries[i].k, entries[i].f),
-							i);
-	qsort(refs, nrefs, sizeof(FpbSlotRef), fpb_slotref_cmp);
+/*
+ * Fill refs (room for n + 1) with the values to write in the order above;
+ * returns how many.
+ */
+static int
+fpb_slot_order(Page page, const FpbEntry *entries, int n, const FpbEntry *hk,
+			   FpbSlotRef *refs)
+{
+	int			nunal;
+	int			nrefs = fpb_slot_order_aligned(page, entries, n, hk, refs,
+											   &nunal);
 
-	/*
-	 * The values in place, highest first, now lead (a value sharing a slot
-	 * with the one before it is written again, so it counts as new); the
-	 * others, in the order they came, are sorted into aligned ones, then
-	 * the rest.
-	 */
-	fresh = palloc(sizeof(FpbSlotRef) * Max(nrefs, 1));
-	nkept = 0;
+	if (FpbPageGetOpaque(page)->fulllen != 0 || nunal == 0 || nunal == nrefs)
+		return nrefs;
 	for (int j = 0; j < nrefs; j++)
 	{
-		if (refs[j].off != 0 &&
-			(nkept == 0 || refs[nkept - 1].off != refs[j].off))
-			refs[nkept++] = refs[j];
-		else
-			fresh[nfresh++] = refs[j];
-	}
-	out = nkept;
-	for (int pass = 0; pass < 2; pass++)
-		for (int j = 0; j < nfresh; j++)
-		{
-			int			idx = fresh[j].idx;
-			const char *f = idx == FPB_SLOT_HIKEY ? hk->f : entries[idx].f;
+		int			idx = refs[j].idx;
+		const FpbEntry *e = idx == FPB_SLOT_HIKEY ? hk : &entries[idx];
 
-			if ((fpb_slot_align(page, f) == 1) == pass)
-				refs[out++] = fresh[j];
-		}
-	Assert(out == nrefs);
-	pfree(fresh);
+		refs[j].off = fpb_slot_in_page(page, e->k, e->f);
+		if (refs[j].off == 0)
+			return nrefs;		/* a value from elsewhere: aligned first */
+	}
+	qsort(refs, nrefs, sizeof(FpbSlotRef), fpb_slotref_cmp);
+	for (int j = 1; j < nrefs; j++)
+	{
+		/* two values of one slot: the page never held them apart */
+		if (refs[j].off == refs[j - 1].off)
+			return fpb_slot_order_aligned(page, entries, n, hk, refs, &nunal);
+	}
 	return nrefs;
 }
 
