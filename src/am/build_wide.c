@@ -42,9 +42,10 @@ typedef struct FpbWideSpool
 	FmgrInfo   *encproc;		/* one column: its prefix procedure */
 	MemoryContext tmpcxt;		/* what the scan's prefix computation
 								 * allocates (a detoasted value), per row */
-	TupleTableSlot *mtslot;		/* one column of fixed length: the scan's */
+	TupleTableSlot *mtslot;		/* one column: the scan's formed tuples */
 	MinimalTuple mtuple;		/* sorted tuples, formed in place (made at
 								 * the first value), and where it lives */
+	Size		mtroom;			/* varlena: bytes mtuple has room for */
 	MemoryContext scancxt;
 	bool		sortk;			/* sorted by the prefix first (one column:
 								 * unless it is a constant or the column is
@@ -187,6 +188,87 @@ fpb_build_fits(const FpbBuildState *bs, FpbLevel *lv, int n, Size bytes,
 		(room && leaf ? (Size) (bytes / fill) : bytes) <= (Size) lv->fitroom;
 }
 
+/*
+ * One column: form the sorted tuple of the slot's three columns in
+ * sp->mtuple, without NULLs, instead of through the slot: the generic
+ * forming cost more than the sort's comparisons (NOTES, 2026-12-01).
+ * Every such tuple has the first one's header and layout, the integers at
+ * offsets 0 and 8 and the value at 16 (aligned for any type), so the first
+ * is formed the generic way and the others copy its header.  A varlena is
+ * stored as heap_fill_tuple stores it: a short header kept, a plain one
+ * made short where it can be, else as it is.  Returns false for values it
+ * leaves to the slot: compressed and out-of-line ones.
+ */
+static bool
+fpb_wide_form(FpbWideSpool *sp, TupleTableSlot *slot, Datum value)
+{
+	Form_pg_attribute vatt = TupleDescAttr(slot->tts_tupleDescriptor,
+										   FPB_WSLOT_V);
+	MinimalTuple mt;
+	char	   *data;
+	Size		hdr;
+	Size		vlen;
+	bool		toshort = false;
+	int64		i;
+
+	if (vatt->attlen == -1)
+	{
+		struct varlena *v = (struct varlena *) DatumGetPointer(value);
+
+		if (VARATT_IS_EXTENDED(v) && !VARATT_IS_SHORT(v))
+			return false;
+		if (VARATT_IS_SHORT(v))
+			vlen = VARSIZE_SHORT(v);
+		else if (vatt->attstorage != TYPSTORAGE_PLAIN &&
+				 VARATT_CAN_MAKE_SHORT(v))
+		{
+			vlen = VARATT_CONVERTED_SHORT_SIZE(v);
+			toshort = true;
+		}
+		else
+			vlen = VARSIZE(v);
+	}
+	else if (vatt->attlen > 0)
+		vlen = vatt->attlen;
+	else
+		return false;
+
+	if (sp->mtuple == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(sp->scancxt);
+
+		sp->mtuple = ExecCopySlotMinimalTuple(slot);
+		sp->mtroom = sp->mtuple->t_len;
+		MemoryContextSwitchTo(old);
+		Assert(!(sp->mtuple->t_infomask & (HEAP_HASNULL | HEAP_HASEXTERNAL)));
+		return true;
+	}
+	mt = sp->mtuple;
+	hdr = mt->t_hoff - MINIMAL_TUPLE_OFFSET;
+	if (hdr + 8 * FPB_WSLOT_V + vlen > sp->mtroom)
+	{
+		sp->mtroom = Max(hdr + 8 * FPB_WSLOT_V + vlen, 2 * sp->mtroom);
+		sp->mtuple = mt = repalloc(mt, sp->mtroom);
+	}
+	data = (char *) mt + hdr;
+	i = DatumGetInt64(slot->tts_values[FPB_WSLOT_K]);
+	memcpy(data + 8 * FPB_WSLOT_K, &i, sizeof(int64));
+	i = DatumGetInt64(slot->tts_values[FPB_WSLOT_T]);
+	memcpy(data + 8 * FPB_WSLOT_T, &i, sizeof(int64));
+	if (vatt->attbyval)
+		store_att_byval(data + 8 * FPB_WSLOT_V, value, vatt->attlen);
+	else if (toshort)
+	{
+		SET_VARSIZE_SHORT(data + 8 * FPB_WSLOT_V, vlen);
+		memcpy(data + 8 * FPB_WSLOT_V + 1, VARDATA(DatumGetPointer(value)),
+			   vlen - 1);
+	}
+	else
+		memcpy(data + 8 * FPB_WSLOT_V, DatumGetPointer(value), vlen);
+	mt->t_len = hdr + 8 * FPB_WSLOT_V + vlen;
+	return true;
+}
+
 static void
 fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 				  bool *isnull, bool tupleIsAlive, void *state)
@@ -270,41 +352,9 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 		Int64GetDatum((int64) fpb_make_t(tid, false));
 	slot->tts_isnull[FPB_WSLOT_T] = false;
 	ExecStoreVirtualTuple(slot);
-	if (sp->mtslot != NULL && !isnull[0])
+	if (sp->mtslot != NULL && !isnull[0] &&
+		fpb_wide_form(sp, slot, values[0]))
 	{
-		/*
-		 * A value of fixed length: every such tuple has the first one's
-		 * header and layout (fpb_wide_read), so its three columns are
-		 * copied into that instead of forming a tuple through the slot,
-		 * which cost more than the sort's comparisons (NOTES, 2026-12-01).
-		 */
-		if (sp->mtuple == NULL)
-		{
-			MemoryContext old = MemoryContextSwitchTo(sp->scancxt);
-
-			sp->mtuple = ExecCopySlotMinimalTuple(slot);
-			MemoryContextSwitchTo(old);
-		}
-		else
-		{
-			MinimalTuple mt = sp->mtuple;
-			char	   *data = (char *) mt + mt->t_hoff - MINIMAL_TUPLE_OFFSET;
-			Form_pg_attribute vatt = TupleDescAttr(slot->tts_tupleDescriptor,
-												   FPB_WSLOT_V);
-			int64		i;
-
-			Assert(!(mt->t_infomask & HEAP_HASNULL));
-			i = DatumGetInt64(slot->tts_values[FPB_WSLOT_K]);
-			memcpy(data + 8 * FPB_WSLOT_K, &i, sizeof(int64));
-			i = DatumGetInt64(slot->tts_values[FPB_WSLOT_T]);
-			memcpy(data + 8 * FPB_WSLOT_T, &i, sizeof(int64));
-			if (vatt->attbyval)
-				store_att_byval(data + 8 * FPB_WSLOT_V, values[0],
-								vatt->attlen);
-			else
-				memcpy(data + 8 * FPB_WSLOT_V, DatumGetPointer(values[0]),
-					   vatt->attlen);
-		}
 		ExecStoreMinimalTuple(sp->mtuple, sp->mtslot, false);
 		tuplesort_puttupleslot(sp->sort, sp->mtslot);
 	}
@@ -524,10 +574,10 @@ fpb_wide_scan(Relation heap, Relation index, IndexInfo *indexInfo,
 
 	/* the scan puts virtual tuples, or formed ones (fpb_wide_callback) */
 	sp->slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
-	sp->mtslot = (!sp->cmp->multi &&
-				  TupleDescAttr(desc, FPB_WSLOT_V)->attlen > 0) ?
+	sp->mtslot = !sp->cmp->multi ?
 		MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple) : NULL;
 	sp->mtuple = NULL;
+	sp->mtroom = 0;
 	sp->scancxt = CurrentMemoryContext;
 	sp->indtuples = 0;
 	sp->tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
