@@ -188,8 +188,8 @@ fpb_page_capacity(int w, int x, bool internal_page, double fill)
  * places a long value right below a short one where that leaves no
  * padding.  So when every value already lies in this page's area, the
  * rewrite removes entries and adds none (VACUUM, removal of dead entries,
- * a removed downlink, a split's left half), and the values are written in
- * the order they lie there, highest first: each then lands at or above
+ * a removed downlink), and the values are written in the order they lie
+ * there, highest first: each then lands at or above
  * where it lies, since the value above it does and its alignment still
  * holds, and the rewrite needs no more room than the page gave the values,
  * whatever order inserts and older builds left them in.  Any other rewrite
