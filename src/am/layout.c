@@ -189,10 +189,10 @@ fpb_page_capacity(int w, int x, bool internal_page, double fill)
  * padding.  So when every value already lies in this page's area, the
  * rewrite removes entries and adds none (VACUUM, removal of dead entries,
  * a removed downlink), and the values are written in the order they lie
- * there, highest first: each then lands at or above
- * where it lies, since the value above it does and its alignment still
- * holds, and the rewrite needs no more room than the page gave the values,
- * whatever order inserts and older builds left them in.  Any other rewrite
+ * there, highest first: each then lands at or above where it lies, since
+ * the value above it does and its alignment still holds, and the rewrite
+ * needs no more room than the page gave the values, whatever order inserts
+ * and older builds left them in.  Any other rewrite
  * of such a page may need more room than its values had; those that add a
  * value split the page when it does not fit.
  *
