@@ -545,6 +545,7 @@ extern void fpb_check_pattern_collations(Relation index);
 extern void fpb_rowcompare_init(void);
 extern void fpb_upsert_init(void);
 extern void fpb_fkey_init(void);
+extern void fpb_scan_group_init(void);
 
 typedef struct FpbWidths
 {

@@ -86,6 +86,7 @@ fpb_am_init(void)
 	fpb_rowcompare_init();
 	fpb_upsert_init();
 	fpb_fkey_init();
+	fpb_scan_group_init();
 }
 
 static void

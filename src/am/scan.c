@@ -389,6 +389,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 							blkno)));
 	}
 	so->nitems = n;
+	if (so->vmgroup && n > 1)
+		fpb_scan_group_vm(so);
 	so->itemvals_used = wantvals ? (Size) (vp - so->itemvals) : 0;
 	so->batchgen++;
 	so->hp.batch++;
@@ -603,6 +605,8 @@ fpbendscan(IndexScanDesc scan)
 	if (so->nulltup)
 		pfree(so->nulltup);
 	pfree(so->items);
+	if (so->items2)
+		pfree(so->items2);
 	if (so->curhikbuf)
 		pfree(so->curhikbuf);
 	if (so->posbuf)

@@ -75,6 +75,16 @@ typedef struct FpbScanOpaqueData
 	int			cur;
 	int			maxitems;
 
+	/*
+	 * Index-only scans whose row order no plan node uses: each batch
+	 * grouped by heap blocks of vmgroup_blocks (scan_group.c), through a
+	 * second array of maxitems2 entries.
+	 */
+	bool		vmgroup;
+	int			vmgroup_blocks;
+	FpbScanItem *items2;
+	int			maxitems2;
+
 	MemoryContext scancxt;		/* where the scan lives */
 	MemoryContext tupcxt;		/* index-only scan tuples, made when needed */
 	IndexTuple	valtup;			/* reusable index-only tuple (narrow by-value
@@ -219,6 +229,9 @@ extern void fpb_scan_grow_items(FpbScanOpaque so, int n);
 extern void fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin);
 extern bool fpb_scan_next(IndexScanDesc scan, ScanDirection dir,
 						  bool gettuple);
+
+/* scan_group.c */
+extern void fpb_scan_group_vm(FpbScanOpaque so);
 
 /* markpos.c */
 extern void fpb_mark_leave(FpbScanOpaque so);

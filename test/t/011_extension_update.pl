@@ -8,9 +8,9 @@
 # 1.3 (the operator classes of wide keys: uuid, text, bpchar), then to
 # 1.4 (numeric, bytea, interval, inet, the pattern classes and more), then
 # to 1.5 (enums and composite types), then to 1.6 (name/text operators),
-# then to 1.7 (fpbtree_format()), and a fresh installation and an
-# updated one have the same members in every operator family and the same
-# functions.
+# then to 1.7 (fpbtree_format()), then to 1.8 (fpbtree_scan_stats()), and
+# a fresh installation and an updated one have the same members in every
+# operator family and the same functions.
 
 use strict;
 use warnings;
@@ -46,7 +46,7 @@ WHERE e.extname = 'fpbtree'};
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('fresh', 'CREATE EXTENSION fpbtree');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'fpbtree'"),
-	'1.7', 'a fresh installation is version 1.7');
+	'1.8', 'a fresh installation is version 1.8');
 
 $node->safe_psql(
 	'postgres', q{
@@ -120,6 +120,9 @@ unlike($node->safe_psql('postgres', "SELECT proname FROM pg_proc WHERE proname =
 $node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.7'");
 is($node->safe_psql('postgres', "SELECT version, format, reindex_adds FROM fpbtree_format('t_tz')"),
 	'4|{node_starts}|{}', 'after the update to 1.7 fpbtree_format() reads an index made under 1.0');
+$node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.8'");
+is($node->safe_psql('postgres', "SELECT grouping_scans FROM fpbtree_scan_stats_reset(), fpbtree_scan_stats()"),
+	'0', 'after the update to 1.8 fpbtree_scan_stats() counts');
 is($node->safe_psql('postgres', $functions), $node->safe_psql('fresh', $functions),
 	'the updated installation has the fresh one\'s functions');
 is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
