@@ -30,6 +30,7 @@
 
 #include "access/htup_details.h"
 #include "access/relscan.h"
+#include "exec/buffer.h"
 #include "executor/executor.h"
 #include "fpbtree.h"
 #include "funcapi.h"
@@ -198,7 +199,7 @@ fpb_group_visit_subplans(List *plans)
  * Visit ps, whose output rows may come in any order if free, and its
  * children.  Nodes through which that carries: Gather (whose order is the
  * workers' interleaving anyway), Append, Result and SubqueryScan without
- * volatile expressions; Agg starts it.  Every other node keeps its
+ * volatile expressions, and our Buffer; Agg starts it.  Every other node keeps its
  * children's order.
  */
 static void
@@ -239,6 +240,20 @@ fpb_group_visit(PlanState *ps, bool free)
 		case T_AppendState:
 			childfree = free && fpb_group_exprs_ok(ps);
 			break;
+		case T_CustomScanState:
+			/* a Buffer (src/exec) hands its child's rows on in their order */
+			if (fpb_is_buffer_plan(ps->plan))
+			{
+				CustomScanState *cs = (CustomScanState *) ps;
+
+				fpb_group_visit_subplans(ps->initPlan);
+				fpb_group_visit_subplans(ps->subPlan);
+				if (cs->custom_ps != NIL)
+					fpb_group_visit(linitial(cs->custom_ps), free);
+				return;
+			}
+			planstate_tree_walker(ps, fpb_group_visit_ordered, NULL);
+			return;
 		default:
 			planstate_tree_walker(ps, fpb_group_visit_ordered, NULL);
 			return;
