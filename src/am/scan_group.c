@@ -199,8 +199,8 @@ fpb_group_visit_subplans(List *plans)
  * Visit ps, whose output rows may come in any order if free, and its
  * children.  Nodes through which that carries: Gather (whose order is the
  * workers' interleaving anyway), Append, Result and SubqueryScan without
- * volatile expressions, and our Buffer; Agg starts it.  Every other node keeps its
- * children's order.
+ * volatile expressions, and our Buffer; Agg starts it.  Every other node
+ * keeps its children's order.
  */
 static void
 fpb_group_visit(PlanState *ps, bool free)
