@@ -119,6 +119,19 @@ SELECT ug_same('SELECT count(*), sum(b) FROM {T} WHERE b >= 2');
 SELECT ug_grouped('SELECT count(*) FROM {T} WHERE d BETWEEN 2 AND 8');
 SELECT ug_same('SELECT count(*), sum(d) FROM {T} WHERE d BETWEEN 2 AND 8');
 
+-- a covering index: numeric sums of an INCLUDE column
+CREATE TABLE ugi_f (a int4, n numeric) WITH (autovacuum_enabled = off);
+INSERT INTO ugi_f SELECT hashint4(g) % 1000, CASE WHEN g % 19 = 0 THEN NULL ELSE (g % 997) / power(10, g % 4)::numeric END
+FROM generate_series(1, 20000) g;
+CREATE TABLE ugi_b AS SELECT * FROM ugi_f;
+CREATE INDEX ugi_f_a ON ugi_f USING fpbtree (a) INCLUDE (n);
+CREATE INDEX ugi_b_a ON ugi_b (a) INCLUDE (n);
+VACUUM ANALYZE ugi_f, ugi_b;
+SELECT ug_grouped('SELECT sum(n), avg(n) FROM ugi_f WHERE a > -500');
+SELECT par_same('SELECT sum(n), avg(n), count(n) FROM ugi_f WHERE a > -500',
+				'SELECT sum(n), avg(n), count(n) FROM ugi_b WHERE a > -500',
+				'ugi_f_a', false, 0);
+
 -- rows in key order where something uses it: no grouping, btree's order
 SELECT ug_grouped('SELECT array_agg(a) FROM {T} WHERE a >= 100');
 SELECT ug_grouped('SELECT string_agg(t, '','') FROM {T} WHERE t >= ''3''');
@@ -206,5 +219,5 @@ SELECT ug_grouped('SELECT count(*) FROM {T} WHERE a >= 100');
 RESET fpbtree.unordered_scan_grouping;
 RESET fpbtree.debug_group_blocks;
 
-DROP TABLE ug_f, ug_b, ugp_f, ugp_b, ugw_f, ugw_b;
+DROP TABLE ug_f, ug_b, ugi_f, ugi_b, ugp_f, ugp_b, ugw_f, ugw_b;
 DROP FUNCTION ug_make(), ug_same(text), ug_same_rows(text, bool), ug_grouped(text);

@@ -70,9 +70,10 @@ static struct
 
 /*
  * Aggregates whose result does not depend on the order of their input
- * rows: counts, and integer sums, averages, extremes and bit and boolean
- * combinations, all exact.  Not float sums (rounding), nor min/max of
- * types whose equal values can differ (numeric 1.0 and 1.00, text under a
+ * rows: counts, integer and numeric sums and averages (exact; a numeric
+ * sum's scale is its inputs' largest), integer extremes, bit and boolean
+ * combinations.  Not float sums (rounding), nor min/max of types whose
+ * equal values can differ (numeric 1.0 and 1.00, text under a
  * nondeterministic collation), nor anything that collects its input.
  */
 static bool
@@ -88,6 +89,8 @@ fpb_group_agg_ok(Oid fn)
 		case F_AVG_INT2:
 		case F_AVG_INT4:
 		case F_AVG_INT8:
+		case F_SUM_NUMERIC:
+		case F_AVG_NUMERIC:
 		case F_MIN_INT2:
 		case F_MIN_INT4:
 		case F_MIN_INT8:
