@@ -30,6 +30,7 @@
 
 #include "access/htup_details.h"
 #include "access/relscan.h"
+#include "catalog/pg_proc.h"
 #include "exec/buffer.h"
 #include "executor/executor.h"
 #include "fpbtree.h"
@@ -41,6 +42,7 @@
 #include "storage/bufpage.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 PG_FUNCTION_INFO_V1(fpbtree_scan_stats);
@@ -115,12 +117,57 @@ fpb_group_agg_ok(Oid fn)
 	}
 }
 
+static bool
+fpb_group_func_volatile(Oid func_id, void *context)
+{
+	return func_volatile(func_id) == PROVOLATILE_VOLATILE;
+}
+
+/*
+ * contain_volatile_functions, but of an Aggref only its arguments and
+ * filter: the aggregates that may group are not volatile
+ * (fpb_group_agg_ok), and looking each up would cost a count a
+ * catalog-cache lookup per execution.
+ */
+static bool
+fpb_group_volatile_walker(Node *node, void *context)
+{
+	if (node == NULL || IsA(node, Var) || IsA(node, Const))
+		return false;
+	/* a target list's entries and a list, without the generic walker */
+	if (IsA(node, TargetEntry))
+		return fpb_group_volatile_walker((Node *) ((TargetEntry *) node)->expr,
+										 context);
+	if (IsA(node, List))
+	{
+		ListCell   *lc;
+
+		foreach(lc, (List *) node)
+		{
+			if (fpb_group_volatile_walker(lfirst(lc), context))
+				return true;
+		}
+		return false;
+	}
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *aggref = (Aggref *) node;
+
+		return fpb_group_volatile_walker((Node *) aggref->args, context) ||
+			fpb_group_volatile_walker((Node *) aggref->aggfilter, context);
+	}
+	if (check_functions_in_node(node, fpb_group_func_volatile, context) ||
+		IsA(node, NextValueExpr))
+		return true;
+	return expression_tree_walker(node, fpb_group_volatile_walker, context);
+}
+
 /* A node's own expressions may run in any row order. */
 static bool
 fpb_group_exprs_ok(PlanState *ps)
 {
-	return !contain_volatile_functions((Node *) ps->plan->targetlist) &&
-		!contain_volatile_functions((Node *) ps->plan->qual);
+	return !fpb_group_volatile_walker((Node *) ps->plan->targetlist, NULL) &&
+		!fpb_group_volatile_walker((Node *) ps->plan->qual, NULL);
 }
 
 /*
@@ -142,7 +189,7 @@ fpb_group_agg_input_free(AggState *as)
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
 
 		if (!fpb_group_agg_ok(aggref->aggfnoid) || aggref->aggorder != NIL ||
-			contain_volatile_functions((Node *) aggref))
+			fpb_group_volatile_walker((Node *) aggref, NULL))
 			return false;
 	}
 	return true;
