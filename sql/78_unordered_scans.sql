@@ -141,6 +141,21 @@ SELECT ug_grouped('SELECT a FROM {T} WHERE a >= 100 ORDER BY a LIMIT 10');
 SELECT ug_grouped('SELECT a, count(*) FROM {T} WHERE a >= 100 GROUP BY a');
 SELECT ug_grouped('SELECT count(*) FROM (SELECT a FROM {T} WHERE a >= 100 LIMIT 9000) s');
 SELECT ug_grouped('SELECT count(*) FROM {T} WHERE a >= 100 AND random() < 2');
+-- a function that may fail or speak on a row's value (not leakproof), in
+-- the scan's filter or an aggregate's argument: the error names the row
+-- btree's scan meets first
+SELECT ug_grouped('SELECT count(*) FROM {T} WHERE a >= 100 AND a * 2 > 0');
+SELECT ug_grouped('SELECT sum(a * 2) FROM {T} WHERE a >= 100');
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET fpbtree.debug_group_blocks = 1;
+SELECT count(*) FROM ug_f WHERE a >= 100 AND (a * 10)::text::int2 > 0;
+SELECT count(*) FROM ug_b WHERE a >= 100 AND (a * 10)::text::int2 > 0;
+SELECT sum((a * 10)::text::int2) FROM ug_f WHERE a >= 100;
+SELECT sum((a * 10)::text::int2) FROM ug_b WHERE a >= 100;
+SET fpbtree.debug_group_blocks = 3;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
 SELECT ug_same_rows('SELECT array_agg(a) FROM {T} WHERE a >= 100', false);
 SELECT ug_same_rows('SELECT string_agg(t, '','') FROM {T} WHERE t >= ''3''', false);
 SELECT ug_same_rows('SELECT count(*), sum(a) FROM (SELECT a FROM {T} WHERE a >= 100 ORDER BY a LIMIT 9000) s');

@@ -30,19 +30,18 @@
 
 #include "access/htup_details.h"
 #include "access/relscan.h"
-#include "catalog/pg_proc.h"
 #include "exec/buffer.h"
 #include "executor/executor.h"
 #include "fpbtree.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "scan.h"
 #include "storage/bufpage.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
-#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 PG_FUNCTION_INFO_V1(fpbtree_scan_stats);
@@ -117,63 +116,53 @@ fpb_group_agg_ok(Oid fn)
 	}
 }
 
-static bool
-fpb_group_func_volatile(Oid func_id, void *context)
-{
-	return func_volatile(func_id) == PROVOLATILE_VOLATILE;
-}
-
 /*
- * contain_volatile_functions, but of an Aggref only its arguments and
- * filter: the aggregates that may group are not volatile
- * (fpb_group_agg_ok), and looking each up would cost a count a
- * catalog-cache lookup per execution.
+ * May expression node be evaluated on the rows in any order with the same
+ * results, errors and messages?  Not if it calls a volatile function, nor
+ * if it hands a row's values to a function that is not leakproof: such a
+ * function may fail or speak on some values (a cast's "value 32770 is out
+ * of range"), and which row it meets first would then show.  A target
+ * entry is its expression; an aggregate call, whose function the caller
+ * has checked, its arguments and filter; a Var or Const costs no catalog
+ * lookup, so a count's check costs none.
  */
 static bool
-fpb_group_volatile_walker(Node *node, void *context)
+fpb_group_expr_free(Node *node)
 {
 	if (node == NULL || IsA(node, Var) || IsA(node, Const))
-		return false;
-	/* a target list's entries and a list, without the generic walker */
-	if (IsA(node, TargetEntry))
-		return fpb_group_volatile_walker((Node *) ((TargetEntry *) node)->expr,
-										 context);
+		return true;
 	if (IsA(node, List))
 	{
 		ListCell   *lc;
 
 		foreach(lc, (List *) node)
 		{
-			if (fpb_group_volatile_walker(lfirst(lc), context))
-				return true;
+			if (!fpb_group_expr_free(lfirst(lc)))
+				return false;
 		}
-		return false;
-	}
-	if (IsA(node, Aggref))
-	{
-		Aggref	   *aggref = (Aggref *) node;
-
-		return fpb_group_volatile_walker((Node *) aggref->args, context) ||
-			fpb_group_volatile_walker((Node *) aggref->aggfilter, context);
-	}
-	if (check_functions_in_node(node, fpb_group_func_volatile, context) ||
-		IsA(node, NextValueExpr))
 		return true;
-	return expression_tree_walker(node, fpb_group_volatile_walker, context);
+	}
+	if (IsA(node, TargetEntry))
+		return fpb_group_expr_free((Node *) ((TargetEntry *) node)->expr);
+	if (IsA(node, Aggref))
+		return fpb_group_expr_free((Node *) ((Aggref *) node)->args) &&
+			fpb_group_expr_free((Node *) ((Aggref *) node)->aggfilter);
+	return !contain_volatile_functions(node) && !contain_leaked_vars(node);
 }
 
-/* A node's own expressions may run in any row order. */
+/* A node's own expressions, evaluated per row, may run in any row order. */
 static bool
 fpb_group_exprs_ok(PlanState *ps)
 {
-	return !fpb_group_volatile_walker((Node *) ps->plan->targetlist, NULL) &&
-		!fpb_group_volatile_walker((Node *) ps->plan->qual, NULL);
+	return fpb_group_expr_free((Node *) ps->plan->targetlist) &&
+		fpb_group_expr_free((Node *) ps->plan->qual);
 }
 
 /*
  * Is the order of the Agg's input rows irrelevant to its output?  Only a
  * plain aggregate (one group of all rows) of order-insensitive functions
- * without ORDER BY in their arguments.
+ * without ORDER BY in their arguments.  Its target list and HAVING are
+ * evaluated on the aggregates' results, once.
  */
 static bool
 fpb_group_agg_input_free(AggState *as)
@@ -182,14 +171,14 @@ fpb_group_agg_input_free(AggState *as)
 	ListCell   *lc;
 
 	if (agg->aggstrategy != AGG_PLAIN || agg->numCols != 0 ||
-		agg->groupingSets != NIL || !fpb_group_exprs_ok(&as->ss.ps))
+		agg->groupingSets != NIL)
 		return false;
 	foreach(lc, as->aggs)
 	{
 		Aggref	   *aggref = lfirst_node(Aggref, lc);
 
 		if (!fpb_group_agg_ok(aggref->aggfnoid) || aggref->aggorder != NIL ||
-			fpb_group_volatile_walker((Node *) aggref, NULL))
+			!fpb_group_expr_free((Node *) aggref))
 			return false;
 	}
 	return true;
