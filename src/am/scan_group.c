@@ -237,9 +237,9 @@ fpb_group_visit_subplans(List *plans)
 /*
  * Visit ps, whose output rows may come in any order if free, and its
  * children.  Nodes through which that carries: Gather (whose order is the
- * workers' interleaving anyway), Append, Result and SubqueryScan without
- * volatile expressions, and our Buffer; Agg starts it.  Every other node
- * keeps its children's order.
+ * workers' interleaving anyway), Append, Result and SubqueryScan whose
+ * per-row expressions cannot tell the order (fpb_group_expr_free), and our
+ * Buffer; Agg starts it.  Every other node keeps its children's order.
  */
 static void
 fpb_group_visit(PlanState *ps, bool free)
