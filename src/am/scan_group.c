@@ -336,7 +336,7 @@ fpb_group_of(const FpbScanItem *item, uint32 blocks)
 /*
  * Order the batch by group, keeping key order within each (a stable LSD
  * radix sort of the groups' offsets from the lowest, a byte a pass: one
- * pass below 256 groups, 8 TB of heap).  Called by fpb_scan_readpage.
+ * pass below 256 groups, 64 GB of heap).  Called by fpb_scan_readpage.
  */
 void
 fpb_scan_group_vm(FpbScanOpaque so)
