@@ -195,6 +195,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	/* a forward step sets them again (scan_step.c) */
 	so->behind = false;
 	so->posvalid = false;
+	if (so->vmgroup && so->nitems > 0)
+		fpb_scan_group_note_last(so);
 
 	/*
 	 * Serializable transactions lock the leaves they read (README,

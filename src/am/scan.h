@@ -84,6 +84,9 @@ typedef struct FpbScanOpaqueData
 	int			vmgroup_blocks;
 	FpbScanItem *items2;
 	int			maxitems2;
+	uint32		vmlast;			/* group of the row returned last */
+	bool		vmhaslast;
+	bool		vmlastfwd;		/* ... moving forward */
 
 	MemoryContext scancxt;		/* where the scan lives */
 	MemoryContext tupcxt;		/* index-only scan tuples, made when needed */
@@ -231,6 +234,7 @@ extern bool fpb_scan_next(IndexScanDesc scan, ScanDirection dir,
 						  bool gettuple);
 
 /* scan_group.c */
+extern void fpb_scan_group_note_last(FpbScanOpaque so);
 extern void fpb_scan_group_vm(FpbScanOpaque so);
 
 /* markpos.c */
