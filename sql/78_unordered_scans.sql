@@ -59,7 +59,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
 	ref text[] := par_rows(replace(q, '{T}', 'ug_b'), 0);
 BEGIN
-	IF fpb_explain(replace(q, '{T}', 'ug_f')) !~ 'Index Only Scan using ug_f_' THEN
+	IF fpb_explain(replace(q, '{T}', 'ug_f')) !~ 'Index Only Scan (Backward )?using ug_f_' THEN
 		RETURN 'no index-only scan';
 	END IF;
 	FOR w IN 0..CASE WHEN par THEN 2 ELSE 0 END BY 2 LOOP
@@ -103,6 +103,11 @@ SELECT ug_same_rows('SELECT count(*) FROM {T} WHERE a > 9999');
 -- through a subquery, a projection and a HAVING on the aggregate
 SELECT ug_same('SELECT count(*), sum(x) FROM (SELECT a + 1 AS x FROM {T} WHERE a BETWEEN 10 AND 3000) s');
 SELECT ug_same('SELECT count(*) FROM {T} WHERE a > 10 HAVING count(*) > 5');
+-- a backward scan (a subquery's ORDER BY that nothing uses), whose sorted
+-- batches end with the group it holds
+SELECT fpb_explain('SELECT count(*), sum(a) FROM (SELECT a FROM ug_f WHERE a >= 100 ORDER BY a DESC) s');
+SELECT ug_grouped('SELECT count(*), sum(a) FROM (SELECT a FROM {T} WHERE a >= 100 ORDER BY a DESC) s');
+SELECT ug_same_rows('SELECT count(*), sum(a), min(a), max(a) FROM (SELECT a FROM {T} WHERE a >= 100 ORDER BY a DESC) s');
 
 -- under a Buffer (src/exec), which hands its child's rows on in their order
 SET fpbtree.l1i_cache_size = '4kB';
