@@ -177,6 +177,20 @@ SELECT ug_grouped('SELECT count(ARRAY[k, k]) FROM ugae_f');
 -- (without the array the scan may group; but its heap is in key order,
 -- so no batch is worth reordering)
 SELECT ug_grouped('SELECT count(k) FROM ugae_f');
+-- nor the recheck of the index conditions, which the executor evaluates per
+-- row where fpbtree asks for it: a timestamp column against a timestamptz
+-- (timestamp_ge_timestamptz is not leakproof)
+CREATE TABLE ugts_f (ts timestamp) WITH (autovacuum_enabled = off);
+INSERT INTO ugts_f SELECT timestamp '2026-01-01' + (hashint4(g) % 100000) * interval '1 minute'
+FROM generate_series(1, 20000) g;
+CREATE TABLE ugts_b AS SELECT * FROM ugts_f;
+CREATE INDEX ugts_f_ts ON ugts_f USING fpbtree (ts);
+CREATE INDEX ugts_b_ts ON ugts_b (ts);
+VACUUM ANALYZE ugts_f, ugts_b;
+SELECT ug_grouped('SELECT count(*) FROM ugts_f WHERE ts >= timestamptz ''2026-01-20 00:00+00''');
+SELECT (SELECT count(*) FROM ugts_f WHERE ts >= timestamptz '2026-01-20 00:00+00') =
+	   (SELECT count(*) FROM ugts_b WHERE ts >= timestamptz '2026-01-20 00:00+00') AS same;
+SELECT ug_grouped('SELECT count(*) FROM ugts_f WHERE ts >= timestamp ''2026-01-20''');
 -- DISTINCT keeps the first of equal values: numeric 1.0 or 1.00
 CREATE TABLE ugdn_f (k int4, n numeric, pad text) WITH (fillfactor = 100, autovacuum_enabled = off);
 INSERT INTO ugdn_f SELECT g, g + 100000, repeat('x', 200) FROM generate_series(1, 2999) g;
@@ -273,5 +287,5 @@ SELECT ug_grouped('SELECT count(*) FROM {T} WHERE a >= 100');
 RESET fpbtree.unordered_scan_grouping;
 RESET fpbtree.debug_group_blocks;
 
-DROP TABLE ug_f, ug_b, ugi_f, ugi_b, ugae_f, ugae_b, ugdn_f, ugdn_b, ugp_f, ugp_b, ugw_f, ugw_b;
+DROP TABLE ug_f, ug_b, ugi_f, ugi_b, ugae_f, ugae_b, ugts_f, ugts_b, ugdn_f, ugdn_b, ugp_f, ugp_b, ugw_f, ugw_b;
 DROP FUNCTION ug_make(), ug_same(text), ug_same_rows(text, bool), ug_grouped(text);

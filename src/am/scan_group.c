@@ -37,6 +37,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "scan.h"
 #include "storage/bufpage.h"
 #include "utils/fmgroids.h"
@@ -125,6 +126,18 @@ fpb_group_func_unsafe(Oid func_id, void *context)
 }
 
 /*
+ * Does a node outside the list below see the row?  One that reads no
+ * column of it and calls nothing volatile gives every row the same value
+ * or the same error (a bound computed from a subplan's parameter), so the
+ * order cannot show.
+ */
+static bool
+fpb_group_row_dependent(Node *node)
+{
+	return contain_var_clause(node) || contain_volatile_functions(node);
+}
+
+/*
  * May expression node be evaluated on the rows in any order with the same
  * results, errors and messages?  Only node kinds that cannot fail or speak
  * themselves, and calls of functions that are leakproof (PostgreSQL's mark
@@ -170,10 +183,10 @@ fpb_group_expr_walker(Node *node, void *context)
 		case T_NullIfExpr:
 		case T_ScalarArrayOpExpr:
 			if (check_functions_in_node(node, fpb_group_func_unsafe, context))
-				return true;
+				return fpb_group_row_dependent(node);
 			break;
 		default:
-			return true;
+			return fpb_group_row_dependent(node);
 	}
 	return expression_tree_walker(node, fpb_group_expr_walker, context);
 }
@@ -302,11 +315,18 @@ fpb_group_visit(PlanState *ps, bool free)
 		case T_IndexOnlyScanState:
 			{
 				IndexOnlyScanState *node = (IndexOnlyScanState *) ps;
+				IndexOnlyScan *plan = (IndexOnlyScan *) ps->plan;
 				Relation	index = node->ioss_RelationDesc;
 
+				/*
+				 * The executor evaluates the index conditions' recheck form
+				 * per row wherever fpbtree asks for it (a timestamp column
+				 * against a timestamptz, loose wide keys).
+				 */
 				if (free && index != NULL &&
 					index->rd_indam->amgettuple == fpbgettuple &&
 					fpb_group_exprs_ok(ps) &&
+					fpb_group_expr_free((Node *) plan->recheckqual) &&
 					ps->ExecProcNodeReal != NULL)
 				{
 					if (fpb_group_ios_exec == NULL)
