@@ -178,7 +178,8 @@ SELECT ug_grouped('SELECT count(ARRAY[k, k]) FROM ugae_f');
 -- so no batch is worth reordering)
 SELECT ug_grouped('SELECT count(k) FROM ugae_f');
 -- nor the recheck of the index conditions, which the executor evaluates per
--- row where fpbtree asks for it: a timestamp column against a timestamptz
+-- row where fpbtree asks for it: against a timestamptz bound a timestamp
+-- column's scan may group, but its batches keep key order
 -- (timestamp_ge_timestamptz is not leakproof)
 CREATE TABLE ugts_f (ts timestamp) WITH (autovacuum_enabled = off);
 INSERT INTO ugts_f SELECT timestamp '2026-01-01' + (hashint4(g) % 100000) * interval '1 minute'

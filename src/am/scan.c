@@ -391,7 +391,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 							blkno)));
 	}
 	so->nitems = n;
-	if (so->vmgroup && n > 1)
+	if (so->vmgroup && n > 1 && (!so->recheck || so->vmrecheck_state > 0))
 		fpb_scan_group_vm(so);
 	so->itemvals_used = wantvals ? (Size) (vp - so->itemvals) : 0;
 	so->batchgen++;
@@ -485,6 +485,8 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 		return false;
 	item = &so->items[so->cur];
 	fpb_t_to_heaptid(item->t, &scan->xs_heaptid);
+	if (so->vmgroup && so->recheck && so->vmrecheck_state == 0)
+		fpb_scan_group_recheck_ok(so);
 	if (so->hp.cap != 0)
 		fpb_heap_prefetch(&so->hp, scan->heapRelation, so->items, so->nitems,
 						  so->cur, ScanDirectionIsForward(dir));

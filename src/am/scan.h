@@ -87,6 +87,9 @@ typedef struct FpbScanOpaqueData
 	uint32		vmlast;			/* group of the row returned last */
 	bool		vmhaslast;
 	bool		vmlastfwd;		/* ... moving forward */
+	List	   *vmrecheck;		/* the plan's recheck form of the keys */
+	int			vmrecheck_state;	/* may it see any order: 1 yes, -1 no,
+									 * 0 not asked yet */
 
 	MemoryContext scancxt;		/* where the scan lives */
 	MemoryContext tupcxt;		/* index-only scan tuples, made when needed */
@@ -235,6 +238,7 @@ extern bool fpb_scan_next(IndexScanDesc scan, ScanDirection dir,
 
 /* scan_group.c */
 extern void fpb_scan_group_note_last(FpbScanOpaque so);
+extern void fpb_scan_group_recheck_ok(FpbScanOpaque so);
 extern void fpb_scan_group_vm(FpbScanOpaque so);
 
 /* markpos.c */

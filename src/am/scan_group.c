@@ -268,6 +268,8 @@ fpb_group_ios_first(PlanState *ps)
 			so->vmgroup_blocks;
 		if (so->vmgroup)
 			fpb_group_counters.scans++;
+		so->vmrecheck = ((IndexOnlyScan *) ps->plan)->recheckqual;
+		so->vmrecheck_state = so->vmrecheck == NIL ? 1 : 0;
 		ps->ExecProcNodeReal = fpb_group_ios_exec;
 		/* the executor's own wrappers call ExecProcNodeReal */
 		if (ps->ExecProcNode == fpb_group_ios_first)
@@ -315,18 +317,12 @@ fpb_group_visit(PlanState *ps, bool free)
 		case T_IndexOnlyScanState:
 			{
 				IndexOnlyScanState *node = (IndexOnlyScanState *) ps;
-				IndexOnlyScan *plan = (IndexOnlyScan *) ps->plan;
 				Relation	index = node->ioss_RelationDesc;
 
-				/*
-				 * The executor evaluates the index conditions' recheck form
-				 * per row wherever fpbtree asks for it (a timestamp column
-				 * against a timestamptz, loose wide keys).
-				 */
+				/* the recheck form: fpb_scan_group_recheck_ok, when needed */
 				if (free && index != NULL &&
 					index->rd_indam->amgettuple == fpbgettuple &&
 					fpb_group_exprs_ok(ps) &&
-					fpb_group_expr_free((Node *) plan->recheckqual) &&
 					ps->ExecProcNodeReal != NULL)
 				{
 					if (fpb_group_ios_exec == NULL)
@@ -399,6 +395,20 @@ static inline uint32
 fpb_group_of(const FpbScanItem *item, uint32 blocks)
 {
 	return (uint32) (((item->t >> 16) & 0xFFFFFFFF) / blocks);
+}
+
+/*
+ * The executor evaluates the index conditions' recheck form per row where
+ * fpbtree asks it to (a timestamp column against a timestamptz, loose wide
+ * keys): may that form run in any row order?  Asked once per scan, at the
+ * first row of a batch that needs the recheck (fpbgettuple: no buffer lock
+ * is held there, and the catalog lookups are paid only by such scans);
+ * until then such batches keep key order.
+ */
+void
+fpb_scan_group_recheck_ok(FpbScanOpaque so)
+{
+	so->vmrecheck_state = fpb_group_expr_free((Node *) so->vmrecheck) ? 1 : -1;
 }
 
 /*
