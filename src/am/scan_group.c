@@ -425,22 +425,28 @@ fpb_scan_group_note_last(FpbScanOpaque so)
 	so->vmhaslast = true;
 }
 
+/* The batch's two arrays trade places, with their sizes. */
+static inline void
+fpb_group_swap(FpbScanOpaque so)
+{
+	FpbScanItem *tmp = so->items;
+	int			m = so->maxitems;
+
+	so->items = so->items2;
+	so->items2 = tmp;
+	so->maxitems = so->maxitems2;
+	so->maxitems2 = m;
+}
+
 /* Move the batch's first k entries behind the others, through items2. */
 static void
 fpb_group_rotate(FpbScanOpaque so, int k)
 {
-	FpbScanItem *tmp;
 	int			n = so->nitems;
-	int			m;
 
 	memcpy(so->items2, so->items + k, sizeof(FpbScanItem) * (n - k));
 	memcpy(so->items2 + (n - k), so->items, sizeof(FpbScanItem) * k);
-	tmp = so->items;
-	so->items = so->items2;
-	so->items2 = tmp;
-	m = so->maxitems;
-	so->maxitems = so->maxitems2;
-	so->maxitems2 = m;
+	fpb_group_swap(so);
 }
 
 /*
@@ -506,8 +512,6 @@ fpb_scan_group_vm(FpbScanOpaque so)
 	for (int shift = 0; shift < 32 && ((hi - lo) >> shift) != 0; shift += 8)
 	{
 		int			start[257];
-		FpbScanItem *tmp;
-		int			m;
 
 		memset(start, 0, sizeof(start));
 		for (int i = 0; i < n; i++)
@@ -520,13 +524,7 @@ fpb_scan_group_vm(FpbScanOpaque so)
 
 			so->items2[start[d]++] = so->items[i];
 		}
-		/* the arrays trade places, with their sizes */
-		tmp = so->items;
-		so->items = so->items2;
-		so->items2 = tmp;
-		m = so->maxitems;
-		so->maxitems = so->maxitems2;
-		so->maxitems2 = m;
+		fpb_group_swap(so);
 	}
 	fpb_group_counters.batches++;
 
