@@ -583,6 +583,8 @@ extern PGDLLEXPORT Datum fpbtree_prefix_text(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum fpbtree_prefix_bpchar(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum fpbtree_prefix_name(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum fpbtree_prefix_none(PG_FUNCTION_ARGS);
+/* ... and one fpb_encode calls directly */
+extern PGDLLEXPORT Datum fpbtree_prefix_uuid(PG_FUNCTION_ARGS);
 extern uint64 fpb_prefix_bpchar(Datum value, Oid collid);
 extern uint64 fpb_prefix_cstring(const char *data, Size len, Oid collid);
 

@@ -83,6 +83,7 @@
 #include "utils/inet.h"
 #include "utils/pg_lsn.h"
 #include "utils/timestamp.h"
+#include "utils/uuid.h"
 #include "utils/xid8.h"
 
 #include "fpbtree.h"
@@ -489,6 +490,10 @@ fpb_encode(FmgrInfo *encproc, Oid collation, Datum value)
 		return int_to_key(DatumGetInt64(value));
 	if (encproc->fn_addr == fpbtree_encode_int4)
 		return int_to_key(DatumGetInt32(value));
+	/* and the uuid prefix: a uuid build calls it for every row */
+	if (encproc->fn_addr == fpbtree_prefix_uuid)
+		return fpb_prefix_bytes((const char *) DatumGetUUIDP(value)->data,
+								UUID_LEN);
 	return (uint64) DatumGetInt64(FunctionCall1Coll(encproc, collation,
 													value));
 }

@@ -333,43 +333,61 @@ fpb_slot_hikey(Page page, FpbEntry *hk)
 }
 
 /*
+ * The order of a wide page's values and where they would begin, worked out
+ * once for fpb_page_layout's count and its rewrite.
+ */
+typedef struct FpbSlotPlan
+{
+	FpbEntry	hkbuf;
+	const FpbEntry *hk;			/* &hkbuf, or NULL: no high key value */
+	FpbSlotRef *refs;			/* palloc'd; the rewrite frees it */
+	int			nrefs;
+	int			upper;
+} FpbSlotPlan;
+
+static int
+fpb_slots_plan(Page page, const FpbEntry *entries, int n, FpbSlotPlan *plan)
+{
+	int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
+
+	plan->hk = fpb_slot_hikey(page, &plan->hkbuf);
+	plan->refs = palloc(sizeof(FpbSlotRef) * (n + 1));
+	plan->nrefs = fpb_slot_order(page, entries, n, plan->hk, plan->refs);
+	for (int j = 0; j < plan->nrefs; j++)
+	{
+		int			idx = plan->refs[j].idx;
+
+		upper -= fpb_slot_need(page, idx == FPB_SLOT_HIKEY ? plan->hk->f :
+							   entries[idx].f, upper);
+	}
+	plan->upper = upper;
+	return upper;
+}
+
+/*
  * Wide page: where its slotted area would begin (pd_upper) with the high
  * key's value and the values of entries, compacted.
  */
 int
 fpb_slots_upper(Page page, const FpbEntry *entries, int n)
 {
-	FpbEntry	hkbuf;
-	const FpbEntry *hk = fpb_slot_hikey(page, &hkbuf);
-	FpbSlotRef *refs = palloc(sizeof(FpbSlotRef) * (n + 1));
-	int			nrefs = fpb_slot_order(page, entries, n, hk, refs);
-	int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
+	FpbSlotPlan plan;
 
-	for (int j = 0; j < nrefs; j++)
-	{
-		int			idx = refs[j].idx;
-
-		upper -= fpb_slot_need(page, idx == FPB_SLOT_HIKEY ? hk->f :
-							   entries[idx].f, upper);
-	}
-	pfree(refs);
-	return upper;
+	fpb_slots_plan(page, entries, n, &plan);
+	pfree(plan.refs);
+	return plan.upper;
 }
 
-/*
- * Wide page: rewrite the slotted area with the high key's value and the
- * values of entries, compacted, down to upper (fpb_slots_upper), and return
- * the keys the nodes are to hold (prefix and new slot offset; palloc'd).
- */
-uint64 *
-fpb_layout_slots(Page page, const FpbEntry *entries, int n, int upper)
+/* fpb_layout_slots of a plan made on the page as it is */
+static uint64 *
+fpb_layout_planned(Page page, const FpbEntry *entries, int n,
+				   FpbSlotPlan *plan)
 {
 	FpbPageOpaque opq = FpbPageGetOpaque(page);
 	PageHeader	ph = (PageHeader) page;
-	FpbEntry	hkbuf;
-	const FpbEntry *hk = fpb_slot_hikey(page, &hkbuf);
-	FpbSlotRef *refs = palloc(sizeof(FpbSlotRef) * (n + 1));
-	int			nrefs = fpb_slot_order(page, entries, n, hk, refs);
+	const FpbEntry *hk = plan->hk;
+	FpbSlotRef *refs = plan->refs;
+	int			nrefs = plan->nrefs;
 	Size		total = 0;
 	char	   *stage,
 			   *sp;
@@ -420,12 +438,38 @@ fpb_layout_slots(Page page, const FpbEntry *entries, int n, int upper)
 		else
 			keys[idx] = fpb_slot_put(page, entries[idx].k, copies[j]);
 	}
-	Assert(ph->pd_upper == upper);
+	Assert(ph->pd_upper == plan->upper);
 	pfree(copies);
 	if (stage)
 		pfree(stage);
 	pfree(refs);
+	plan->refs = NULL;
 	return keys;
+}
+
+/* Drop a plan not carried out; returns result */
+static bool
+fpb_slots_unplan(FpbSlotPlan *plan, bool result)
+{
+	if (plan->refs != NULL)
+		pfree(plan->refs);
+	plan->refs = NULL;
+	return result;
+}
+
+/*
+ * Wide page: rewrite the slotted area with the high key's value and the
+ * values of entries, compacted, down to upper (fpb_slots_upper), and return
+ * the keys the nodes are to hold (prefix and new slot offset; palloc'd).
+ */
+uint64 *
+fpb_layout_slots(Page page, const FpbEntry *entries, int n, int upper)
+{
+	FpbSlotPlan plan;
+
+	fpb_slots_plan(page, entries, n, &plan);
+	Assert(plan.upper == upper);
+	return fpb_layout_planned(page, entries, n, &plan);
 }
 
 /*
@@ -458,6 +502,7 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 	int		   *firstent;
 	uint64	   *wkeys = NULL;
 	int			upper = 0;
+	FpbSlotPlan plan = {0};
 
 	/*
 	 * Leaves of many equal keys become posting pages (on a wide page only
@@ -465,21 +510,21 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 	 * first: such a wide page's values alone may overflow a regular page.
 	 */
 	if (wide)
-		upper = fpb_slots_upper(page, entries, n);
+		upper = fpb_slots_plan(page, entries, n, &plan);
 	if (fpb_posting_layout(page, entries, n, fill, upper))
-		return true;
+		return fpb_slots_unplan(&plan, true);
 
 	/* a wide page's nodes get the lines its values leave */
 	if (wide)
 	{
 		nlines = (upper - FPB_DATA_START) / FPB_LINE;
 		if (nlines < 0)
-			return false;
+			return fpb_slots_unplan(&plan, false);
 	}
 	if (n == 0)
 	{
 		if (wide)
-			pfree(fpb_layout_slots(page, entries, 0, upper));
+			pfree(fpb_layout_planned(page, entries, 0, &plan));
 		opq->root = opq->firstleaf = opq->lastleaf = FPB_NONE;
 		opq->ipheight = 0;
 		opq->nentries = 0;
@@ -500,7 +545,7 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 		m = fpb_wide_leafnodes(w, x, lcap, nlines, n,
 							   fpb_slots_upper(page, NULL, 0) - upper, &room);
 		if (room < 0)
-			return false;
+			return fpb_slots_unplan(&plan, false);
 	}
 	else
 	{
@@ -512,11 +557,11 @@ fpb_page_layout(Page page, const FpbEntry *entries, int n, double fill)
 		m = (n + lcap - 1) / lcap;
 	ninner = fpb_inner_nodes(m, icap, &levels);
 	if (levels > FPB_MAX_IPHEIGHT || m * x + ninner * w > nlines)
-		return false;
+		return fpb_slots_unplan(&plan, false);
 	if (wide)
 	{
 		/* the lines were counted above: the values fit */
-		wkeys = fpb_layout_slots(page, entries, n, upper);
+		wkeys = fpb_layout_planned(page, entries, n, &plan);
 	}
 
 	/* node counts per level, 0 = leaf nodes */
