@@ -82,8 +82,11 @@ typedef struct FpbCmp
 	bool		dedup;			/* equal keys are equal bytes, stored values
 								 * are keys only: pages of runs (FPB_F_DEDUP) */
 	bool		dedup_base;		/* so are they by the types alone */
-	bool		dedup_flagged;	/* but a type shares runs only in indexes
-								 * with FPB_PFX_RUNS (fpb_cmp_set_pfxflags) */
+	uint16		dedup_flags;	/* but a type shares runs only in indexes
+								 * with these FPB_PFX_* flags
+								 * (fpb_cmp_set_pfxflags) */
+	bool		namepad;		/* name: stored zero after the string
+								 * (fpb_full_form) */
 	int			maxkey;			/* largest full value accepted (bytes) */
 
 	/*
@@ -501,9 +504,12 @@ typedef struct FpbMetaPageData
 #define FPB_PFX_PACKVAR		0x0010	/* with FPB_PFX_PACKED: rows with
 									 * short varlena values packed too
 									 * (packed.c): version 4 only */
+#define FPB_PFX_NAMERUNS	0x0020	/* name values share runs, stored zero
+									 * after the string (fpb_col_dedup):
+									 * version 4 only */
 #define FPB_PFX_KNOWN		(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS | \
 							 FPB_PFX_PACKED | FPB_PFX_RUNS | \
-							 FPB_PFX_PACKVAR)
+							 FPB_PFX_PACKVAR | FPB_PFX_NAMERUNS)
 
 /* the prefix of a multi-column entry (multicol.c) */
 #define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */
@@ -646,11 +652,14 @@ extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp);
 #define FPB_DEDUP_NO		0
 #define FPB_DEDUP_YES		1
 #define FPB_DEDUP_FLAGGED	2	/* yes, in indexes with FPB_PFX_RUNS */
+#define FPB_DEDUP_NAME		3	/* one column only, in indexes with
+								 * FPB_PFX_NAMERUNS */
 extern int	fpb_col_dedup(const FpbCmp *cmp);
 extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
 extern int	fpb_slot_need(Page page, const char *f, int upper);
 extern Size fpb_slot_len(Page page, const char *f);
 extern bool fpb_full_image_eq(int fl, const char *a, const char *b);
+extern bool fpb_name_is_padded(const char *f);
 extern bool fpb_entry_image_same(int fl, const FpbEntry *a,
 								 const FpbEntry *b);
 extern uint64 fpb_slot_put(Page page, uint64 k, const char *f);

@@ -127,20 +127,21 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 	 * of a tuple depend on its values alone.
 	 */
 	cmp->dedup_base = (nkeys == cmp->tupdesc->natts);
-	cmp->dedup_flagged = false;
+	cmp->dedup_flags = 0;
 	for (int j = 0; j < nkeys; j++)
 	{
 		int			dedup = cmp->cols[j].encproc ?
 			(cmp->cols[j].canonzero ? FPB_DEDUP_NO : FPB_DEDUP_YES) :
 			fpb_col_dedup(&cmp->cols[j]);
 
-		if (dedup == FPB_DEDUP_NO)
+		/* a row's name is stored as it comes (fpb_build_tuple) */
+		if (dedup == FPB_DEDUP_NO || dedup == FPB_DEDUP_NAME)
 			cmp->dedup_base = false;
 		else if (dedup == FPB_DEDUP_FLAGGED)
-			cmp->dedup_flagged = true;
+			cmp->dedup_flags = FPB_PFX_RUNS;
 	}
 	/* final with the index's flags (fpb_cmp_set_pfxflags) */
-	cmp->dedup = cmp->dedup_base && !cmp->dedup_flagged;
+	cmp->dedup = cmp->dedup_base && cmp->dedup_flags == 0;
 	cmp->bounddesc = (TupleDesc) (space + MAXALIGN(sizeof(FpbCmp) * nkeys));
 	TupleDescCopy(cmp->bounddesc, bd);
 	FreeTupleDesc(bd);

@@ -172,7 +172,19 @@ fpb_full_form(const FpbCmp *cmp, Datum value)
 	struct varlena *v;
 
 	if (cmp->typlen > 0)
-		return DatumGetPointer(value);
+	{
+		const char *f = DatumGetPointer(value);
+
+		if (unlikely(cmp->namepad) && !fpb_name_is_padded(f))
+		{
+			/* the string, then zeros */
+			char	   *copy = palloc0(NAMEDATALEN);
+
+			memcpy(copy, f, Min(strnlen(f, NAMEDATALEN), NAMEDATALEN - 1));
+			f = copy;
+		}
+		return f;
+	}
 	if (cmp->plain)
 		return (const char *) pg_detoast_datum((struct varlena *)
 											   DatumGetPointer(value));
@@ -295,6 +307,7 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp)
 	cmp->plain = (TupleDescAttr(RelationGetDescr(index), col)->attstorage ==
 				  TYPSTORAGE_PLAIN);
 	cmp->byval = TupleDescAttr(RelationGetDescr(index), col)->attbyval;
+	cmp->namepad = (index->rd_opcintype[col] == NAMEOID);
 	return true;
 }
 
@@ -307,7 +320,10 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp)
  * timetz (equal only with the same time and zone), inet and cidr (family,
  * mask length and the address's bytes) and bit and varbit (length and
  * bits, the last byte's unused bits zero), for which btree deduplicates
- * too.  Elsewhere equal values may differ (numeric 1.0 and 1.00, interval
+ * too; and, in one-column indexes built since FPB_PFX_NAMERUNS, name under
+ * a deterministic collation, which fpb_full_form stores zero after the
+ * string (a multi-column index stores a row's name as it comes).
+ * Elsewhere equal values may differ (numeric 1.0 and 1.00, interval
  * 1 mon and 30 days, bpchar's trailing spaces, a case-insensitive
  * collation): an index-only scan must return each entry's own, and runs
  * of equal bytes could then interleave.
@@ -330,9 +346,29 @@ fpb_col_dedup(const FpbCmp *cmp)
 		case F_NETWORK_CMP:
 		case F_BITCMP:
 			return FPB_DEDUP_FLAGGED;
+		case F_BTNAMECMP:
+			return OidIsValid(cmp->collation) &&
+				get_collation_isdeterministic(cmp->collation) ?
+				FPB_DEDUP_NAME : FPB_DEDUP_NO;
 		default:
 			return FPB_DEDUP_NO;
 	}
+}
+
+/*
+ * Is name f zero after its string?  PostgreSQL makes every name so, but
+ * the type does not promise it; fpbtree stores names so (fpb_full_form),
+ * since runs of names (FPB_PFX_NAMERUNS) are told apart by their bytes.
+ */
+bool
+fpb_name_is_padded(const char *f)
+{
+	for (Size i = strnlen(f, NAMEDATALEN); i < NAMEDATALEN; i++)
+	{
+		if (f[i] != '\0')
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -412,7 +448,8 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 			return false;
 		dedup = fpb_col_dedup(cmp);
 		cmp->dedup_base = dedup != FPB_DEDUP_NO;
-		cmp->dedup_flagged = dedup == FPB_DEDUP_FLAGGED;
+		cmp->dedup_flags = dedup == FPB_DEDUP_FLAGGED ? FPB_PFX_RUNS :
+			dedup == FPB_DEDUP_NAME ? FPB_PFX_NAMERUNS : 0;
 	}
 	fpb_cmp_set_pfxflags(cmp, fpb_new_pfxflags(index, cmp));
 	return true;
@@ -441,8 +478,8 @@ fpb_new_pfxflags(Relation index, const FpbCmp *cmp)
 	if (fpb_debug_codepoint_prefix_const)
 		return 0;
 	/* a version 4 flag: not under the settings that build version 3 */
-	if (cmp->dedup_base && cmp->dedup_flagged && fpb_build_starts())
-		flags |= FPB_PFX_RUNS;
+	if (cmp->dedup_base && fpb_build_starts())
+		flags |= cmp->dedup_flags;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -476,9 +513,9 @@ void
 fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags)
 {
 	cmp->pfxflags = pfxflags;
-	/* an index built before FPB_PFX_RUNS keeps one value an entry */
+	/* an index built before its flag keeps one value an entry */
 	cmp->dedup = cmp->dedup_base &&
-		(!cmp->dedup_flagged || (pfxflags & FPB_PFX_RUNS) != 0);
+		(pfxflags & cmp->dedup_flags) == cmp->dedup_flags;
 	cmp->pfxcoll = (pfxflags & FPB_PFX_CODEPOINT) ? C_COLLATION_OID :
 		cmp->collation;
 }

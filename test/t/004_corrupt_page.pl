@@ -26,7 +26,8 @@
 #    it holds or has two out of order, a page of runs counts more runs than
 #    it holds, has two keys out of order or a run that overlaps the next
 #    one, a wide page of runs has a value outside its slotted area or two
-#    keys out of order, a high key's value (wide and multi-column indexes)
+#    keys out of order (or, of names, a name with a byte after its string:
+#    only fpbtree_check sees it), a high key's value (wide and multi-column indexes)
 #    is longer than the page.  Every statement through the index, and
 #    fpbtree_check, must fail at once with ERRCODE_INDEX_CORRUPTED (XX002)
 #    naming the block.  Without validation, most of these hang (some
@@ -98,6 +99,7 @@ my @dcases = (
 	[ d_varsize => 10, undef, '(k::text) COLLATE "C"' ],
 	[ d_wrunsoff => 100, 'g % 500', '(k::text) COLLATE "C"' ],
 	[ d_wrunskeys => 100, 'g % 500', '(k::text) COLLATE "C"' ],
+	[ d_namepad => 100, 'g % 500', '((k::text)::name)' ],
 	[ d_tuplesize => 10, undef, 'k, (id * interval \'1 s\')' ],
 	[ d_packsize => 10, undef, 'k, id' ],
 	[ d_packvar => 10, undef, 'k, (id::numeric)' ],);
@@ -110,7 +112,8 @@ for my $c (@dcases)
 	# d_varsize: a wide index (text); d_tuplesize: a multi-column one
 	# of index tuples, d_packsize one of packed rows (src/am/packed.c),
 	# d_packvar one of packed rows with a varlena value;
-	# d_wruns*: a wide index of 20 rows a value, so of pages of runs
+	# d_wruns*: a wide index of 20 rows a value, so of pages of runs;
+	# d_namepad: the same of names (src/am/wide.c, fpb_name_is_padded)
 	$cols //= 'k';
 	$node->safe_psql(
 		'postgres', qq{
@@ -625,6 +628,23 @@ my (%dblk, %dnote);
 		$dblk{$t} = [ $leaves[1] ];
 	}
 
+	# a name of a page of runs with a byte after its string: it compares
+	# as the string, but runs of names are told apart by their bytes
+	{
+		my $t = 'd_namepad';
+		$f = $path{$t};
+		@leaves = grep { (opaque(read_block($f, $_))->{flags} & 0x1C0) == 0x1C0 }
+		  level_chain($f, 0);
+		die "no wide page of runs in $t" unless @leaves;
+		my $page = read_block($f, $leaves[1]);
+		my $off = unpack('v', substr($page, 72, 2));
+		die "$t: no name at $off" if $off < 72 || $off + 64 > 8192;
+		put(\$page, $off + 60, 'C', ord('x'));
+		write_block($f, $leaves[1], $page);
+		$dblk{$t} = [ $leaves[1] ];
+		$dnote{$t} = "wide page of runs $leaves[1] first name with a byte after its string";
+	}
+
 	# a leaf's high key, a value in the slotted area, says it is longer
 	# than the page: a scan copies the high key it leaves (wide index,
 	# the varlena header), an index-only scan each entry's tuple
@@ -780,6 +800,7 @@ my @dplan = (
 	[ d_varsize => qw(fwdt check) ],
 	[ d_wrunsoff => qw(fwdt check) ],
 	[ d_wrunskeys => qw(fwdt check) ],
+	[ d_namepad => qw(check) ],
 	[ d_tuplesize => qw(fwd check) ],
 	[ d_packsize => qw(fwd check) ],
 	[ d_packvar => qw(fwd check) ],);
