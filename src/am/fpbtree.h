@@ -652,14 +652,15 @@ extern bool fpb_col_init(Relation index, int col, FpbCmp *cmp);
 #define FPB_DEDUP_NO		0
 #define FPB_DEDUP_YES		1
 #define FPB_DEDUP_FLAGGED	2	/* yes, in indexes with FPB_PFX_RUNS */
-#define FPB_DEDUP_NAME		3	/* one column only, in indexes with
-								 * FPB_PFX_NAMERUNS */
+#define FPB_DEDUP_NAME		3	/* yes, in indexes with FPB_PFX_NAMERUNS */
 extern int	fpb_col_dedup(const FpbCmp *cmp);
 extern const char *fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno);
 extern int	fpb_slot_need(Page page, const char *f, int upper);
 extern Size fpb_slot_len(Page page, const char *f);
 extern bool fpb_full_image_eq(int fl, const char *a, const char *b);
 extern bool fpb_name_is_padded(const char *f);
+extern Datum fpb_name_padded(Datum value);
+extern bool fpb_full_names_padded(const FpbCmp *cmp, const char *f);
 extern bool fpb_entry_image_same(int fl, const FpbEntry *a,
 								 const FpbEntry *b);
 extern uint64 fpb_slot_put(Page page, uint64 k, const char *f);

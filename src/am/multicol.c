@@ -123,8 +123,9 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 	 * equal bytes: no INCLUDE columns (rows of one key differ there), and
 	 * no key column whose equal values may differ (a float's two zeros, a
 	 * wide type fpb_col_dedup refuses, or allows only in indexes with
-	 * FPB_PFX_RUNS).  fpb_build_tuple makes the bytes
-	 * of a tuple depend on its values alone.
+	 * FPB_PFX_RUNS or FPB_PFX_NAMERUNS).  fpb_form_tuple (names zero after
+	 * the string) and fpb_build_tuple make the bytes of a tuple depend on
+	 * its values alone.
 	 */
 	cmp->dedup_base = (nkeys == cmp->tupdesc->natts);
 	cmp->dedup_flags = 0;
@@ -134,11 +135,12 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 			(cmp->cols[j].canonzero ? FPB_DEDUP_NO : FPB_DEDUP_YES) :
 			fpb_col_dedup(&cmp->cols[j]);
 
-		/* a row's name is stored as it comes (fpb_build_tuple) */
-		if (dedup == FPB_DEDUP_NO || dedup == FPB_DEDUP_NAME)
+		if (dedup == FPB_DEDUP_NO)
 			cmp->dedup_base = false;
 		else if (dedup == FPB_DEDUP_FLAGGED)
-			cmp->dedup_flags = FPB_PFX_RUNS;
+			cmp->dedup_flags |= FPB_PFX_RUNS;
+		else if (dedup == FPB_DEDUP_NAME)
+			cmp->dedup_flags |= FPB_PFX_NAMERUNS;
 	}
 	/* final with the index's flags (fpb_cmp_set_pfxflags) */
 	cmp->dedup = cmp->dedup_base && cmp->dedup_flags == 0;
@@ -590,9 +592,26 @@ fpb_form_tuple(const FpbCmp *cmp, Relation index, Datum *values,
 {
 	TupleDesc	desc = cmp->tupdesc;
 	Datum		v[INDEX_MAX_KEYS];
+	Datum		padded[INDEX_MAX_KEYS];
 	bool		hasnull;
 	Size		dsize;
 	IndexTuple	t;
+
+	/* names zero after the string, as fpb_full_form stores them */
+	for (int j = 0; j < cmp->nkeys; j++)
+	{
+		if (unlikely(cmp->cols[j].namepad) && !isnull[j] &&
+			!fpb_name_is_padded(DatumGetPointer(values[j])))
+		{
+			memcpy(padded, values, sizeof(Datum) * desc->natts);
+			for (; j < cmp->nkeys; j++)
+			{
+				if (cmp->cols[j].namepad && !isnull[j])
+					padded[j] = fpb_name_padded(values[j]);
+			}
+			values = padded;
+		}
+	}
 
 	/* fixed-length columns only: nothing to detoast, never too long */
 	if ((cmp->pfxflags & (FPB_PFX_PACKED | FPB_PFX_PACKVAR)) ==

@@ -621,8 +621,7 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 							"Entry %d %s is not below the page's high key %s.",
 							i, fpb_keydesc(e->k, e->t), fpb_keydesc(hik, hit));
 			/* runs of names tell them apart by their bytes */
-			if (cmp != NULL && cmp->dedup && cmp->namepad && e->f != NULL &&
-				e->f != FPB_FULL_PLUSINF && !fpb_name_is_padded(e->f))
+			if (cmp != NULL && !fpb_full_names_padded(cmp, e->f))
 				fpb_corrupt(st, blkno,
 							"Entry %d %s has a name value that is not zero after its string.",
 							i, fpb_keydesc(e->k, e->t));

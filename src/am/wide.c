@@ -173,17 +173,9 @@ fpb_full_form(const FpbCmp *cmp, Datum value)
 
 	if (cmp->typlen > 0)
 	{
-		const char *f = DatumGetPointer(value);
-
-		if (unlikely(cmp->namepad) && !fpb_name_is_padded(f))
-		{
-			/* the string, then zeros */
-			char	   *copy = palloc0(NAMEDATALEN);
-
-			memcpy(copy, f, Min(strnlen(f, NAMEDATALEN), NAMEDATALEN - 1));
-			f = copy;
-		}
-		return f;
+		if (unlikely(cmp->namepad))
+			return DatumGetPointer(fpb_name_padded(value));
+		return DatumGetPointer(value);
 	}
 	if (cmp->plain)
 		return (const char *) pg_detoast_datum((struct varlena *)
@@ -320,9 +312,9 @@ fpb_col_init(Relation index, int col, FpbCmp *cmp)
  * timetz (equal only with the same time and zone), inet and cidr (family,
  * mask length and the address's bytes) and bit and varbit (length and
  * bits, the last byte's unused bits zero), for which btree deduplicates
- * too; and, in one-column indexes built since FPB_PFX_NAMERUNS, name under
- * a deterministic collation, which fpb_full_form stores zero after the
- * string (a multi-column index stores a row's name as it comes).
+ * too; and, in indexes built since FPB_PFX_NAMERUNS, name under a
+ * deterministic collation, which fpb_full_form and fpb_form_tuple store
+ * zero after the string.
  * Elsewhere equal values may differ (numeric 1.0 and 1.00, interval
  * 1 mon and 30 days, bpchar's trailing spaces, a case-insensitive
  * collation): an index-only scan must return each entry's own, and runs
@@ -369,6 +361,46 @@ fpb_name_is_padded(const char *f)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * fpbtree_check: are the names of stored value f (a one-column index's, or
+ * a multi-column row's key columns) zero after their strings?  Required
+ * where runs of equal values rely on it (cmp->dedup).
+ */
+bool
+fpb_full_names_padded(const FpbCmp *cmp, const char *f)
+{
+	bool		isnull;
+	Datum		d;
+
+	if (f == NULL || f == FPB_FULL_PLUSINF || !cmp->dedup)
+		return true;
+	if (!cmp->multi)
+		return !cmp->namepad || fpb_name_is_padded(f);
+	for (int j = 0; j < cmp->nkeys; j++)
+	{
+		if (!cmp->cols[j].namepad)
+			continue;
+		d = fpb_tuple_getattr(cmp->tupdesc, f, j + 1, &isnull);
+		if (!isnull && !fpb_name_is_padded(DatumGetPointer(d)))
+			return false;
+	}
+	return true;
+}
+
+/* Name value as fpbtree stores it: itself, or a copy zero after the string */
+Datum
+fpb_name_padded(Datum value)
+{
+	const char *f = DatumGetPointer(value);
+	char	   *copy;
+
+	if (fpb_name_is_padded(f))
+		return value;
+	copy = palloc0(NAMEDATALEN);
+	memcpy(copy, f, Min(strnlen(f, NAMEDATALEN), NAMEDATALEN - 1));
+	return PointerGetDatum(copy);
 }
 
 /*

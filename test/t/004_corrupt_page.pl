@@ -100,6 +100,7 @@ my @dcases = (
 	[ d_wrunsoff => 100, 'g % 500', '(k::text) COLLATE "C"' ],
 	[ d_wrunskeys => 100, 'g % 500', '(k::text) COLLATE "C"' ],
 	[ d_namepad => 100, 'g % 500', '((k::text)::name)' ],
+	[ d_namepadm => 100, 'g % 500', '((\'nm\' || k)::name), ((k % 3)::int4)' ],
 	[ d_tuplesize => 10, undef, 'k, (id * interval \'1 s\')' ],
 	[ d_packsize => 10, undef, 'k, id' ],
 	[ d_packvar => 10, undef, 'k, (id::numeric)' ],);
@@ -113,7 +114,8 @@ for my $c (@dcases)
 	# of index tuples, d_packsize one of packed rows (src/am/packed.c),
 	# d_packvar one of packed rows with a varlena value;
 	# d_wruns*: a wide index of 20 rows a value, so of pages of runs;
-	# d_namepad: the same of names (src/am/wide.c, fpb_name_is_padded)
+	# d_namepad: the same of names (src/am/wide.c, fpb_name_is_padded),
+	# d_namepadm of (name, int4) rows
 	$cols //= 'k';
 	$node->safe_psql(
 		'postgres', qq{
@@ -644,6 +646,22 @@ my (%dblk, %dnote);
 		$dblk{$t} = [ $leaves[1] ];
 		$dnote{$t} = "wide page of runs $leaves[1] first name with a byte after its string";
 	}
+	# the same in a row: its name is the "nm..." string in the row
+	{
+		my $t = 'd_namepadm';
+		$f = $path{$t};
+		@leaves = grep { (opaque(read_block($f, $_))->{flags} & 0x1C0) == 0x1C0 }
+		  level_chain($f, 0);
+		die "no wide page of runs in $t" unless @leaves;
+		my $page = read_block($f, $leaves[1]);
+		my $off = unpack('v', substr($page, 72, 2));
+		my $name = index(substr($page, $off, 80), 'nm');
+		die "$t: no name in the row at $off" if $off < 72 || $name < 0;
+		put(\$page, $off + $name + 40, 'C', ord('x'));
+		write_block($f, $leaves[1], $page);
+		$dblk{$t} = [ $leaves[1] ];
+		$dnote{$t} = "wide page of runs $leaves[1] first row's name with a byte after its string";
+	}
 
 	# a leaf's high key, a value in the slotted area, says it is longer
 	# than the page: a scan copies the high key it leaves (wide index,
@@ -801,6 +819,7 @@ my @dplan = (
 	[ d_wrunsoff => qw(fwdt check) ],
 	[ d_wrunskeys => qw(fwdt check) ],
 	[ d_namepad => qw(check) ],
+	[ d_namepadm => qw(check) ],
 	[ d_tuplesize => qw(fwd check) ],
 	[ d_packsize => qw(fwd check) ],
 	[ d_packvar => qw(fwd check) ],);
