@@ -343,12 +343,58 @@ typedef struct FpbSlotPlan
 	FpbSlotRef *refs;			/* palloc'd; the rewrite frees it */
 	int			nrefs;
 	int			upper;
+	bool		keep;			/* the values that lie in the page stay
+								 * (refs[].off), the others go below them */
 } FpbSlotPlan;
+
+/*
+ * Would the values that lie in the page, left where they are, and the
+ * others below them take no more room than compacting all of them (upper)?
+ * Then the rewrite moves no value, and its record (the changed bytes) is
+ * the nodes' and the new values': a page grown by inserts has no gaps, and
+ * compacting its values in key order moved nearly all of them.  Sets each
+ * ref's off (0: not in the page).
+ */
+static bool
+fpb_slots_keep(Page page, const FpbEntry *entries, const FpbEntry *hk,
+			   FpbSlotRef *refs, int nrefs, int upper, int *keepupper)
+{
+	uint64		seen[BLCKSZ / 64];
+	int			kupper = ((PageHeader) page)->pd_upper;
+
+	memset(seen, 0, sizeof(seen));
+	for (int j = 0; j < nrefs; j++)
+	{
+		int			idx = refs[j].idx;
+		const FpbEntry *e = idx == FPB_SLOT_HIKEY ? hk : &entries[idx];
+		int			off = fpb_slot_in_page(page, e->k, e->f);
+
+		refs[j].off = off;
+		if (off == 0)
+			continue;
+		/* two values of one slot: the page never held them apart */
+		if (seen[off / 64] & (UINT64CONST(1) << (off % 64)))
+			return false;
+		seen[off / 64] |= UINT64CONST(1) << (off % 64);
+	}
+	/* the others below pd_upper, in the order the rewrite writes them */
+	for (int j = 0; j < nrefs; j++)
+	{
+		int			idx = refs[j].idx;
+
+		if (refs[j].off == 0)
+			kupper -= fpb_slot_need(page, idx == FPB_SLOT_HIKEY ? hk->f :
+									entries[idx].f, kupper);
+	}
+	*keepupper = kupper;
+	return kupper >= upper;
+}
 
 static int
 fpb_slots_plan(Page page, const FpbEntry *entries, int n, FpbSlotPlan *plan)
 {
 	int			upper = BLCKSZ - FPB_SPECIAL_SIZE;
+	int			keepupper;
 
 	plan->hk = fpb_slot_hikey(page, &plan->hkbuf);
 	plan->refs = palloc(sizeof(FpbSlotRef) * (n + 1));
@@ -360,8 +406,10 @@ fpb_slots_plan(Page page, const FpbEntry *entries, int n, FpbSlotPlan *plan)
 		upper -= fpb_slot_need(page, idx == FPB_SLOT_HIKEY ? plan->hk->f :
 							   entries[idx].f, upper);
 	}
-	plan->upper = upper;
-	return upper;
+	plan->keep = fpb_slots_keep(page, entries, plan->hk, plan->refs,
+								plan->nrefs, upper, &keepupper);
+	plan->upper = plan->keep ? keepupper : upper;
+	return plan->upper;
 }
 
 /*
@@ -398,6 +446,29 @@ fpb_layout_planned(Page page, const FpbEntry *entries, int n,
 	for (int i = 0; i < n; i++)
 		if (entries[i].f == NULL)
 			keys[i] = FPB_WIDE_PREFIX(entries[i].k);
+
+	if (plan->keep)
+	{
+		/* the values in the page stay; the others go below pd_upper */
+		for (int j = 0; j < nrefs; j++)
+		{
+			int			idx = refs[j].idx;
+			int			off = refs[j].off;
+
+			if (idx == FPB_SLOT_HIKEY)
+				opq->hikey = off != 0 ?
+					FPB_WIDE_PREFIX(hk->k) | (uint64) off :
+					fpb_slot_put(page, hk->k, hk->f);
+			else
+				keys[idx] = off != 0 ?
+					FPB_WIDE_PREFIX(entries[idx].k) | (uint64) off :
+					fpb_slot_put(page, entries[idx].k, entries[idx].f);
+		}
+		Assert(ph->pd_upper == plan->upper);
+		pfree(refs);
+		plan->refs = NULL;
+		return keys;
+	}
 
 	/*
 	 * Copy out the values that lie in this page, which the rewrite may
