@@ -17,6 +17,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/stratnum.h"
 #include "access/tableam.h"
 #include "build.h"
@@ -40,8 +41,8 @@ typedef struct FpbWideSpool
 	double		indtuples;
 	const FpbCmp *cmp;
 	FmgrInfo   *encproc;		/* one column: its prefix procedure */
-	MemoryContext tmpcxt;		/* what the scan's prefix computation
-								 * allocates (a detoasted value), per row */
+	MemoryContext tmpcxt;		/* per row: its values fetched from TOAST,
+								 * what the prefix computation allocates */
 	TupleTableSlot *mtslot;		/* one column: the scan's formed tuples */
 	MinimalTuple mtuple;		/* sorted tuples, formed in place (made at
 								 * the first value), and where it lives */
@@ -219,7 +220,8 @@ fpb_wide_form(FpbWideSpool *sp, TupleTableSlot *slot, Datum value)
 	{
 		struct varlena *v = (struct varlena *) DatumGetPointer(value);
 
-		if (VARATT_IS_EXTENDED(v) && !VARATT_IS_SHORT(v))
+		/* a short header is a 1-byte one too, an external pointer's */
+		if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 			return false;
 		if (VARATT_IS_SHORT(v))
 			vlen = VARSIZE_SHORT(v);
@@ -273,14 +275,52 @@ fpb_wide_form(FpbWideSpool *sp, TupleTableSlot *slot, Datum value)
 	return true;
 }
 
+/*
+ * The row's values with those stored out of line fetched, into sp->tmpcxt
+ * (own holds the array when one is), as index_form_tuple fetches them for
+ * btree: the sort would otherwise fetch a value at each comparison, and
+ * its tuples would point into the table's TOAST data.
+ */
+static Datum *
+fpb_wide_fetch(FpbWideSpool *sp, Relation index, Datum *values, bool *isnull,
+			   int natts, Datum *own)
+{
+	TupleDesc	desc = RelationGetDescr(index);
+	Datum	   *res = values;
+
+	for (int i = 0; i < natts; i++)
+	{
+		MemoryContext old;
+
+		if (isnull[i] || TupleDescAttr(desc, i)->attlen != -1 ||
+			!VARATT_IS_EXTERNAL(DatumGetPointer(values[i])))
+			continue;
+		if (res == values)
+		{
+			memcpy(own, values, sizeof(Datum) * natts);
+			res = own;
+		}
+		old = MemoryContextSwitchTo(sp->tmpcxt);
+		own[i] = PointerGetDatum(detoast_external_attr((struct varlena *)
+													   DatumGetPointer(values[i])));
+		MemoryContextSwitchTo(old);
+	}
+	return res;
+}
+
 static void
 fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 				  bool *isnull, bool tupleIsAlive, void *state)
 {
 	FpbWideSpool *sp = (FpbWideSpool *) state;
 	TupleTableSlot *slot = sp->slot;
+	Datum		own[INDEX_MAX_KEYS];
 
 	ExecClearTuple(slot);
+	/* what the row's last call kept in tmpcxt went with its tuple */
+	MemoryContextReset(sp->tmpcxt);
+	values = fpb_wide_fetch(sp, index, values, isnull,
+							sp->cmp->multi ? sp->natts : 1, own);
 	if (sp->cmp->multi)
 	{
 		/* the values, and the key of each narrow key column to sort by */
@@ -330,7 +370,6 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 				slot->tts_isnull[sp->spos] = false;
 			}
 			MemoryContextSwitchTo(old);
-			MemoryContextReset(sp->tmpcxt);
 			slot->tts_values[sp->kpos] = fpb_sortk_datum(p);
 			slot->tts_isnull[sp->kpos] = false;
 		}
@@ -347,7 +386,6 @@ fpb_wide_callback(Relation index, ItemPointer tid, Datum *values,
 		uint64		k = fpb_encode(sp->encproc, sp->cmp->pfxcoll, values[0]);
 
 		MemoryContextSwitchTo(old);
-		MemoryContextReset(sp->tmpcxt);
 		slot->tts_values[FPB_WSLOT_K] = fpb_sortk_datum(k);
 	}
 	slot->tts_values[FPB_WSLOT_V] = values[0];
