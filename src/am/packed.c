@@ -113,8 +113,9 @@ fpb_packed_row_size(TupleDesc desc, const Datum *v, const bool *isnull)
 		{
 			const char *p = DatumGetPointer(v[i]);
 
-			if (VARATT_IS_EXTENDED(p) && !VARATT_IS_SHORT(p))
-				return 0;		/* compressed or toasted: not from here */
+			/* compressed or toasted (a 1-byte header too): not from here */
+			if (VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p))
+				return 0;
 			if (VARSIZE_ANY_EXHDR(p) + VARHDRSZ_SHORT > VARATT_SHORT_MAX)
 				return 0;
 			size += VARSIZE_ANY_EXHDR(p) + VARHDRSZ_SHORT;
@@ -204,7 +205,7 @@ fpb_pack_row(TupleDesc desc, const Datum *values, const bool *isnull)
 			/* the caller asked fpb_packed_row_size */
 			if (off + VARHDRSZ_SHORT + dlen > FPB_PACKED_MAX ||
 				VARHDRSZ_SHORT + dlen > VARATT_SHORT_MAX ||
-				(VARATT_IS_EXTENDED(p) && !VARATT_IS_SHORT(p)))
+				VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p))
 				elog(ERROR, "fpbtree: cannot pack a value of %zu bytes", dlen);
 			SET_VARSIZE_1B(buf + off, VARHDRSZ_SHORT + dlen);
 			memcpy(buf + off + VARHDRSZ_SHORT, VARDATA_ANY(p), dlen);

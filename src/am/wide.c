@@ -205,7 +205,7 @@ fpb_full_compress(const char *v)
 {
 	Datum		c;
 
-	Assert(!VARATT_IS_EXTENDED(v) || VARATT_IS_SHORT(v));
+	Assert(!VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v));
 	c = toast_compress_datum(PointerGetDatum(v), TOAST_PGLZ_COMPRESSION);
 	return DatumGetPointer(c) != NULL ? DatumGetPointer(c) : v;
 }
