@@ -370,6 +370,10 @@ fpb_slots_keep(Page page, const FpbEntry *entries, const FpbEntry *hk,
 		int			off = fpb_slot_in_page(page, e->k, e->f);
 
 		refs[j].off = off;
+		/* a value of this page that is not where its key says: staged */
+		if (off == 0 && e->f >= (const char *) page &&
+			e->f < (const char *) page + BLCKSZ)
+			return false;
 		if (off == 0)
 			continue;
 		/* two values of one slot: the page never held them apart */
