@@ -8,6 +8,9 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS fpbtree;
 RESET client_min_messages;
+\set ECHO none
+\i sql/include/fpb_helpers.sql
+\set ECHO all
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 
@@ -51,19 +54,8 @@ SELECT c, pg_relation_size(('mr_' || c)::regclass) <=
 FROM unnest(ARRAY['tz', 'ip', 'net', 'b', 'vb', 'multi']) c;
 
 -- the same answers as btree's, from index-only scans (each row's value)
-CREATE FUNCTION mr_same(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	a text;
-	b text;
-BEGIN
-	EXECUTE 'SELECT md5(string_agg(x::text, '','')) FROM (' || q || ') s(x)'
-		INTO a;
-	EXECUTE 'SELECT md5(string_agg(x::text, '','')) FROM (' ||
-		replace(q, 'FROM mr ', 'FROM mr_bt ') || ') s(x)' INTO b;
-	RETURN CASE WHEN a IS NOT DISTINCT FROM b THEN 'same' ELSE 'differs' END;
-END $$;
 CREATE FUNCTION mr_all() RETURNS TABLE (q text, r text) LANGUAGE sql AS $$
-	SELECT q, mr_same(q) FROM unnest(ARRAY[
+	SELECT q, fpb_same_as(q, 'mr', 'mr_bt') FROM unnest(ARRAY[
 		'SELECT tz FROM mr ORDER BY tz',
 		'SELECT tz FROM mr ORDER BY tz DESC NULLS LAST',
 		'SELECT count(*) FROM mr WHERE tz = ''01:10+00''',
@@ -123,7 +115,6 @@ SELECT f.format, f.reindex_adds FROM fpbtree_format('mr_ip_old') f;
 SELECT q, r FROM mr_all() WHERE q ~ ' ip ' AND r <> 'same';
 
 DROP FUNCTION mr_all();
-DROP FUNCTION mr_same(text);
 DROP TABLE mr, mr_bt;
 RESET enable_seqscan;
 RESET enable_bitmapscan;

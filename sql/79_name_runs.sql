@@ -11,6 +11,7 @@
 
 \set ECHO none
 \i sql/include/setup.sql
+\i sql/include/fpb_helpers.sql
 \set ECHO all
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
@@ -60,19 +61,8 @@ FROM unnest(ARRAY['n', 'ni', 'multi']) c;
 -- the same answers as btree's, from index-only scans (each row's value);
 -- text arguments: a name literal's collation ("C") conflicts with the
 -- column's
-CREATE FUNCTION nr_same(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	a text;
-	b text;
-BEGIN
-	EXECUTE 'SELECT md5(string_agg(x::text, '','')) FROM (' || q || ') s(x)'
-		INTO a;
-	EXECUTE 'SELECT md5(string_agg(x::text, '','')) FROM (' ||
-		replace(q, 'FROM nr ', 'FROM nr_bt ') || ') s(x)' INTO b;
-	RETURN CASE WHEN a IS NOT DISTINCT FROM b THEN 'same' ELSE 'differs' END;
-END $$;
 CREATE FUNCTION nr_all() RETURNS TABLE (q text, r text) LANGUAGE sql AS $$
-	SELECT q, nr_same(q) FROM unnest(ARRAY[
+	SELECT q, fpb_same_as(q, 'nr', 'nr_bt') FROM unnest(ARRAY[
 		'SELECT n FROM nr ORDER BY n',
 		'SELECT n FROM nr ORDER BY n DESC NULLS LAST',
 		'SELECT count(*) FROM nr WHERE n = ''relation_17''',
@@ -160,7 +150,6 @@ SELECT f.format, f.reindex_adds FROM fpbtree_format('nr_n_old') f;
 SELECT q, r FROM nr_all() WHERE q ~ ' n ' AND r <> 'same';
 
 DROP FUNCTION nr_all();
-DROP FUNCTION nr_same(text);
 DROP TABLE nr, nr_bt;
 DROP COLLATION nr_ci;
 RESET enable_seqscan;

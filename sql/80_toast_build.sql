@@ -49,21 +49,10 @@ CREATE TABLE tb_bt AS SELECT * FROM tb;
 
 -- the same answers as btree's, by index and index-only scans, forward and
 -- backward
-CREATE FUNCTION tb_same(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	a text;
-	b text;
-BEGIN
-	PERFORM set_config('enable_seqscan', 'off', true);
-	PERFORM set_config('enable_bitmapscan', 'off', true);
-	EXECUTE 'SELECT md5(string_agg(x::text, '','')) FROM (' || q || ') s(x)'
-		INTO a;
-	EXECUTE 'SELECT md5(string_agg(x::text, '','')) FROM (' ||
-		replace(q, 'FROM tb ', 'FROM tb_bt ') || ') s(x)' INTO b;
-	RETURN CASE WHEN a IS NOT DISTINCT FROM b THEN 'same' ELSE 'differs' END;
-END $$;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
 CREATE FUNCTION tb_all() RETURNS TABLE (q text, r text) LANGUAGE sql AS $$
-	SELECT q, tb_same(q) FROM unnest(ARRAY[
+	SELECT q, fpb_same_as(q, 'tb', 'tb_bt') FROM unnest(ARRAY[
 		'SELECT t FROM tb ORDER BY t',
 		'SELECT t FROM tb ORDER BY t DESC',
 		'SELECT count(*) FROM tb WHERE t = repeat(md5(''17''), 8) || ''3''',
@@ -121,6 +110,7 @@ CREATE INDEX tb_long_t ON tb_long USING fpbtree (t);
 
 DROP TABLE tb, tb_bt, tb_long;
 DROP FUNCTION tb_all();
-DROP FUNCTION tb_same(text);
 DROP FUNCTION tb_toasted();
 DROP COLLATION tb_icu;
+RESET enable_seqscan;
+RESET enable_bitmapscan;

@@ -97,6 +97,22 @@ BEGIN
 	RETURN 'ok';
 END $$;
 
+-- Does query q return the same rows, in the same order, as q with each
+-- "FROM a " made "FROM b " (a copy of table a indexed by btree), under the
+-- current settings?  'same' or 'differs'.
+CREATE OR REPLACE FUNCTION fpb_same_as(q text, a text, b text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	ra text;
+	rb text;
+BEGIN
+	EXECUTE 'SELECT md5(string_agg(x::text, '','')) FROM (' || q || ') s(x)'
+		INTO ra;
+	EXECUTE 'SELECT md5(string_agg(x::text, '','')) FROM (' ||
+		replace(q, 'FROM ' || a || ' ', 'FROM ' || b || ' ') || ') s(x)' INTO rb;
+	RETURN CASE WHEN ra IS NOT DISTINCT FROM rb THEN 'same' ELSE 'differs' END;
+END $$;
+
 -- Random probes of column col of table t through index idx, n of them from
 -- seed, each compared with sequential scans (fpb_same): keys from the SQL
 -- expression keyq, written with the cast kcast ('' or e.g. '::text'), with

@@ -336,6 +336,17 @@ sub level_chain
 	return @chain;
 }
 
+# The second wide page of runs (flags wide, posting and runs) on the leaf
+# level of index file $file of table $t.
+sub wide_runs_leaf
+{
+	my ($file, $t) = @_;
+	my @leaves = grep { (opaque(read_block($file, $_))->{flags} & 0x1C0) == 0x1C0 }
+	  level_chain($file, 0);
+	die "no wide page of runs in $t" unless @leaves > 1;
+	return $leaves[1];
+}
+
 # The slot of the first entry of the in-page leaf node at line $line: the
 # header's last byte (FpbNodeHeader.start).
 sub node_start
@@ -612,55 +623,37 @@ my (%dblk, %dnote);
 	for my $t (qw(d_wrunsoff d_wrunskeys))
 	{
 		$f = $path{$t};
-		@leaves = grep { (opaque(read_block($f, $_))->{flags} & 0x1C0) == 0x1C0 }
-		  level_chain($f, 0);
-		die "no wide page of runs in $t" unless @leaves;
-		my $page = read_block($f, $leaves[1]);
+		my $leaf = wide_runs_leaf($f, $t);
+		my $page = read_block($f, $leaf);
 		if ($t eq 'd_wrunsoff')
 		{
-			patch($f, $leaves[1], raw => [ 72, 'v', 100 ]);
-			$dnote{$t} = "wide page of runs $leaves[1] first value at offset 100";
+			patch($f, $leaf, raw => [ 72, 'v', 100 ]);
+			$dnote{$t} = "wide page of runs $leaf first value at offset 100";
 		}
 		else
 		{
 			my ($k0, $k1) = (substr($page, 72, 8), substr($page, 80, 8));
-			patch($f, $leaves[1], raw => [ 72, 'a16', $k1 . $k0 ]);
-			$dnote{$t} = "wide page of runs $leaves[1] first two keys swapped";
+			patch($f, $leaf, raw => [ 72, 'a16', $k1 . $k0 ]);
+			$dnote{$t} = "wide page of runs $leaf first two keys swapped";
 		}
-		$dblk{$t} = [ $leaves[1] ];
+		$dblk{$t} = [$leaf];
 	}
 
 	# a name of a page of runs with a byte after its string: it compares
-	# as the string, but runs of names are told apart by their bytes
+	# as the string, but runs of names are told apart by their bytes; in
+	# d_namepadm the name is the "nm..." string in the row
+	for my $t (qw(d_namepad d_namepadm))
 	{
-		my $t = 'd_namepad';
 		$f = $path{$t};
-		@leaves = grep { (opaque(read_block($f, $_))->{flags} & 0x1C0) == 0x1C0 }
-		  level_chain($f, 0);
-		die "no wide page of runs in $t" unless @leaves;
-		my $page = read_block($f, $leaves[1]);
+		my $leaf = wide_runs_leaf($f, $t);
+		my $page = read_block($f, $leaf);
 		my $off = unpack('v', substr($page, 72, 2));
-		die "$t: no name at $off" if $off < 72 || $off + 64 > 8192;
-		put(\$page, $off + 60, 'C', ord('x'));
-		write_block($f, $leaves[1], $page);
-		$dblk{$t} = [ $leaves[1] ];
-		$dnote{$t} = "wide page of runs $leaves[1] first name with a byte after its string";
-	}
-	# the same in a row: its name is the "nm..." string in the row
-	{
-		my $t = 'd_namepadm';
-		$f = $path{$t};
-		@leaves = grep { (opaque(read_block($f, $_))->{flags} & 0x1C0) == 0x1C0 }
-		  level_chain($f, 0);
-		die "no wide page of runs in $t" unless @leaves;
-		my $page = read_block($f, $leaves[1]);
-		my $off = unpack('v', substr($page, 72, 2));
-		my $name = index(substr($page, $off, 80), 'nm');
-		die "$t: no name in the row at $off" if $off < 72 || $name < 0;
+		my $name = $t eq 'd_namepad' ? 0 : index(substr($page, $off, 80), 'nm');
+		die "$t: no name at $off" if $off < 72 || $name < 0 || $off + 64 > 8192;
 		put(\$page, $off + $name + 40, 'C', ord('x'));
-		write_block($f, $leaves[1], $page);
-		$dblk{$t} = [ $leaves[1] ];
-		$dnote{$t} = "wide page of runs $leaves[1] first row's name with a byte after its string";
+		write_block($f, $leaf, $page);
+		$dblk{$t} = [$leaf];
+		$dnote{$t} = "wide page of runs $leaf first name with a byte after its string";
 	}
 
 	# a leaf's high key, a value in the slotted area, says it is longer
