@@ -156,7 +156,8 @@ fpb_build_slot_bound(const FpbCmp *cmp, const char *f)
 			MAXALIGN(fpb_full_size(cmp, f));
 	if (cmp->typlen < 0 && VARATT_IS_4B(f))
 		return INTALIGN(fpb_full_size(cmp, f));
-	return fpb_full_size(cmp, f);
+	/* a suffix slot leaves the prefix's bytes out */
+	return fpb_full_size(cmp, f) - cmp->skip;
 }
 
 /*
@@ -846,6 +847,8 @@ fpb_build_wide(FpbBuildState *bs, Relation heap, IndexInfo *indexInfo,
 		 * not either.  Assert-enabled builds compare the values too.
 		 */
 		Assert(loaded == 0 || e.f == NULL || prev.f == NULL ||
+			   (cmp->skip != 0 &&
+				FPB_WIDE_PREFIX(prev.k) != FPB_WIDE_PREFIX(e.k)) ||
 			   fpb_full_cmp(cmp, prev.f, e.f) <= 0);
 		if (loaded > 0 && fpb_entry_cmp(cmp, &prev, &e) >= 0)
 			ereport(ERROR,

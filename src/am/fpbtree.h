@@ -87,6 +87,10 @@ typedef struct FpbCmp
 								 * (fpb_cmp_set_pfxflags) */
 	bool		namepad;		/* name: stored zero after the string
 								 * (fpb_full_form) */
+	bool		skip_base;		/* a uuid whose prefix is its first bytes */
+	int16		skip;			/* and, under FPB_PFX_UUIDSFX, the bytes of
+								 * a value its slots leave to the prefix
+								 * (FPB_FULLLEN_SFX16); else 0 */
 	int			maxkey;			/* largest full value accepted (bytes) */
 
 	/*
@@ -122,6 +126,21 @@ typedef struct FpbCmp
 
 /* fulllen of a multi-column page: a slot holds an index tuple */
 #define FPB_FULLLEN_TUPLE	0xFF
+
+/*
+ * fulllen of a uuid page of an index with FPB_PFX_UUIDSFX: a value is 16
+ * bytes, and its slot holds only the last 10; the first FPB_SFX_SKIP are
+ * the top bits of its key (README "Wide keys", Suffix slots).
+ */
+#define FPB_FULLLEN_SFX16	0xFE
+#define FPB_SFX_SKIP		6
+
+/* The bytes of a value the slots of pages of fulllen fl leave out */
+static inline int
+fpb_fulllen_skip(int fl)
+{
+	return fl == FPB_FULLLEN_SFX16 ? FPB_SFX_SKIP : 0;
+}
 
 /*
  * A value above every full value, for the upper bounds of scans (never
@@ -294,7 +313,7 @@ typedef struct FpbPageOpaqueData
 	uint8		w;				/* lines per in-page non-leaf node */
 	uint8		x;				/* lines per in-page leaf node */
 	uint8		fulllen;		/* wide pages: length of a full value, 0 for
-								 * a varlena */
+								 * a varlena, else FPB_FULLLEN_* */
 	uint16		pageid;			/* FPB_PAGE_ID */
 	uint16		cycleid;		/* metapage's VACUUM cycle id when the page
 								 * was last split (both halves) */
@@ -507,9 +526,13 @@ typedef struct FpbMetaPageData
 #define FPB_PFX_NAMERUNS	0x0020	/* name values share runs, stored zero
 									 * after the string (fpb_col_dedup):
 									 * version 4 only */
+#define FPB_PFX_UUIDSFX		0x0040	/* uuid slots hold the bytes after
+									 * the prefix (FPB_FULLLEN_SFX16):
+									 * version 4 only */
 #define FPB_PFX_KNOWN		(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS | \
 							 FPB_PFX_PACKED | FPB_PFX_RUNS | \
-							 FPB_PFX_PACKVAR | FPB_PFX_NAMERUNS)
+							 FPB_PFX_PACKVAR | FPB_PFX_NAMERUNS | \
+							 FPB_PFX_UUIDSFX)
 
 /* the prefix of a multi-column entry (multicol.c) */
 #define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */
@@ -664,6 +687,9 @@ extern bool fpb_full_names_padded(const FpbCmp *cmp, const char *f);
 extern bool fpb_entry_image_same(int fl, const FpbEntry *a,
 								 const FpbEntry *b);
 extern uint64 fpb_slot_put(Page page, uint64 k, const char *f);
+extern void fpb_full_unskip(int skip, uint64 k, char *f);
+extern bool fpb_full_prefix_ok(const FpbCmp *cmp, FmgrInfo *encproc,
+							   const char *f, uint64 k, uint64 *p);
 extern void fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf);
 extern void fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e);
 extern void fpb_entry_free_kept(const FpbCmp *cmp, FpbEntry *e);
@@ -693,6 +719,8 @@ fpb_cmp_fulllen(const FpbCmp *cmp)
 {
 	if (cmp->multi)
 		return FPB_FULLLEN_TUPLE;
+	if (cmp->skip)
+		return FPB_FULLLEN_SFX16;
 	return cmp->typlen > 0 ? cmp->typlen : 0;
 }
 

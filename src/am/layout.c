@@ -229,18 +229,20 @@ static int
 fpb_slot_in_page(Page page, uint64 k, const char *f)
 {
 	int			off = (int) (k & FPB_WIDE_OFFMASK);
+	int			skip = fpb_fulllen_skip(FpbPageGetOpaque(page)->fulllen);
 	Size		len;
 
 	if (off == 0 || off < ((PageHeader) page)->pd_upper ||
 		off >= BLCKSZ - FPB_SPECIAL_SIZE)
 		return 0;
-	len = fpb_slot_len(page, f);
+	/* a suffix slot holds the value from its skip bytes on */
+	len = fpb_slot_len(page, f) - skip;
 	if (off + len > BLCKSZ - FPB_SPECIAL_SIZE ||
 		(off & (fpb_slot_align(page, f) - 1)) != 0)
 		return 0;
 	/* collected from this page, or from the copy a change is made on */
-	if (f != (const char *) page + off &&
-		memcmp((const char *) page + off, f, len) != 0)
+	if (f + skip != (const char *) page + off &&
+		memcmp((const char *) page + off, f + skip, len) != 0)
 		return 0;
 	return off;
 }

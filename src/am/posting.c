@@ -616,9 +616,7 @@ fpb_check_posting_wide(Relation index, const FpbRuns *v)
 				fpb_index_corrupt(index, v->blkno,
 								  "Posting page run %d has a compressed value the index's format does not allow.",
 								  r);
-			p = fpb_encode(encproc, cmp->pfxcoll, PointerGetDatum(f));
-
-			if (FPB_WIDE_PREFIX(p) != FPB_WIDE_PREFIX(v->keys[r]))
+			if (!fpb_full_prefix_ok(cmp, encproc, f, v->keys[r], &p))
 				fpb_index_corrupt(index, v->blkno,
 								  "Posting page run %d has a prefix that differs from its value's, %s.",
 								  r, fpb_keydesc(FPB_WIDE_PREFIX(p), t));

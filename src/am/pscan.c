@@ -246,6 +246,7 @@ fpb_pscan_store(Relation index, BlockNumber blkno, const FpbCmp *cmp,
 							  "The keys of internal page take more than %d bytes.",
 							  FPB_PSCAN_VALBYTES);
 		memcpy(ps->vals.data + *used, e->f, size);
+		fpb_full_unskip(cmp->skip, e->k, ps->vals.data + *used);
 		out->vpos = (int32) *used;
 		*used += MAXALIGN(size);
 	}

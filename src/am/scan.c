@@ -142,6 +142,8 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 	t->t_info = MAXALIGN(hoff + len) |
 		(FpbPageGetOpaque(page)->fulllen == 0 ? INDEX_VAR_MASK : 0);
 	memcpy(vp + hoff, f, len);
+	fpb_full_unskip(fpb_fulllen_skip(FpbPageGetOpaque(page)->fulllen), k,
+					vp + hoff);
 	item->f = vp + hoff;
 	return vp + hoff + len;
 }

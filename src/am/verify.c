@@ -440,6 +440,11 @@ fpb_check_level(FpbCheckState *st, uint32 level, BlockNumber leftmost,
 						"Page is %s, but the index's operator class makes it %s.",
 						(opq->flags & FPB_F_WIDE) ? "wide" : "narrow",
 						cmp ? "wide" : "narrow");
+		/* the size of a value, and for uuid where its slot begins */
+		else if (cmp != NULL && opq->fulllen != fpb_cmp_fulllen(cmp))
+			fpb_corrupt(st, blkno,
+						"Page records values of length code %u, but the index's format makes it %u.",
+						opq->fulllen, fpb_cmp_fulllen(cmp));
 		if (opq->w != st->meta.w || opq->x != st->meta.x)
 			fpb_corrupt(st, blkno,
 						"Node widths %u/%u differ from the metapage's %u/%u.",

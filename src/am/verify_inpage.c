@@ -107,8 +107,7 @@ fpb_check_wide_key(FpbInpageWalk *ws, uint64 k, uint64 t, bool leaf,
 		fpb_index_corrupt(ws->index, ws->blkno,
 						  "Entry %d %s of in-page node at line %u has a compressed value the index's format does not allow.",
 						  i, fpb_keydesc(k, t), line);
-	p = fpb_encode(ws->encproc, ws->cmp->pfxcoll, PointerGetDatum(f));
-	if (FPB_WIDE_PREFIX(p) != FPB_WIDE_PREFIX(k))
+	if (!fpb_full_prefix_ok(ws->cmp, ws->encproc, f, k, &p))
 		fpb_index_corrupt(ws->index, ws->blkno,
 						  "Entry %d %s of in-page node at line %u has a prefix that differs from its full value's, %s.",
 						  i, fpb_keydesc(k, t), line,

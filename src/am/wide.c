@@ -28,6 +28,7 @@
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 #include "utils/rel.h"
+#include "utils/uuid.h"
 
 /* fpbtree.debug_codepoint_prefix_const: new indexes without FPB_PFX_* flags */
 bool		fpb_debug_codepoint_prefix_const = false;
@@ -61,8 +62,13 @@ fpb_full_cmp(const FpbCmp *cmp, const char *a, const char *b)
 
 	if (cmp->multi)
 		return fpb_tuple_cmp(cmp, a, b);
+	/*
+	 * uuid; under suffix slots (cmp->skip) a stored value's first bytes are
+	 * not in its slot, and every caller compares values only when their
+	 * prefixes, those very bytes, tie (fpb_wide_cmp_values)
+	 */
 	if (cmp->bytewise)
-		return memcmp(a, b, cmp->typlen);
+		return memcmp(a + cmp->skip, b + cmp->skip, cmp->typlen - cmp->skip);
 	if (cmp->textc)
 	{
 		/* text under "C": bttextcmp's answer without its call */
@@ -142,6 +148,8 @@ fpb_page_full_size(Page page, const char *f)
 
 	if (len == FPB_FULLLEN_TUPLE)
 		return fpb_tuple_size(f);
+	if (len == FPB_FULLLEN_SFX16)
+		return UUID_LEN;
 	return len > 0 ? (Size) len : VARSIZE_ANY(f);
 }
 
@@ -423,6 +431,10 @@ fpb_full_image_eq(int fl, const char *a, const char *b)
 		return size == fpb_tuple_size(b) &&
 			memcmp(a, b, size) == 0;
 	}
+	/* the bytes a slot holds; the prefix is the caller's to compare */
+	if (fl == FPB_FULLLEN_SFX16)
+		return memcmp(a + FPB_SFX_SKIP, b + FPB_SFX_SKIP,
+					  UUID_LEN - FPB_SFX_SKIP) == 0;
 	if (fl > 0)
 		return memcmp(a, b, fl) == 0;
 	return VARSIZE_ANY_EXHDR(a) == VARSIZE_ANY_EXHDR(b) &&
@@ -439,6 +451,26 @@ fpb_entry_image_same(int fl, const FpbEntry *a, const FpbEntry *b)
 	return FPB_WIDE_PREFIX(a->k) == FPB_WIDE_PREFIX(b->k) &&
 		((a->t ^ b->t) & FPB_T_NULLBIT) == 0 &&
 		fpb_full_image_eq(fl, a->f, b->f);
+}
+
+/*
+ * Is the prefix of stored key k the prefix of its one-column value f
+ * (encproc: support procedure 1)?  *p gets the value's.  A value read from
+ * a suffix slot has no bytes of its own where its prefix lies: its key
+ * holds them, so there is nothing to disagree.
+ */
+bool
+fpb_full_prefix_ok(const FpbCmp *cmp, FmgrInfo *encproc, const char *f,
+				   uint64 k, uint64 *p)
+{
+	if (cmp->skip)
+	{
+		*p = FPB_WIDE_PREFIX(k);
+		return true;
+	}
+	*p = FPB_WIDE_PREFIX(fpb_encode(encproc, cmp->pfxcoll,
+									PointerGetDatum(f)));
+	return *p == FPB_WIDE_PREFIX(k);
 }
 
 /* Bytes fpb_cmp_init needs besides the FpbCmp (its space argument). */
@@ -480,6 +512,10 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 			return false;
 		dedup = fpb_col_dedup(cmp);
 		cmp->dedup_base = dedup != FPB_DEDUP_NO;
+		/* a uuid prefix is the value's first bytes exactly */
+		cmp->skip_base = cmp->bytewise && cmp->typlen == UUID_LEN &&
+			index_getprocinfo(index, 1, FPB_ENCODE_PROC)->fn_addr ==
+			fpbtree_prefix_uuid;
 		cmp->dedup_flags = dedup == FPB_DEDUP_FLAGGED ? FPB_PFX_RUNS :
 			dedup == FPB_DEDUP_NAME ? FPB_PFX_NAMERUNS : 0;
 	}
@@ -496,7 +532,9 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
  * varlena that may be compressed (not a type stored plain); FPB_PFX_PACKED
  * for a multi-column index whose rows can be packed (packed.c), with
  * FPB_PFX_PACKVAR when they hold varlena values;
- * FPB_PFX_RUNS where cmp's values share runs only with it.  The debugging
+ * FPB_PFX_RUNS where cmp's values share runs only with it;
+ * FPB_PFX_UUIDSFX for a uuid, whose slots then leave its prefix's bytes
+ * out.  The debugging
  * settings make an index as a build before the flags did.
  */
 uint16
@@ -512,6 +550,8 @@ fpb_new_pfxflags(Relation index, const FpbCmp *cmp)
 	/* a version 4 flag: not under the settings that build version 3 */
 	if (cmp->dedup_base && fpb_build_starts())
 		flags |= cmp->dedup_flags;
+	if (cmp->skip_base && fpb_build_starts())
+		flags |= FPB_PFX_UUIDSFX;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -548,6 +588,8 @@ fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags)
 	/* an index built before its flag keeps one value an entry */
 	cmp->dedup = cmp->dedup_base &&
 		(pfxflags & cmp->dedup_flags) == cmp->dedup_flags;
+	cmp->skip = cmp->skip_base && (pfxflags & FPB_PFX_UUIDSFX) ?
+		FPB_SFX_SKIP : 0;
 	cmp->pfxcoll = (pfxflags & FPB_PFX_CODEPOINT) ? C_COLLATION_OID :
 		cmp->collation;
 }
@@ -559,7 +601,13 @@ fpb_cmp_pfxflags(const FpbCmp *cmp)
 	return cmp != NULL ? cmp->pfxflags : 0;
 }
 
-/* The full value of a stored key of a wide page, or NULL when it has none. */
+/*
+ * The full value of a stored key of a wide page, or NULL when it has none.
+ * On a page of suffix slots (FPB_FULLLEN_SFX16) the value begins
+ * FPB_SFX_SKIP bytes before its slot, and those bytes are not its own:
+ * comparisons read only the rest (fpb_full_cmp), and a copy is given the
+ * key's bytes there (fpb_full_unskip).
+ */
 const char *
 fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno)
 {
@@ -574,9 +622,10 @@ fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno)
 				 errmsg("fpbtree page %u is corrupted: %s", blkno,
 						"full key offset outside the slotted area")));
 	{
-		const char *f = (const char *) page + off;
 		int			fl = FpbPageGetOpaque(page)->fulllen;
-		Size		room = BLCKSZ - FPB_SPECIAL_SIZE - off;
+		int			skip = fpb_fulllen_skip(fl);
+		const char *f = (const char *) page + off - skip;
+		Size		room = BLCKSZ - FPB_SPECIAL_SIZE - off + skip;
 
 		/*
 		 * The value must end in the area too: a copy of it (index-only
@@ -603,11 +652,15 @@ static int
 fpb_slot_start(Page page, const char *f, int upper)
 {
 	int			align = fpb_slot_align(page, f);
+	int			skip = fpb_fulllen_skip(FpbPageGetOpaque(page)->fulllen);
 
-	return (upper - (int) fpb_page_full_size(page, f)) & ~(align - 1);
+	return (upper - (int) fpb_page_full_size(page, f) + skip) & ~(align - 1);
 }
 
-/* Bytes of a value of a wide page (0 for none), padding excluded. */
+/*
+ * Bytes of a value of a wide page (0 for none), padding excluded; of a
+ * suffix slot's, the whole value's from where fpb_slot_get puts it.
+ */
 Size
 fpb_slot_len(Page page, const char *f)
 {
@@ -630,13 +683,15 @@ uint64
 fpb_slot_put(Page page, uint64 k, const char *f)
 {
 	PageHeader	ph = (PageHeader) page;
+	int			skip = fpb_fulllen_skip(FpbPageGetOpaque(page)->fulllen);
 	int			start;
 
 	if (f == NULL)
 		return FPB_WIDE_PREFIX(k);
 	start = fpb_slot_start(page, f, ph->pd_upper);
 	Assert(start >= ph->pd_lower);
-	memcpy((char *) page + start, f, fpb_page_full_size(page, f));
+	memcpy((char *) page + start, f + skip,
+		   fpb_page_full_size(page, f) - skip);
 	ph->pd_upper = start;
 	return FPB_WIDE_PREFIX(k) | (uint64) start;
 }
@@ -648,7 +703,20 @@ fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf)
 	if (cmp == NULL || e->f == NULL || e->f == FPB_FULL_PLUSINF)
 		return;
 	memcpy(buf->data, e->f, fpb_full_size(cmp, e->f));
+	fpb_full_unskip(cmp->skip, e->k, buf->data);
 	e->f = buf->data;
+}
+
+/*
+ * Give the copy f of a value read from a suffix slot the skip bytes its
+ * slot left out, from its stored key k (for uuid, its first bytes
+ * big-endian): a copy outlives the key beside it, or leaves the index.
+ */
+void
+fpb_full_unskip(int skip, uint64 k, char *f)
+{
+	for (int i = 0; i < skip; i++)
+		f[i] = (char) (k >> (56 - 8 * i));
 }
 
 /* The same into memory of the current context. */
@@ -663,6 +731,7 @@ fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e)
 	size = fpb_full_size(cmp, e->f);
 	copy = palloc(MAXALIGN(size));
 	memcpy(copy, e->f, size);
+	fpb_full_unskip(cmp->skip, e->k, copy);
 	e->f = copy;
 }
 

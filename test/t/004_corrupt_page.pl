@@ -103,7 +103,8 @@ my @dcases = (
 	[ d_namepadm => 100, 'g % 500', '((\'nm\' || k)::name), ((k % 3)::int4)' ],
 	[ d_tuplesize => 10, undef, 'k, (id * interval \'1 s\')' ],
 	[ d_packsize => 10, undef, 'k, id' ],
-	[ d_packvar => 10, undef, 'k, (id::numeric)' ],);
+	[ d_packvar => 10, undef, 'k, (id::numeric)' ],
+	[ d_uuidlen => 10, undef, '(md5(k::text)::uuid)' ],);
 for my $c (@dcases)
 {
 	my ($t, $ff, $kexpr, $cols) = @$c;
@@ -115,7 +116,8 @@ for my $c (@dcases)
 	# d_packvar one of packed rows with a varlena value;
 	# d_wruns*: a wide index of 20 rows a value, so of pages of runs;
 	# d_namepad: the same of names (src/am/wide.c, fpb_name_is_padded),
-	# d_namepadm of (name, int4) rows
+	# d_namepadm of (name, int4) rows; d_uuidlen: a uuid index, whose
+	# slots hold the bytes after the prefix
 	$cols //= 'k';
 	$node->safe_psql(
 		'postgres', qq{
@@ -257,7 +259,8 @@ my %opqfield = (
 	hwm => [ 32, 'v' ],
 	firstleaf => [ 34, 'v' ],
 	lastleaf => [ 36, 'v' ],
-	ipheight => [ 38, 'C' ],);
+	ipheight => [ 38, 'C' ],
+	fulllen => [ 41, 'C' ],);
 my %metafield = (
 	version => [ 28, 'V' ],
 	root => [ 32, 'V' ],
@@ -692,6 +695,18 @@ my (%dblk, %dnote);
 		$dblk{$t} = [ $leaves[5] ];
 		$dnote{$t} = "leaf $leaves[5] packed row's value with a 4-byte header";
 	}
+	# a uuid leaf that says its slots hold whole values (16, not 0xFE):
+	# read so, a value would be its slot's 10 bytes and 6 bytes after
+	{
+		my $t = 'd_uuidlen';
+		$f = $path{$t};
+		@leaves = level_chain($f, 0);
+		die "$t: leaf $leaves[5] has fulllen " . opaque(read_block($f, $leaves[5]))->{pad}
+		  if opaque(read_block($f, $leaves[5]))->{pad} != 0xFE;
+		patch($f, $leaves[5], fulllen => 16);
+		$dblk{$t} = [ $leaves[5] ];
+		$dnote{$t} = "leaf $leaves[5] records whole uuid values";
+	}
 }
 note("D: $_: $dnote{$_}") for sort keys %dnote;
 
@@ -815,7 +830,8 @@ my @dplan = (
 	[ d_namepadm => qw(check) ],
 	[ d_tuplesize => qw(fwd check) ],
 	[ d_packsize => qw(fwd check) ],
-	[ d_packvar => qw(fwd check) ],);
+	[ d_packvar => qw(fwd check) ],
+	[ d_uuidlen => qw(check) ],);
 for my $p (@dplan)
 {
 	my ($t, @stmts) = @$p;
