@@ -21,6 +21,7 @@
 #include "access/transam.h"
 #include "fmgr.h"
 #include "nodes/pathnodes.h"
+#include "port/pg_bswap.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "utils/relcache.h"
@@ -687,7 +688,23 @@ extern bool fpb_full_names_padded(const FpbCmp *cmp, const char *f);
 extern bool fpb_entry_image_same(int fl, const FpbEntry *a,
 								 const FpbEntry *b);
 extern uint64 fpb_slot_put(Page page, uint64 k, const char *f);
-extern void fpb_full_unskip(int skip, uint64 k, char *f);
+
+/*
+ * Give the copy f of a value read from a suffix slot the skip bytes its
+ * slot left out, from its stored key k (for uuid, its first bytes
+ * big-endian): a copy outlives the key beside it, or leaves the index.
+ */
+static inline void
+fpb_full_unskip(int skip, uint64 k, char *f)
+{
+	if (skip != 0)
+	{
+		uint64		be = pg_hton64(k);
+
+		Assert(skip == FPB_SFX_SKIP);
+		memcpy(f, &be, FPB_SFX_SKIP);
+	}
+}
 extern bool fpb_full_prefix_ok(const FpbCmp *cmp, FmgrInfo *encproc,
 							   const char *f, uint64 k, uint64 *p);
 extern void fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf);

@@ -707,18 +707,6 @@ fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf)
 	e->f = buf->data;
 }
 
-/*
- * Give the copy f of a value read from a suffix slot the skip bytes its
- * slot left out, from its stored key k (for uuid, its first bytes
- * big-endian): a copy outlives the key beside it, or leaves the index.
- */
-void
-fpb_full_unskip(int skip, uint64 k, char *f)
-{
-	for (int i = 0; i < skip; i++)
-		f[i] = (char) (k >> (56 - 8 * i));
-}
-
 /* The same into memory of the current context. */
 void
 fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e)
