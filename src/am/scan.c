@@ -164,6 +164,34 @@ fpb_scan_prefetch_next(Page page, FpbPageOpaque opq, uint16 line)
 }
 
 /*
+ * The first of the n entries of a leaf node (keys, tids) at or above the
+ * bound (bk, bt, bf) (sign 0), or above it (sign 1); n if none.  A binary
+ * search: in a wide index entries whose prefixes tie with the bound (a
+ * multi-column index's equal first column, values with a common start)
+ * each cost a value comparison, and a run of them can fill a node.
+ */
+static int
+fpb_scan_node_bound(FpbScanOpaque so, Page page, BlockNumber blkno,
+					const uint64 *keys, const ItemPointerData *tids, int n,
+					uint64 bk, uint64 bt, const char *bf, int sign)
+{
+	int			lo = 0;
+	int			hi = n;
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (fpb_scan_cmp_at(so, page, blkno, keys[mid],
+							fpb_tid_to_t(&tids[mid]), bk, bt, bf) < sign)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
  * Copy the entries of the locked leaf page in buf that lie in [lo, hi]
  * into the batch (but those marked dead, unless the transaction began in
  * recovery: see dead.c), note the page's links, LSN and whether the scan
@@ -325,7 +353,16 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		 * bound only until one passes it, and with the upper bound only in
 		 * the node holding the last match (its last entry is above it).
 		 */
-		if (need_lo)
+		if (need_lo && wide)
+		{
+			i = fpb_scan_node_bound(so, page, blkno, keys, tids, hdr->n,
+									so->lok, so->lot, so->lof, 0);
+			if (i > 0)
+				before_lo = true;
+			if (i < hdr->n)
+				need_lo = false;
+		}
+		else if (need_lo)
 		{
 			while (i < hdr->n &&
 				   fpb_scan_cmp_at(so, page, blkno, keys[i],
@@ -361,12 +398,17 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 		}
 		else
 		{
-			for (; i < hdr->n; i++)
+			/* the last match: the others are above hi (searched, if wide) */
+			int			end = wide ?
+				fpb_scan_node_bound(so, page, blkno, keys, tids, hdr->n - 1,
+									so->hik, so->hit, so->hif, 1) : hdr->n;
+
+			for (; i < end; i++)
 			{
 				uint64		t = fpb_tid_to_t(&tids[i]);
 
-				if (fpb_scan_cmp_at(so, page, blkno, keys[i], t,
-									so->hik, so->hit, so->hif) > 0)
+				if (!wide && fpb_scan_cmp_at(so, page, blkno, keys[i], t,
+											 so->hik, so->hit, so->hif) > 0)
 					break;
 				if (so->skipdead && fpb_tid_is_dead(&tids[i]))
 					continue;
