@@ -133,6 +133,18 @@ SET effective_io_concurrency = 16;
 SELECT fpbtree_prefetch_stats_reset();
 SELECT count(pad) FROM (SELECT pad FROM pf_f WHERE a BETWEEN 1000 AND 3000 ORDER BY a) s;
 SELECT heap_prefetches > 100 AS heap_prefetched FROM fpbtree_prefetch_stats();
+-- but not one block ahead (effective_io_concurrency = 1, PostgreSQL's
+-- default, or a distance capped at 1): it costs more than it hides
+SET effective_io_concurrency = 1;
+SELECT fpbtree_prefetch_stats_reset();
+SELECT count(pad) FROM (SELECT pad FROM pf_f WHERE a BETWEEN 1000 AND 3000 ORDER BY a) s;
+SELECT heap_prefetches FROM fpbtree_prefetch_stats();
+SET effective_io_concurrency = 16;
+SET fpbtree.prefetch_distance_max = 1;
+SELECT fpbtree_prefetch_stats_reset();
+SELECT count(pad) FROM (SELECT pad FROM pf_f WHERE a BETWEEN 1000 AND 3000 ORDER BY a) s;
+SELECT heap_prefetches FROM fpbtree_prefetch_stats();
+RESET fpbtree.prefetch_distance_max;
 SELECT fpbtree_prefetch_stats_reset();
 SELECT count(*) FROM (SELECT a FROM pf_f WHERE a BETWEEN 1000 AND 3000 ORDER BY a) s;
 SELECT heap_prefetches FROM fpbtree_prefetch_stats();

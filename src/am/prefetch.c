@@ -52,6 +52,9 @@ fpb_pf_refill_due(int ahead, int dist)
 	return dist < 4 || ahead < dist / 2;
 }
 
+/* The least distance worth prefetching heap blocks at */
+#define FPB_HEAP_PF_MIN		2
+
 /* Largest distance for relation rel: the setting, else the tablespace's. */
 static int
 fpb_pf_cap(Relation rel)
@@ -380,8 +383,13 @@ fpb_heap_prefetch(FpbHeapPrefetcher *hp, Relation heap,
 		return;
 	if (hp->cap < 0)
 	{
+		/*
+		 * One block ahead is not worth it: it overlaps little, and costs a
+		 * buffer lookup and, for a block outside shared buffers, a
+		 * posix_fadvise (README, "Heap blocks").
+		 */
 		hp->cap = fpb_pf_cap(heap);
-		if (hp->cap <= 0)
+		if (hp->cap < FPB_HEAP_PF_MIN)
 		{
 			hp->cap = 0;
 			return;
