@@ -118,19 +118,7 @@ SELECT (fpbtree_stats('nr_u_n')).entries > 3001 AS old_versions_indexed,
 DROP TABLE nr_u;
 
 -- a parallel build gives the serial build's index
-SET max_parallel_maintenance_workers = 2;
-SET min_parallel_table_scan_size = 0;
-SET maintenance_work_mem = '96MB';
-SET client_min_messages = debug1;
-CREATE INDEX nr_n_par ON nr USING fpbtree (n);
-RESET client_min_messages;
-RESET max_parallel_maintenance_workers;
-RESET min_parallel_table_scan_size;
-RESET maintenance_work_mem;
-REINDEX INDEX nr_n;
-SELECT pg_relation_size('nr_n_par') = pg_relation_size('nr_n') AS same_size,
-	   fpbtree_check('nr_n_par', true);
-DROP INDEX nr_n_par;
+SELECT fpb_parallel_build_same('nr_n');
 
 -- an index built without the flag (as before it, by the developer setting
 -- that builds without format flags) keeps a name an entry and answers

@@ -152,15 +152,7 @@ SELECT fpbtree_check('us_k_u', true);
 DROP TABLE us_k;
 
 -- a parallel build gives the serial build's index
-SET max_parallel_maintenance_workers = 2;
-SET min_parallel_table_scan_size = 0;
-CREATE INDEX us_u_par ON us USING fpbtree (u);
-RESET max_parallel_maintenance_workers;
-RESET min_parallel_table_scan_size;
-REINDEX INDEX us_u;
-SELECT pg_relation_size('us_u_par') = pg_relation_size('us_u') AS same_size,
-	   fpbtree_check('us_u_par', true);
-DROP INDEX us_u_par;
+SELECT fpb_parallel_build_same('us_u');
 
 -- an index built without the flag (as before it, by the developer setting
 -- that builds without format flags) keeps whole values and answers alike;

@@ -165,3 +165,29 @@ BEGIN
 		END IF;
 	END LOOP;
 END $$;
+
+-- Does a parallel build give the serial build's index?  Builds a copy of
+-- index idx with two workers asked for (the DEBUG lines tell how many
+-- started), rebuilds idx serially, checks the copy with fpbtree_check and
+-- drops it: 'same' when the two are of one size, else what differs.
+CREATE OR REPLACE FUNCTION fpb_parallel_build_same(idx text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	copy text := idx || '_par';
+	same bool;
+BEGIN
+	PERFORM set_config('max_parallel_maintenance_workers', '2', true);
+	PERFORM set_config('min_parallel_table_scan_size', '0', true);
+	PERFORM set_config('maintenance_work_mem', '96MB', true);
+	PERFORM set_config('client_min_messages', 'debug1', true);
+	EXECUTE regexp_replace(pg_get_indexdef(idx::regclass),
+						   '^CREATE (UNIQUE )?INDEX \S+ ON',
+						   'CREATE \1INDEX ' || quote_ident(copy) || ' ON');
+	PERFORM set_config('client_min_messages', 'notice', true);
+	PERFORM set_config('max_parallel_maintenance_workers', '0', true);
+	EXECUTE format('REINDEX INDEX %I', idx);
+	same := pg_relation_size(copy::regclass) = pg_relation_size(idx::regclass);
+	PERFORM fpbtree_check(copy::regclass, true);
+	EXECUTE format('DROP INDEX %I', copy);
+	RETURN CASE WHEN same THEN 'same' ELSE 'sizes differ' END;
+END $$;
