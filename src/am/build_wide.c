@@ -152,8 +152,9 @@ fpb_build_slot_bound(const FpbCmp *cmp, const char *f)
 	 * varlena header (fpb_slot_align).
 	 */
 	if (cmp->multi)
-		return fpb_is_packed(f) ? fpb_full_size(cmp, f) :
-			MAXALIGN(fpb_full_size(cmp, f));
+		return !fpb_is_packed(f) ? MAXALIGN(fpb_full_size(cmp, f)) :
+			fpb_full_size(cmp, f) -
+			(cmp->rowskip && fpb_packed_skippable(f) ? FPB_SFX_SKIP : 0);
 	if (cmp->typlen < 0 && VARATT_IS_4B(f))
 		return INTALIGN(fpb_full_size(cmp, f));
 	/* a suffix slot leaves the prefix's bytes out */

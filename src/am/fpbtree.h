@@ -92,6 +92,11 @@ typedef struct FpbCmp
 	int16		skip;			/* and, under FPB_PFX_UUIDSFX, the bytes of
 								 * a value its slots leave to the prefix
 								 * (FPB_FULLLEN_SFX16); else 0 */
+	bool		rowskip_base;	/* multi-column: a leading uuid ASC NULLS
+								 * LAST, rows packed, at most 7 columns */
+	bool		rowskip;		/* and, under FPB_PFX_ROWSFX, packed rows
+								 * leave its prefix's bytes out
+								 * (FPB_FULLLEN_TUPSFX) */
 	int			maxkey;			/* largest full value accepted (bytes) */
 
 	/*
@@ -135,6 +140,18 @@ typedef struct FpbCmp
  */
 #define FPB_FULLLEN_SFX16	0xFE
 #define FPB_SFX_SKIP		6
+
+/*
+ * fulllen of a page of a multi-column index with FPB_PFX_ROWSFX: slots hold
+ * index tuples and packed rows, and a packed row whose first column, a
+ * uuid, is not NULL leaves that column's first FPB_SFX_SKIP bytes to the
+ * prefix (packed.h, fpb_packed_skipped).
+ */
+#define FPB_FULLLEN_TUPSFX	0xFD
+
+/* Does a page of fulllen fl hold index tuples or packed rows? */
+#define FPB_FULLLEN_IS_TUPLE(fl) \
+	((fl) == FPB_FULLLEN_TUPLE || (fl) == FPB_FULLLEN_TUPSFX)
 
 /* The bytes of a value the slots of pages of fulllen fl leave out */
 static inline int
@@ -530,10 +547,13 @@ typedef struct FpbMetaPageData
 #define FPB_PFX_UUIDSFX		0x0040	/* uuid slots hold the bytes after
 									 * the prefix (FPB_FULLLEN_SFX16):
 									 * version 4 only */
+#define FPB_PFX_ROWSFX		0x0080	/* packed rows leave a leading
+									 * uuid's prefix bytes out
+									 * (FPB_FULLLEN_TUPSFX): version 4 */
 #define FPB_PFX_KNOWN		(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS | \
 							 FPB_PFX_PACKED | FPB_PFX_RUNS | \
 							 FPB_PFX_PACKVAR | FPB_PFX_NAMERUNS | \
-							 FPB_PFX_UUIDSFX)
+							 FPB_PFX_UUIDSFX | FPB_PFX_ROWSFX)
 
 /* the prefix of a multi-column entry (multicol.c) */
 #define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */
@@ -735,7 +755,7 @@ static inline uint8
 fpb_cmp_fulllen(const FpbCmp *cmp)
 {
 	if (cmp->multi)
-		return FPB_FULLLEN_TUPLE;
+		return cmp->rowskip ? FPB_FULLLEN_TUPSFX : FPB_FULLLEN_TUPLE;
 	if (cmp->skip)
 		return FPB_FULLLEN_SFX16;
 	return cmp->typlen > 0 ? cmp->typlen : 0;
@@ -745,8 +765,8 @@ fpb_cmp_fulllen(const FpbCmp *cmp)
 extern Size fpb_multi_space(Relation index);
 extern void fpb_multi_init(Relation index, FpbCmp *cmp, char *space);
 extern int	fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b);
-extern bool fpb_tuple_first_equal(const FpbCmp *cmp, const char *a,
-								  const char *b);
+extern bool fpb_tuple_first_equal(const FpbCmp *cmp, const FpbEntry *a,
+								  const FpbEntry *b);
 extern const char *fpb_tuple_separator(const FpbCmp *cmp, const char *f);
 extern const char *fpb_form_tuple(const FpbCmp *cmp, Relation index,
 								  Datum *values, bool *isnull,
@@ -789,7 +809,7 @@ fpb_slot_align(Page page, const char *f)
 {
 	int			fl = FpbPageGetOpaque(page)->fulllen;
 
-	if (fl == FPB_FULLLEN_TUPLE)
+	if (FPB_FULLLEN_IS_TUPLE(fl))
 		return fpb_is_packed(f) ? 1 : MAXIMUM_ALIGNOF;
 	if (fl == 0 && VARATT_IS_4B(f))
 		return 4;

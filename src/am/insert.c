@@ -72,10 +72,10 @@ fpb_split_after_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
 	if (fpb_heap_run(ents, pos - FPB_SPLIT_RUN_GROUP, pos, true))
 		return true;
 	return cmp != NULL && cmp->multi &&
-		fpb_tuple_first_equal(cmp, ents[pos - FPB_SPLIT_RUN_GROUP].f,
-							  ents[pos].f) &&
+		fpb_tuple_first_equal(cmp, &ents[pos - FPB_SPLIT_RUN_GROUP],
+							  &ents[pos]) &&
 		(pos == n - 1 ||
-		 !fpb_tuple_first_equal(cmp, ents[pos].f, ents[pos + 1].f));
+		 !fpb_tuple_first_equal(cmp, &ents[pos], &ents[pos + 1]));
 }
 
 /*
@@ -95,11 +95,11 @@ fpb_split_before_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
 	if (fpb_heap_run(ents, pos, pos + FPB_SPLIT_RUN_GROUP, false))
 		return true;
 	return cmp != NULL && cmp->multi &&
-		fpb_tuple_first_equal(cmp, ents[pos].f, ents[n - 1].f) &&
+		fpb_tuple_first_equal(cmp, &ents[pos], &ents[n - 1]) &&
 		(pos == 0 ||
-		 (!fpb_tuple_first_equal(cmp, ents[pos - 1].f, ents[pos].f) &&
+		 (!fpb_tuple_first_equal(cmp, &ents[pos - 1], &ents[pos]) &&
 		  (pos < n / 2 ||
-		   fpb_tuple_first_equal(cmp, ents[0].f, ents[pos - 1].f))));
+		   fpb_tuple_first_equal(cmp, &ents[0], &ents[pos - 1]))));
 }
 
 /*

@@ -27,6 +27,7 @@
 #include "access/heaptoast.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
+#include "utils/uuid.h"
 #include "fpbtree.h"
 #include "port/pg_bitutils.h"
 #include "utils/lsyscache.h"
@@ -144,6 +145,19 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 	}
 	/* final with the index's flags (fpb_cmp_set_pfxflags) */
 	cmp->dedup = cmp->dedup_base && cmp->dedup_flags == 0;
+
+	/*
+	 * A leading uuid, ascending with NULLs last, has its first bytes as its
+	 * rows' prefix (FPB_MPREFIX_FIRST: a wide first column's key), and the
+	 * top bit of a packed row's bitmap names no column of at most 7.
+	 */
+	cmp->rowskip_base = cmp->cols[0].bytewise &&
+		cmp->cols[0].typlen == UUID_LEN &&
+		TupleDescAttr(cmp->tupdesc, 0)->atttypid == UUIDOID &&
+		!cmp->cols[0].desc && !cmp->cols[0].nullsfirst &&
+		cmp->tupdesc->natts < 8 &&
+		index_getprocinfo(index, 1, FPB_ENCODE_PROC)->fn_addr ==
+		fpbtree_prefix_uuid;
 	cmp->bounddesc = (TupleDesc) (space + MAXALIGN(sizeof(FpbCmp) * nkeys));
 	TupleDescCopy(cmp->bounddesc, bd);
 	FreeTupleDesc(bd);
@@ -429,6 +443,18 @@ fpb_tuple_col_cmp(const FpbCmp *cmp, int j, IndexTuple ta, TupleDesc da,
 			return 0;
 		c = ka < kb ? -1 : 1;
 	}
+	else if (j == 0 && cmp->rowskip)
+	{
+		/*
+		 * A leading uuid whose first bytes a stored row may have left out:
+		 * its callers compare under equal prefixes, which are those bytes
+		 * (fpb_tuple_cmp, fpb_tuple_first_equal).
+		 */
+		c = memcmp(DatumGetPointer(va) + FPB_SFX_SKIP,
+				   DatumGetPointer(vb) + FPB_SFX_SKIP,
+				   UUID_LEN - FPB_SFX_SKIP);
+		c = (c > 0) - (c < 0);
+	}
 	else
 		c = fpb_full_cmp(col, DatumGetPointer(va), DatumGetPointer(vb));
 	return col->desc ? -c : c;
@@ -465,18 +491,21 @@ fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b)
 }
 
 /*
- * Do two stored tuples of a multi-column index hold equal first key
+ * Do two stored entries of a multi-column index hold equal first key
  * columns (NULLs equal to each other)?  A leaf split looks for the end of
- * a group (insert.c).
+ * a group (insert.c).  Where rows may leave a leading uuid's first bytes to
+ * the prefix, the prefixes are those bytes.
  */
 bool
-fpb_tuple_first_equal(const FpbCmp *cmp, const char *a, const char *b)
+fpb_tuple_first_equal(const FpbCmp *cmp, const FpbEntry *a, const FpbEntry *b)
 {
 	/* a damaged page's entry may lack its tuple: no sign, the check finds it */
-	if (a == NULL || b == NULL)
+	if (a->f == NULL || b->f == NULL)
 		return false;
-	return fpb_tuple_col_cmp(cmp, 0, (IndexTuple) a, cmp->tupdesc, 0,
-							 (IndexTuple) b, cmp->tupdesc, 0) == 0;
+	if (cmp->rowskip && FPB_WIDE_PREFIX(a->k) != FPB_WIDE_PREFIX(b->k))
+		return false;
+	return fpb_tuple_col_cmp(cmp, 0, (IndexTuple) a->f, cmp->tupdesc, 0,
+							 (IndexTuple) b->f, cmp->tupdesc, 0) == 0;
 }
 
 static inline bool
@@ -688,7 +717,17 @@ fpb_tuple_separator(const FpbCmp *cmp, const char *f)
 	if (fpb_is_packed(f) ||
 		((cmp->pfxflags & FPB_PFX_PACKVAR) &&
 		 fpb_packed_row_size(cmp->tupdesc, values, isnull) != 0))
-		return fpb_pack_row(cmp->tupdesc, values, isnull);
+	{
+		char	   *row = (char *) fpb_pack_row(cmp->tupdesc, values, isnull);
+
+		/*
+		 * The first value of a row that left its first bytes out was read
+		 * from before them: leave them out again (the key has them).
+		 */
+		if (fpb_packed_skipped(f, cmp->tupdesc->natts))
+			fpb_packed_skip(row);
+		return row;
+	}
 	sep = fpb_build_tuple_ext(cmp->tupdesc, values, isnull, false);
 	if (IndexTupleSize(sep) >= IndexTupleSize((IndexTuple) f))
 	{
@@ -755,7 +794,16 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 	uint64		p;
 	bool		compressed = false;
 	Size		grow = 0;
+	char		whole[FPB_PACKED_MAX + FPB_SFX_SKIP];
 
+	if (fpb_is_packed(f) &&
+		fpb_packed_skipped(f, cmp->tupdesc->natts) !=
+		(cmp->rowskip && (f[1] & 1) == 0))
+		fpb_index_corrupt(index, blkno,
+						  "%s %s is a packed row that %s its first value's prefix bytes, unlike the index's format.",
+						  what, fpb_keydesc(k, t),
+						  fpb_packed_skipped(f, cmp->tupdesc->natts) ?
+						  "leaves out" : "keeps");
 	if (fpb_is_packed(f) != ((cmp->pfxflags & FPB_PFX_PACKED) != 0) &&
 		!(!fpb_is_packed(f) && (cmp->pfxflags & FPB_PFX_PACKVAR)))
 		fpb_index_corrupt(index, blkno,
@@ -772,6 +820,12 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 						  "%s %s holds no sound %s.",
 						  what, fpb_keydesc(k, t),
 						  fpb_is_packed(f) ? "packed row" : "index tuple");
+	/* its prefix's bytes from its key: what the prefix says, checked below */
+	if (fpb_packed_skipped(f, cmp->tupdesc->natts))
+	{
+		(void) fpb_packed_unskip(f, k, whole);
+		f = whole;
+	}
 	if (!fpb_is_packed(f) && (cmp->pfxflags & FPB_PFX_PACKVAR))
 	{
 		/* only a row whose values do not pack is kept as an index tuple */

@@ -31,6 +31,7 @@
 
 #include "access/htup_details.h"
 #include "access/itup.h"
+#include "catalog/pg_type.h"
 #include "fpbtree.h"
 
 /* bytes of the NULL bitmap of a row of natts columns */
@@ -317,11 +318,26 @@ fpb_packed_fetch(const char *p, Form_pg_attribute att)
 	}
 }
 
+/*
+ * Bytes the value of column i at offset off of the packed row f takes
+ * there: a row that left its first value's first bytes out
+ * (fpb_packed_skipped: skip) holds FPB_SFX_SKIP fewer of that one.
+ */
+static inline int
+fpb_packed_stored_len(const char *f, Size off, Form_pg_attribute att, int i,
+					  bool skip)
+{
+	if (i == 0 && skip)
+		return att->attlen - FPB_SFX_SKIP;
+	return fpb_packed_len(f, off, att);
+}
+
 /* Column attnum (from 1) of the packed row f of desc. */
 static Datum
 fpb_packed_attr(TupleDesc desc, const char *f, int attnum, bool *isnull)
 {
 	Size		off = 1 + FPB_PACKED_BITMAP(desc->natts);
+	bool		skip = fpb_packed_skipped(f, desc->natts);
 
 	if (fpb_packed_isnull(f, attnum - 1))
 	{
@@ -330,8 +346,11 @@ fpb_packed_attr(TupleDesc desc, const char *f, int attnum, bool *isnull)
 	}
 	for (int i = 0; i < attnum - 1; i++)
 		if (!fpb_packed_isnull(f, i))
-			off += fpb_packed_len(f, off, TupleDescAttr(desc, i));
+			off += fpb_packed_stored_len(f, off, TupleDescAttr(desc, i), i,
+										 skip);
 	*isnull = false;
+	if (attnum == 1 && skip)
+		return PointerGetDatum(f + off - FPB_SFX_SKIP);
 	(void) fpb_packed_len(f, off, TupleDescAttr(desc, attnum - 1));
 	return fpb_packed_fetch(f + off, TupleDescAttr(desc, attnum - 1));
 }
@@ -350,6 +369,7 @@ void
 fpb_tuple_deform(TupleDesc desc, const char *f, Datum *values, bool *isnull)
 {
 	Size		off;
+	bool		skip;
 
 	if (!fpb_is_packed(f))
 	{
@@ -357,6 +377,7 @@ fpb_tuple_deform(TupleDesc desc, const char *f, Datum *values, bool *isnull)
 		return;
 	}
 	off = 1 + FPB_PACKED_BITMAP(desc->natts);
+	skip = fpb_packed_skipped(f, desc->natts);
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -365,8 +386,10 @@ fpb_tuple_deform(TupleDesc desc, const char *f, Datum *values, bool *isnull)
 		values[i] = (Datum) 0;
 		if (isnull[i])
 			continue;
-		values[i] = fpb_packed_fetch(f + off, att);
-		off += fpb_packed_len(f, off, att);
+		values[i] = i == 0 && skip ?
+			PointerGetDatum(f + off - FPB_SFX_SKIP) :
+			fpb_packed_fetch(f + off, att);
+		off += fpb_packed_stored_len(f, off, att, i, skip);
 	}
 }
 
@@ -392,11 +415,17 @@ fpb_packed_expected_size(TupleDesc desc, const char *f)
 	int			nb = FPB_PACKED_BITMAP(desc->natts);
 	Size		have = *(const uint8 *) f;
 	Size		size = 1 + nb;
+	bool		skip;
 
 	if (have < size)
 		return 0;
+	/* the bit of a row that left its first bytes out, on a non-NULL uuid */
+	skip = fpb_packed_skipped(f, desc->natts);
+	if (skip && (fpb_packed_isnull(f, 0) ||
+				 TupleDescAttr(desc, 0)->atttypid != UUIDOID))
+		return 0;
 	for (int i = desc->natts; i < nb * 8; i++)
-		if (fpb_packed_isnull(f, i))
+		if (fpb_packed_isnull(f, i) && !(skip && i == 7))
 			return 0;
 	for (int i = 0; i < desc->natts; i++)
 	{
@@ -404,6 +433,11 @@ fpb_packed_expected_size(TupleDesc desc, const char *f)
 
 		if (fpb_packed_isnull(f, i))
 			continue;
+		if (i == 0 && skip)
+		{
+			size += att->attlen - FPB_SFX_SKIP;
+			continue;
+		}
 		if (att->attlen == -1)
 		{
 			if (size >= have || !VARATT_IS_1B(f + size) ||

@@ -28,6 +28,71 @@ fpb_tuple_size(const char *f)
 		IndexTupleSize((const IndexTupleData *) f);
 }
 
+/*
+ * A packed row of a page of FPB_FULLLEN_TUPSFX whose first column, a uuid,
+ * is not NULL leaves out that value's first FPB_SFX_SKIP bytes, which are
+ * its prefix (README "Packed rows", Prefix bytes left out), and says so by
+ * the top bit of its NULL bitmap: such an index has at most 7 columns, so
+ * the bit names none.  Readers point the value FPB_SFX_SKIP bytes before
+ * its remaining bytes; those it has no bytes for are not its own, and only
+ * comparisons under equal prefixes, which skip them, read it in place.
+ * Copies that may be read whole get them back from the key
+ * (fpb_packed_unskip).
+ */
+#define FPB_PACKED_SKIPBIT	0x80
+
+/* Does the stored row f (of an index of natts columns) leave them out? */
+static inline bool
+fpb_packed_skipped(const char *f, int natts)
+{
+	return natts < 8 && fpb_is_packed(f) &&
+		(((const uint8 *) f)[1] & FPB_PACKED_SKIPBIT) != 0;
+}
+
+/*
+ * Would the whole packed row f leave them out on a page of
+ * FPB_FULLLEN_TUPSFX?  Its first column is not NULL (bit 0 of its bitmap).
+ */
+static inline bool
+fpb_packed_skippable(const char *f)
+{
+	return fpb_is_packed(f) &&
+		(((const uint8 *) f)[1] & (FPB_PACKED_SKIPBIT | 1)) == 0;
+}
+
+/*
+ * Write the whole form of the row f that left its first bytes out, whose
+ * stored key is k, to dst (room for fpb_tuple_size(f) + FPB_SFX_SKIP
+ * bytes); return its size.
+ */
+static inline Size
+fpb_packed_unskip(const char *f, uint64 k, char *dst)
+{
+	Size		len = *(const uint8 *) f;
+	uint64		be = pg_hton64(k);
+
+	dst[0] = (char) (uint8) (len + FPB_SFX_SKIP);
+	dst[1] = (char) (((const uint8 *) f)[1] & ~FPB_PACKED_SKIPBIT);
+	memcpy(dst + 2, &be, FPB_SFX_SKIP);
+	memcpy(dst + 2 + FPB_SFX_SKIP, f + 2, len - 2);
+	return len + FPB_SFX_SKIP;
+}
+
+/*
+ * Leave out the first FPB_SFX_SKIP bytes of the first value of the whole
+ * packed row f, in place: the form fpb_slot_put stores.
+ */
+static inline void
+fpb_packed_skip(char *f)
+{
+	Size		len = *(const uint8 *) f;
+
+	Assert(fpb_packed_skippable(f));
+	f[0] = (char) (uint8) (len - FPB_SFX_SKIP);
+	f[1] = (char) (f[1] | FPB_PACKED_SKIPBIT);
+	memmove(f + 2, f + 2 + FPB_SFX_SKIP, len - 2 - FPB_SFX_SKIP);
+}
+
 extern bool fpb_packed_eligible(TupleDesc desc);
 extern bool fpb_packed_var_eligible(TupleDesc desc);
 extern Size fpb_packed_row_size(TupleDesc desc, const Datum *v,

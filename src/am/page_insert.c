@@ -343,9 +343,9 @@ fpb_run_descends(const FpbCmp *cmp, const FpbEntry *prev, const FpbEntry *e,
 		return true;
 	if (cmp == NULL || !cmp->multi || far == NULL)
 		return false;
-	return fpb_tuple_first_equal(cmp, e->f, next->f) &&
-		fpb_tuple_first_equal(cmp, e->f, far->f) &&
-		(prev == NULL || !fpb_tuple_first_equal(cmp, prev->f, e->f));
+	return fpb_tuple_first_equal(cmp, e, next) &&
+		fpb_tuple_first_equal(cmp, e, far) &&
+		(prev == NULL || !fpb_tuple_first_equal(cmp, prev, e));
 }
 
 /*

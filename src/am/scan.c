@@ -120,7 +120,16 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 	vp = (char *) MAXALIGN(vp);
 	if (mcmp)
 	{
-		Size		size = vp < end ? fpb_tuple_unpack(mcmp, f, vp, end - vp) : 0;
+		char		whole[FPB_PACKED_MAX + FPB_SFX_SKIP];
+		Size		size;
+
+		/* a row that left its first bytes to k gets them back */
+		if (mcmp->rowskip && fpb_packed_skipped(f, mcmp->tupdesc->natts))
+		{
+			(void) fpb_packed_unskip(f, k, whole);
+			f = whole;
+		}
+		size = vp < end ? fpb_tuple_unpack(mcmp, f, vp, end - vp) : 0;
 
 		if (size == 0)
 			ereport(ERROR,
@@ -282,7 +291,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				{
 					lastk = item->k;
 					keep = so->nfilters == 0 ||
-						fpb_scan_filter(so, fpb_slot_get(page, item->k, blkno));
+						fpb_scan_filter(so, item->k,
+										fpb_slot_get(page, item->k, blkno));
 					kept = NULL;
 					if (keep && wantvals)
 					{
@@ -385,7 +395,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				if (so->skipdead && fpb_tid_is_dead(&tids[i]))
 					continue;
 				if (so->nfilters > 0 &&
-					!fpb_scan_filter(so, fpb_slot_get(page, keys[i], blkno)))
+					!fpb_scan_filter(so, keys[i],
+									 fpb_slot_get(page, keys[i], blkno)))
 					continue;
 				so->items[n].k = keys[i];
 				so->items[n].t = fpb_tid_to_t(&tids[i]);
@@ -413,7 +424,8 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				if (so->skipdead && fpb_tid_is_dead(&tids[i]))
 					continue;
 				if (so->nfilters > 0 &&
-					!fpb_scan_filter(so, fpb_slot_get(page, keys[i], blkno)))
+					!fpb_scan_filter(so, keys[i],
+									 fpb_slot_get(page, keys[i], blkno)))
 					continue;
 				so->items[n].k = keys[i];
 				so->items[n].t = t;

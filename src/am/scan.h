@@ -155,7 +155,7 @@ extern void fpb_scan_encode_col(IndexScanDesc scan, int col, Oid typid,
 extern Datum *fpb_array_elems(ScanKey sk, int *nelems);
 extern bool fpb_scan_key_fits(IndexScanDesc scan, int col, ScanKey sk);
 extern void fpb_scan_bounds_multi(IndexScanDesc scan);
-extern bool fpb_scan_filter(FpbScanOpaque so, const char *f);
+extern bool fpb_scan_filter(FpbScanOpaque so, uint64 k, const char *f);
 
 /* The scan's bounds as keys. */
 static inline FpbEntry

@@ -579,10 +579,16 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 	}
 }
 
-/* Does the stored tuple f pass every filter of the scan? */
+/*
+ * Does the stored tuple f of key k pass every filter of the scan?  A filter
+ * on the first column of a row that left its first bytes to k reads a copy
+ * given them back.
+ */
 bool
-fpb_scan_filter(FpbScanOpaque so, const char *f)
+fpb_scan_filter(FpbScanOpaque so, uint64 k, const char *f)
 {
+	char		whole[FPB_PACKED_MAX + FPB_SFX_SKIP];
+
 	if (f == NULL)
 		return false;
 	for (int i = 0; i < so->nfilters; i++)
@@ -590,8 +596,15 @@ fpb_scan_filter(FpbScanOpaque so, const char *f)
 		FpbFilter  *fl = &so->filters[i];
 		ScanKey		sk = fl->sk;
 		bool		isnull;
-		Datum		d = fpb_tuple_getattr(so->cmp->tupdesc, f, sk->sk_attno,
-										  &isnull);
+		Datum		d;
+
+		if (sk->sk_attno == 1 && so->cmp->rowskip &&
+			fpb_packed_skipped(f, so->cmp->tupdesc->natts))
+		{
+			(void) fpb_packed_unskip(f, k, whole);
+			f = whole;
+		}
+		d = fpb_tuple_getattr(so->cmp->tupdesc, f, sk->sk_attno, &isnull);
 
 		if (sk->sk_flags & SK_SEARCHNULL)
 		{

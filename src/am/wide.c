@@ -146,7 +146,7 @@ fpb_page_full_size(Page page, const char *f)
 {
 	int			len = FpbPageGetOpaque(page)->fulllen;
 
-	if (len == FPB_FULLLEN_TUPLE)
+	if (FPB_FULLLEN_IS_TUPLE(len))
 		return fpb_tuple_size(f);
 	if (len == FPB_FULLLEN_SFX16)
 		return UUID_LEN;
@@ -424,10 +424,27 @@ fpb_full_image_eq(int fl, const char *a, const char *b)
 {
 	if (a == NULL || b == NULL)
 		return a == b;
-	if (fl == FPB_FULLLEN_TUPLE)
+	if (FPB_FULLLEN_IS_TUPLE(fl))
 	{
 		Size		size = fpb_tuple_size(a);
 
+		/* a row that left its first bytes out, beside a whole one */
+		if (fl == FPB_FULLLEN_TUPSFX && fpb_is_packed(a) && fpb_is_packed(b) &&
+			(a[1] & FPB_PACKED_SKIPBIT) != (b[1] & FPB_PACKED_SKIPBIT))
+		{
+			if (a[1] & FPB_PACKED_SKIPBIT)
+			{
+				const char *w = a;
+
+				a = b;
+				b = w;
+				size = fpb_tuple_size(a);
+			}
+			/* a is whole, b left out FPB_SFX_SKIP bytes after its bitmap */
+			return size == fpb_tuple_size(b) + FPB_SFX_SKIP &&
+				a[1] == (char) (b[1] & ~FPB_PACKED_SKIPBIT) &&
+				memcmp(a + 2 + FPB_SFX_SKIP, b + 2, size - 2 - FPB_SFX_SKIP) == 0;
+		}
 		return size == fpb_tuple_size(b) &&
 			memcmp(a, b, size) == 0;
 	}
@@ -552,6 +569,10 @@ fpb_new_pfxflags(Relation index, const FpbCmp *cmp)
 		flags |= cmp->dedup_flags;
 	if (cmp->skip_base && fpb_build_starts())
 		flags |= FPB_PFX_UUIDSFX;
+	if (cmp->rowskip_base &&
+		(fpb_packed_eligible(desc) || fpb_packed_var_eligible(desc)) &&
+		!fpb_debug_multi_prefix_first && fpb_build_starts())
+		flags |= FPB_PFX_ROWSFX;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -590,6 +611,8 @@ fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags)
 		(pfxflags & cmp->dedup_flags) == cmp->dedup_flags;
 	cmp->skip = cmp->skip_base && (pfxflags & FPB_PFX_UUIDSFX) ?
 		FPB_SFX_SKIP : 0;
+	cmp->rowskip = cmp->rowskip_base && (pfxflags & FPB_PFX_ROWSFX) &&
+		(pfxflags & FPB_PFX_PACKED);
 	cmp->pfxcoll = (pfxflags & FPB_PFX_CODEPOINT) ? C_COLLATION_OID :
 		cmp->collation;
 }
@@ -632,7 +655,7 @@ fpb_slot_get(Page page, uint64 storedk, BlockNumber blkno)
 		 * scans, keeping a high key) would otherwise run past the page.
 		 * Its length field is read only where it lies in the area.
 		 */
-		if ((fl == FPB_FULLLEN_TUPLE && !fpb_is_packed(f) &&
+		if ((FPB_FULLLEN_IS_TUPLE(fl) && !fpb_is_packed(f) &&
 			 room < sizeof(IndexTupleData)) ||
 			(fl == 0 && !VARATT_IS_1B(f) && room < VARHDRSZ) ||
 			fpb_page_full_size(page, f) > room)
@@ -652,8 +675,12 @@ static int
 fpb_slot_start(Page page, const char *f, int upper)
 {
 	int			align = fpb_slot_align(page, f);
-	int			skip = fpb_fulllen_skip(FpbPageGetOpaque(page)->fulllen);
+	int			fl = FpbPageGetOpaque(page)->fulllen;
+	int			skip = fpb_fulllen_skip(fl);
 
+	/* a whole packed row that will leave its first value's first bytes out */
+	if (fl == FPB_FULLLEN_TUPSFX && fpb_packed_skippable(f))
+		skip = FPB_SFX_SKIP;
 	return (upper - (int) fpb_page_full_size(page, f) + skip) & ~(align - 1);
 }
 
@@ -683,15 +710,27 @@ uint64
 fpb_slot_put(Page page, uint64 k, const char *f)
 {
 	PageHeader	ph = (PageHeader) page;
-	int			skip = fpb_fulllen_skip(FpbPageGetOpaque(page)->fulllen);
+	int			fl = FpbPageGetOpaque(page)->fulllen;
+	int			skip = fpb_fulllen_skip(fl);
 	int			start;
 
 	if (f == NULL)
 		return FPB_WIDE_PREFIX(k);
 	start = fpb_slot_start(page, f, ph->pd_upper);
 	Assert(start >= ph->pd_lower);
-	memcpy((char *) page + start, f + skip,
-		   fpb_page_full_size(page, f) - skip);
+	if (fl == FPB_FULLLEN_TUPSFX && fpb_packed_skippable(f))
+	{
+		/* the row without its first value's first bytes, which k holds */
+		char	   *dst = (char *) page + start;
+		Size		len = fpb_tuple_size(f);
+
+		dst[0] = (char) (uint8) (len - FPB_SFX_SKIP);
+		dst[1] = (char) (f[1] | FPB_PACKED_SKIPBIT);
+		memcpy(dst + 2, f + 2 + FPB_SFX_SKIP, len - 2 - FPB_SFX_SKIP);
+	}
+	else
+		memcpy((char *) page + start, f + skip,
+			   fpb_page_full_size(page, f) - skip);
 	ph->pd_upper = start;
 	return FPB_WIDE_PREFIX(k) | (uint64) start;
 }
@@ -702,8 +741,13 @@ fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf)
 {
 	if (cmp == NULL || e->f == NULL || e->f == FPB_FULL_PLUSINF)
 		return;
-	memcpy(buf->data, e->f, fpb_full_size(cmp, e->f));
-	fpb_full_unskip(cmp->skip, e->k, buf->data);
+	if (cmp->rowskip && fpb_packed_skipped(e->f, cmp->tupdesc->natts))
+		(void) fpb_packed_unskip(e->f, e->k, buf->data);
+	else
+	{
+		memcpy(buf->data, e->f, fpb_full_size(cmp, e->f));
+		fpb_full_unskip(cmp->skip, e->k, buf->data);
+	}
 	e->f = buf->data;
 }
 
@@ -717,9 +761,17 @@ fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e)
 	if (cmp == NULL || e->f == NULL || e->f == FPB_FULL_PLUSINF)
 		return;
 	size = fpb_full_size(cmp, e->f);
-	copy = palloc(MAXALIGN(size));
-	memcpy(copy, e->f, size);
-	fpb_full_unskip(cmp->skip, e->k, copy);
+	if (cmp->rowskip && fpb_packed_skipped(e->f, cmp->tupdesc->natts))
+	{
+		copy = palloc(MAXALIGN(size + FPB_SFX_SKIP));
+		(void) fpb_packed_unskip(e->f, e->k, copy);
+	}
+	else
+	{
+		copy = palloc(MAXALIGN(size));
+		memcpy(copy, e->f, size);
+		fpb_full_unskip(cmp->skip, e->k, copy);
+	}
 	e->f = copy;
 }
 

@@ -86,6 +86,15 @@ DELETE FROM w WHERE id % 5 = 2;
 VACUUM w;
 INSERT INTO w SELECT 40000 + g, md5(g::text), md5(g::text)::uuid, 'wört ' || g || 'x'
 	FROM generate_series(1, 5000) g;
+-- rows led by a uuid, which leave its prefix bytes out (uuid_prefix_rows)
+CREATE TABLE wu (u uuid, id int8);
+CREATE INDEX wu_ui ON wu USING fpbtree (u, id);
+INSERT INTO wu SELECT CASE WHEN g % 101 = 0 THEN NULL
+	ELSE md5((g % 3000)::text)::uuid END, g FROM generate_series(1, 20000) g;
+DELETE FROM wu WHERE id % 5 = 2;
+VACUUM wu;
+INSERT INTO wu SELECT ('a1a2a3a4a5a6' || left(md5(g::text), 20))::uuid, g
+	FROM generate_series(1, 5000) g;
 });
 
 $primary->wait_for_catchup($standby, 'replay');
@@ -101,7 +110,8 @@ my %uses = (
 	't_id' => q{SELECT k FROM t WHERE id BETWEEN 100 AND 200},
 	'w_s' => q{SELECT id FROM w WHERE s > 'fe'},
 	'w_u' => q{SELECT id FROM w WHERE u = 'c4ca4238-a0b9-2382-0dcc-509a6f75849b'},
-	'w_c' => q{SELECT id FROM w WHERE c > 'wört 9'},);
+	'w_c' => q{SELECT id FROM w WHERE c > 'wört 9'},
+	'wu_ui' => q{SELECT id FROM wu WHERE u = 'c4ca4238-a0b9-2382-0dcc-509a6f75849b' AND id > 100},);
 for my $i (sort keys %uses)
 {
 	like($standby->safe_psql('postgres', "$idx EXPLAIN (COSTS OFF) $uses{$i}"),
@@ -125,7 +135,10 @@ my @queries = (
 	q{SELECT count(*), sum(id) FROM w WHERE u = 'c4ca4238-a0b9-2382-0dcc-509a6f75849b'},
 	q{SELECT count(*), md5(string_agg(u::text, ',')) FROM (SELECT u FROM w WHERE u > 'f0000000-0000-0000-0000-000000000000' ORDER BY u) x},
 	q{SELECT count(*), md5(string_agg(c, ',')) FROM (SELECT c FROM w WHERE c >= 'wört 1' ORDER BY c) x},
-	q{SELECT count(*), sum(id) FROM w WHERE c = 'Wört 778' OR c = 'wört 4x' OR c IS NULL},);
+	q{SELECT count(*), sum(id) FROM w WHERE c = 'Wört 778' OR c = 'wört 4x' OR c IS NULL},
+	q{SELECT count(*), sum(id) FROM wu WHERE u = 'c4ca4238-a0b9-2382-0dcc-509a6f75849b' AND id > 100},
+	q{SELECT count(*), md5(string_agg(u::text || id, ',')) FROM (SELECT u, id FROM wu WHERE u > 'a1a2a3a4-a5a6-8000-0000-000000000000' ORDER BY u, id) x},
+	q{SELECT count(*), md5(string_agg(u::text || id, ',')) FROM (SELECT u, id FROM wu WHERE u < 'f0000000-0000-0000-0000-000000000000' ORDER BY u DESC, id DESC) x},);
 for my $q (@queries)
 {
 	my $want = $primary->safe_psql('postgres', "$seq $q");
@@ -134,7 +147,7 @@ for my $q (@queries)
 	is($standby->safe_psql('postgres', "$bmp $q"), $want, "standby: bitmap scan equals primary: $q");
 }
 
-for my $i (qw(t_k t_f t_d t_id w_s w_u w_c))
+for my $i (qw(t_k t_f t_d t_id w_s w_u w_c wu_ui))
 {
 	my ($ret, $stdout, $stderr) =
 	  $standby->psql('postgres', "SELECT fpbtree_check('$i')");

@@ -104,7 +104,8 @@ my @dcases = (
 	[ d_tuplesize => 10, undef, 'k, (id * interval \'1 s\')' ],
 	[ d_packsize => 10, undef, 'k, id' ],
 	[ d_packvar => 10, undef, 'k, (id::numeric)' ],
-	[ d_uuidlen => 10, undef, '(md5(k::text)::uuid)' ],);
+	[ d_uuidlen => 10, undef, '(md5(k::text)::uuid)' ],
+	[ d_uuidrow => 10, undef, '(md5(k::text)::uuid), k' ],);
 for my $c (@dcases)
 {
 	my ($t, $ff, $kexpr, $cols) = @$c;
@@ -117,7 +118,8 @@ for my $c (@dcases)
 	# d_wruns*: a wide index of 20 rows a value, so of pages of runs;
 	# d_namepad: the same of names (src/am/wide.c, fpb_name_is_padded),
 	# d_namepadm of (name, int4) rows; d_uuidlen: a uuid index, whose
-	# slots hold the bytes after the prefix
+	# slots hold the bytes after the prefix; d_uuidrow: a (uuid, int8)
+	# index, whose packed rows leave the uuid's prefix bytes out
 	$cols //= 'k';
 	$node->safe_psql(
 		'postgres', qq{
@@ -707,6 +709,25 @@ my (%dblk, %dnote);
 		$dblk{$t} = [ $leaves[5] ];
 		$dnote{$t} = "leaf $leaves[5] records whole uuid values";
 	}
+
+	# a (uuid, int8) row that left the uuid's first 6 bytes out, its
+	# bitmap's bit cleared: read so, its values would run 6 bytes past it
+	{
+		my $t = 'd_uuidrow';
+		$f = $path{$t};
+		@leaves = level_chain($f, 0);
+		my $page = read_block($f, $leaves[5]);
+		my $off = unpack('v', substr($page, 14, 2));
+		$off += unpack('C', substr($page, $off, 1))
+		  if $off == (opaque($page)->{hikey} & 0xFFFF);
+		die "$t: no row leaving bytes out at $off"
+		  if unpack('C', substr($page, $off, 1)) != 20
+		  || unpack('C', substr($page, $off + 1, 1)) != 0x80;
+		put(\$page, $off + 1, 'C', 0);
+		write_block($f, $leaves[5], $page);
+		$dblk{$t} = [ $leaves[5] ];
+		$dnote{$t} = "leaf $leaves[5] row keeps no skip bit";
+	}
 }
 note("D: $_: $dnote{$_}") for sort keys %dnote;
 
@@ -831,7 +852,8 @@ my @dplan = (
 	[ d_tuplesize => qw(fwd check) ],
 	[ d_packsize => qw(fwd check) ],
 	[ d_packvar => qw(fwd check) ],
-	[ d_uuidlen => qw(check) ],);
+	[ d_uuidlen => qw(check) ],
+	[ d_uuidrow => qw(check) ],);
 for my $p (@dplan)
 {
 	my ($t, @stmts) = @$p;

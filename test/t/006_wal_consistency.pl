@@ -38,6 +38,8 @@ CREATE INDEX w_f ON w USING fpbtree (f) WITH (nonleaf_lines = 2, leaf_lines = 3)
 CREATE INDEX w_s ON w USING fpbtree (s);
 CREATE INDEX w_ksf ON w USING fpbtree (k, s) INCLUDE (f);
 CREATE INDEX w_sk ON w USING fpbtree (s, k);
+CREATE TABLE wu (id int4, u uuid, ts timestamptz);
+CREATE INDEX wu_ut ON wu USING fpbtree (u, ts);
 });
 
 my $standby =
@@ -110,6 +112,17 @@ INSERT INTO w SELECT 130000 + g, -g, NULL, 'grp-' || (g % 20)
 	FROM generate_series(1, 4000) g;
 INSERT INTO w SELECT 140000 + g, g, NULL, 'grp-' || (g % 20)
 	FROM generate_series(1, 4000) g;
+-- rows led by a uuid leave its prefix bytes out (uuid_prefix_rows): random
+-- inserts, equal rows (runs), a shared prefix, NULLs, deletes, VACUUM
+INSERT INTO wu SELECT g, CASE WHEN g % 97 = 0 THEN NULL
+	WHEN g % 3 = 0 THEN ('a1a2a3a4a5a6' || left(md5(g::text), 20))::uuid
+	ELSE md5((g % 2000)::text)::uuid END,
+	'2026-01-01'::timestamptz + (g % 7) * interval '1 day'
+	FROM generate_series(1, 12000) g ORDER BY hashint4(g);
+DELETE FROM wu WHERE id % 4 = 1;
+VACUUM wu;
+INSERT INTO wu SELECT 20000 + g, md5((g % 2500)::text)::uuid, now()
+	FROM generate_series(1, 4000) g ORDER BY hashint4(g * 7);
 });
 
 $primary->wait_for_catchup($standby, 'replay');
@@ -134,13 +147,15 @@ for my $q (
 	q{SELECT count(*), sum(id) FROM w WHERE k = 42 AND s IS NULL},
 	q{SELECT count(*), sum(id) FROM w WHERE k > 0 AND s > '8'},
 	q{SELECT count(*), sum(id) FROM w WHERE k BETWEEN 499990000 AND 500000000},
-	q{SELECT count(*), sum(id) FROM w WHERE s = 'grp-7' AND k < 100})
+	q{SELECT count(*), sum(id) FROM w WHERE s = 'grp-7' AND k < 100},
+	q{SELECT count(*), md5(string_agg(u::text, ',')) FROM (SELECT u FROM wu WHERE u >= 'a1a2a3a4-a5a6-0000-0000-000000000000' ORDER BY u, ts) x},
+	q{SELECT count(*), sum(id) FROM wu WHERE u = md5('17')::uuid})
 {
 	is($standby->safe_psql('postgres', "$idx $q"),
 		$primary->safe_psql('postgres', $q),
 		"standby index scan equals the primary: $q");
 }
-for my $i (qw(w_k w_f w_s w_ksf w_sk))
+for my $i (qw(w_k w_f w_s w_ksf w_sk wu_ut))
 {
 	my ($ret, $stdout, $stderr) =
 	  $standby->psql('postgres', "SELECT fpbtree_check('$i', true)");
