@@ -56,6 +56,16 @@ fpb_heap_run(const FpbEntry *ents, int lo, int hi, bool up)
 	return true;
 }
 
+/* Is the new entry at pos part of a run of inserts in heap order, either way? */
+static bool
+fpb_heap_run_near(const FpbEntry *ents, int n, int pos)
+{
+	return (pos >= FPB_SPLIT_RUN_GROUP &&
+			fpb_heap_run(ents, pos - FPB_SPLIT_RUN_GROUP, pos, true)) ||
+		(pos + FPB_SPLIT_RUN_GROUP < n &&
+		 fpb_heap_run(ents, pos, pos + FPB_SPLIT_RUN_GROUP, false));
+}
+
 /*
  * Does the entry at pos of a leaf's n sorted entries (the new one) continue
  * a run of inserts that each land just after the one before: a backfill of
@@ -103,6 +113,82 @@ fpb_split_before_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
 }
 
 /*
+ * Where the inserts into a multi-column leaf's n sorted entries land, as
+ * far as the entries tell, when the new one at pos is at the end or the
+ * start of its group of the first key column: a group's newest rows go
+ * after its last entry (ascending time in (tenant, time)), or before its
+ * first (with time DESC), so at each boundary between two groups, and,
+ * going after the last entries, also at the page's end when its high key
+ * begins another group.  When there are two such places or more, split at
+ * the boundary nearest the middle that leaves one in each half: both halves
+ * then take inserts and fill up.  A split that leaves a half without one,
+ * such as after the new entry when the entries after it are the start of a
+ * group that goes on past the page, freezes that half as it is: many
+ * groups of a few dozen rows each, appended to in turn, grew into pages
+ * half full.  Returns the split point, or -1: the new entry amid its group
+ * (inserts at random places), fewer than two places, or none near the
+ * middle (the other rules decide).
+ */
+static int
+fpb_split_growth_point(const FpbCmp *cmp, const FpbEntry *ents, int n,
+					   int pos, Page page, BlockNumber blkno)
+{
+	bool		atstart;
+	bool		atend;
+	bool		endgrows = false;
+	bool		after = false;
+	int			best = -1;
+	int			places = 0;
+
+	if (cmp == NULL || !cmp->multi || cmp->nkeys < 2 || n < 4)
+		return -1;
+	atstart = pos > 0 && !fpb_tuple_first_equal(cmp, &ents[pos - 1], &ents[pos]);
+	atend = pos < n - 1 && !fpb_tuple_first_equal(cmp, &ents[pos], &ents[pos + 1]);
+	if (pos == n - 1)
+	{
+		FpbEntry	hk;
+
+		/* the high key of a rightmost page is +infinity: its end grows */
+		atend = FpbPageIsRightmost(FpbPageGetOpaque(page));
+		if (!atend)
+		{
+			fpb_page_get_hikey(page, &hk, blkno);
+			atend = !fpb_tuple_first_equal(cmp, &ents[n - 1], &hk);
+		}
+		endgrows = atend;
+	}
+	if (!atend || atstart)
+		return -1;
+	if (atend && !atstart && pos < n - 1)
+	{
+		FpbEntry	hk;
+
+		/* ends grow: so does the page's, if its last group ends there */
+		endgrows = FpbPageIsRightmost(FpbPageGetOpaque(page));
+		if (!endgrows)
+		{
+			fpb_page_get_hikey(page, &hk, blkno);
+			endgrows = !fpb_tuple_first_equal(cmp, &ents[n - 1], &hk);
+		}
+	}
+	/* boundaries b (between b - 1 and b), from the right: one after each */
+	after = endgrows;
+	if (endgrows)
+		places++;
+	for (int b = n - 1; b >= 1; b--)
+	{
+		if (fpb_tuple_first_equal(cmp, &ents[b - 1], &ents[b]))
+			continue;
+		places++;
+		if (after && b >= n / 4 && b <= n - n / 4 &&
+			(best < 0 || abs(b - n / 2) < abs(best - n / 2)))
+			best = b;
+		after = true;
+	}
+	return places >= 2 ? best : -1;
+}
+
+/*
  * Split the page in buf (exclusively locked) so that entry e fits.  The left
  * page keeps the lower half and stays locked, flagged incomplete; the new
  * right page gets the upper half.  cbuf, if valid, is a child whose
@@ -137,6 +223,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	int			runmid = -1;	/* a run's split point */
 	const char *fresh = NULL;	/* a separator tuple of our own */
 	bool		runbefore = false;
+	bool		growth = false; /* split where inserts land in both halves */
 	bool		packleft;
 	bool		packright;
 
@@ -162,7 +249,15 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	append = FpbPageIsRightmost(oopq) && pos == n - 1;
 	prepend = FpbPageIsLeftmost(oopq) && pos == 0 && !append;
 	if (!append && !prepend && FpbPageIsLeaf(oopq) &&
-		fpb_split_after_new(cmp, ents, n, pos))
+		!fpb_heap_run_near(ents, n, pos) &&
+		(runmid = fpb_split_growth_point(cmp, ents, n, pos, origpage,
+										   lblk)) >= 0)
+	{
+		/* inserts land in both halves */
+		growth = true;
+	}
+	else if (!append && !prepend && FpbPageIsLeaf(oopq) &&
+			 fpb_split_after_new(cmp, ents, n, pos))
 	{
 		/*
 		 * The run goes on after e.  Past the fillfactor (at the page's end,
@@ -210,7 +305,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	 * split: the run goes on down through the entries below it.
 	 */
 	packright = append || runbefore;
-	packleft = prepend || runbefore || runmid > pos;
+	packleft = prepend || runbefore || (runmid > pos && !growth);
 	want = Max(1, Min(want, n - 1));
 	/*
 	 * A leaf's split point keeps runs of one key whole (posting.c), where
