@@ -114,63 +114,49 @@ fpb_split_before_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
 
 /*
  * Where the inserts into a multi-column leaf's n sorted entries land, as
- * far as the entries tell, when the new one at pos is at the end or the
- * start of its group of the first key column: a group's newest rows go
- * after its last entry (ascending time in (tenant, time)), or before its
- * first (with time DESC), so at each boundary between two groups, and,
- * going after the last entries, also at the page's end when its high key
- * begins another group.  When there are two such places or more, split at
- * the boundary nearest the middle that leaves one in each half: both halves
- * then take inserts and fill up.  A split that leaves a half without one,
- * such as after the new entry when the entries after it are the start of a
- * group that goes on past the page, freezes that half as it is: many
- * groups of a few dozen rows each, appended to in turn, grew into pages
- * half full.  Returns the split point, or -1: the new entry amid its group
- * (inserts at random places), fewer than two places, or none near the
- * middle (the other rules decide).
+ * far as the entries tell, when the new one at pos ends its group of the
+ * first key column (ascending time in (tenant, time)): each group's newest
+ * rows go after its last entry, so at each boundary between two groups,
+ * and at the page's end when its high key begins another group.  When
+ * there are two such places or more, split at the boundary nearest the
+ * middle that leaves one in each half: both halves then take inserts and
+ * fill up.  A split that leaves a half without one, such as just after the
+ * new entry when the entries after it are the start of a group that goes
+ * on past the page, freezes that half as it is: many groups of a few dozen
+ * rows each, appended to in turn, grew into pages half full.  Returns the
+ * split point, or -1: the new entry amid its group (inserts at random
+ * places) or at its start (time DESC, where the rule made large groups'
+ * pages emptier), fewer than two places, or none in the middle half (the
+ * other rules decide).
  */
 static int
 fpb_split_growth_point(const FpbCmp *cmp, const FpbEntry *ents, int n,
 					   int pos, Page page, BlockNumber blkno)
 {
-	bool		atstart;
-	bool		atend;
-	bool		endgrows = false;
-	bool		after = false;
+	bool		endgrows;
+	bool		after;
 	int			best = -1;
 	int			places = 0;
 
 	if (cmp == NULL || !cmp->multi || cmp->nkeys < 2 || n < 4)
 		return -1;
-	atstart = pos > 0 && !fpb_tuple_first_equal(cmp, &ents[pos - 1], &ents[pos]);
-	atend = pos < n - 1 && !fpb_tuple_first_equal(cmp, &ents[pos], &ents[pos + 1]);
-	if (pos == n - 1)
-	{
-		FpbEntry	hk;
-
-		/* the high key of a rightmost page is +infinity: its end grows */
-		atend = FpbPageIsRightmost(FpbPageGetOpaque(page));
-		if (!atend)
-		{
-			fpb_page_get_hikey(page, &hk, blkno);
-			atend = !fpb_tuple_first_equal(cmp, &ents[n - 1], &hk);
-		}
-		endgrows = atend;
-	}
-	if (!atend || atstart)
+	/* the new entry begins its group, or is amid it */
+	if (pos > 0 && !fpb_tuple_first_equal(cmp, &ents[pos - 1], &ents[pos]))
 		return -1;
-	if (atend && !atstart && pos < n - 1)
+	if (pos < n - 1 && fpb_tuple_first_equal(cmp, &ents[pos], &ents[pos + 1]))
+		return -1;
+	/* the page's last group ends here: the high key begins another */
+	endgrows = FpbPageIsRightmost(FpbPageGetOpaque(page));
+	if (!endgrows)
 	{
 		FpbEntry	hk;
 
-		/* ends grow: so does the page's, if its last group ends there */
-		endgrows = FpbPageIsRightmost(FpbPageGetOpaque(page));
-		if (!endgrows)
-		{
-			fpb_page_get_hikey(page, &hk, blkno);
-			endgrows = !fpb_tuple_first_equal(cmp, &ents[n - 1], &hk);
-		}
+		fpb_page_get_hikey(page, &hk, blkno);
+		endgrows = !fpb_tuple_first_equal(cmp, &ents[n - 1], &hk);
 	}
+	/* the new entry at the page's end ends its group only then */
+	if (pos == n - 1 && !endgrows)
+		return -1;
 	/* boundaries b (between b - 1 and b), from the right: one after each */
 	after = endgrows;
 	if (endgrows)

@@ -27,11 +27,11 @@
 #include "access/heaptoast.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
-#include "utils/uuid.h"
 #include "fpbtree.h"
 #include "port/pg_bitutils.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/uuid.h"
 
 /* developer setting: new indexes take the old prefix format (tests) */
 bool		fpb_debug_multi_prefix_first = false;
