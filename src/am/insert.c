@@ -45,6 +45,9 @@ fpb_fillfactor(Relation index)
  */
 #define FPB_SPLIT_RUN_GROUP 8
 
+/* how far back a group's last row may be to count as growing (below) */
+#define FPB_SPLIT_ACTIVE_GAPS 16
+
 /* Heap TIDs of ents[lo..hi] in insert order, up or down the index order. */
 static bool
 fpb_heap_run(const FpbEntry *ents, int lo, int hi, bool up)
@@ -126,8 +129,8 @@ fpb_split_before_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
  * rows each, appended to in turn, grew into pages half full.  Returns the
  * split point, or -1: the new entry amid its group (inserts at random
  * places) or at its start (time DESC, where the rule made large groups'
- * pages emptier), fewer than two places, or none in the middle half (the
- * other rules decide).
+ * pages emptier), fewer than two places that still grow, or none in the
+ * middle half (the other rules decide).
  */
 static int
 fpb_split_growth_point(const FpbCmp *cmp, const FpbEntry *ents, int n,
@@ -137,6 +140,9 @@ fpb_split_growth_point(const FpbCmp *cmp, const FpbEntry *ents, int n,
 	bool		after;
 	int			best = -1;
 	int			places = 0;
+	uint64		bnew;
+	uint64		bprev;
+	uint64		recent;
 
 	if (cmp == NULL || !cmp->multi || cmp->nkeys < 2 || n < 4)
 		return -1;
@@ -157,13 +163,36 @@ fpb_split_growth_point(const FpbCmp *cmp, const FpbEntry *ents, int n,
 	/* the new entry at the page's end ends its group only then */
 	if (pos == n - 1 && !endgrows)
 		return -1;
+	/*
+	 * A group takes inserts only while its rows arrive.  Rows appended to
+	 * the heap get increasing TIDs, and the new entry's group got its
+	 * previous row (the entry before it) some blocks back: a group counts
+	 * when its last entry is no older than 16 such gaps, or 16 blocks.
+	 * Groups that no longer grow (many tenants, a few still active) would
+	 * otherwise count, and the halves of them stay half empty (1.2 times
+	 * the pages, sql/83).  Four gaps left out too many of the groups that
+	 * do grow when rows come to random tenants (bench/results/NOTES.md).
+	 * A heap that gave the new row a lower TID (reused space) tells
+	 * nothing.
+	 */
+	if (pos == 0)
+		return -1;
+	bnew = (ents[pos].t & ~FPB_T_NULLBIT) >> 16;
+	bprev = (ents[pos - 1].t & ~FPB_T_NULLBIT) >> 16;
+	if (bnew < bprev)
+		return -1;
+	recent = bnew - Min(bnew, Max(FPB_SPLIT_ACTIVE_GAPS * (bnew - bprev),
+								  FPB_SPLIT_ACTIVE_GAPS));
+	if (endgrows && ((ents[n - 1].t & ~FPB_T_NULLBIT) >> 16) < recent)
+		endgrows = false;
 	/* boundaries b (between b - 1 and b), from the right: one after each */
 	after = endgrows;
 	if (endgrows)
 		places++;
 	for (int b = n - 1; b >= 1; b--)
 	{
-		if (fpb_tuple_first_equal(cmp, &ents[b - 1], &ents[b]))
+		if (((ents[b - 1].t & ~FPB_T_NULLBIT) >> 16) < recent ||
+			fpb_tuple_first_equal(cmp, &ents[b - 1], &ents[b]))
 			continue;
 		places++;
 		if (after && b >= n / 4 && b <= n - n / 4 &&
@@ -209,7 +238,6 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	int			runmid = -1;	/* a run's split point */
 	const char *fresh = NULL;	/* a separator tuple of our own */
 	bool		runbefore = false;
-	bool		growth = false; /* split where inserts land in both halves */
 	bool		packleft;
 	bool		packright;
 
@@ -239,8 +267,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 		(runmid = fpb_split_growth_point(cmp, ents, n, pos, origpage,
 										   lblk)) >= 0)
 	{
-		/* inserts land in both halves */
-		growth = true;
+		/* inserts land in both halves: runmid is the boundary */
 	}
 	else if (!append && !prepend && FpbPageIsLeaf(oopq) &&
 			 fpb_split_after_new(cmp, ents, n, pos))
@@ -291,7 +318,7 @@ fpb_split(Relation index, Buffer buf, const FpbEntry *e, Buffer cbuf,
 	 * split: the run goes on down through the entries below it.
 	 */
 	packright = append || runbefore;
-	packleft = prepend || runbefore || (runmid > pos && !growth);
+	packleft = prepend || runbefore || runmid > pos;
 	want = Max(1, Min(want, n - 1));
 	/*
 	 * A leaf's split point keeps runs of one key whole (posting.c), where
