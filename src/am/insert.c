@@ -115,6 +115,15 @@ fpb_split_before_new(const FpbCmp *cmp, const FpbEntry *ents, int n, int pos)
 		   fpb_tuple_first_equal(cmp, &ents[0], &ents[pos - 1]))));
 }
 
+/* Does the heap block of tiebreaker t lie in [from, upto]? */
+static inline bool
+fpb_split_block_recent(uint64 t, uint64 from, uint64 upto)
+{
+	uint64		blk = (t & ~FPB_T_NULLBIT) >> 16;
+
+	return blk >= from && blk <= upto;
+}
+
 /*
  * Where the inserts into a multi-column leaf's n sorted entries land, as
  * far as the entries tell, when the new one at pos ends its group of the
@@ -142,7 +151,9 @@ fpb_split_growth_point(const FpbCmp *cmp, const FpbEntry *ents, int n,
 	int			places = 0;
 	uint64		bnew;
 	uint64		bprev;
+	uint64		window;
 	uint64		recent;
+	uint64		upto;
 
 	if (cmp == NULL || !cmp->multi || cmp->nkeys < 2 || n < 4)
 		return -1;
@@ -172,8 +183,9 @@ fpb_split_growth_point(const FpbCmp *cmp, const FpbEntry *ents, int n,
 	 * otherwise count, and the halves of them stay half empty (1.2 times
 	 * the pages, sql/83).  Four gaps left out too many of the groups that
 	 * do grow when rows come to random tenants (bench/results/NOTES.md).
-	 * A heap that gave the new row a lower TID (reused space) tells
-	 * nothing.
+	 * Nor does a block as far beyond the new row's count: new rows that
+	 * fill space VACUUM freed lie below older ones.  A heap that gave the
+	 * new row a lower TID than its group's previous one tells nothing.
 	 */
 	if (pos == 0)
 		return -1;
@@ -181,9 +193,10 @@ fpb_split_growth_point(const FpbCmp *cmp, const FpbEntry *ents, int n,
 	bprev = (ents[pos - 1].t & ~FPB_T_NULLBIT) >> 16;
 	if (bnew < bprev)
 		return -1;
-	recent = bnew - Min(bnew, Max(FPB_SPLIT_ACTIVE_GAPS * (bnew - bprev),
-								  FPB_SPLIT_ACTIVE_GAPS));
-	if (endgrows && ((ents[n - 1].t & ~FPB_T_NULLBIT) >> 16) < recent)
+	window = Max(FPB_SPLIT_ACTIVE_GAPS * (bnew - bprev), FPB_SPLIT_ACTIVE_GAPS);
+	recent = bnew - Min(bnew, window);
+	upto = bnew + window;
+	if (endgrows && !fpb_split_block_recent(ents[n - 1].t, recent, upto))
 		endgrows = false;
 	/* boundaries b (between b - 1 and b), from the right: one after each */
 	after = endgrows;
@@ -191,7 +204,7 @@ fpb_split_growth_point(const FpbCmp *cmp, const FpbEntry *ents, int n,
 		places++;
 	for (int b = n - 1; b >= 1; b--)
 	{
-		if (((ents[b - 1].t & ~FPB_T_NULLBIT) >> 16) < recent ||
+		if (!fpb_split_block_recent(ents[b - 1].t, recent, upto) ||
 			fpb_tuple_first_equal(cmp, &ents[b - 1], &ents[b]))
 			continue;
 		places++;
