@@ -183,9 +183,9 @@ fpb_split_growth_point(const FpbCmp *cmp, const FpbEntry *ents, int n,
 	 * otherwise count, and the halves of them stay half empty (1.2 times
 	 * the pages, sql/83).  Four gaps left out too many of the groups that
 	 * do grow when rows come to random tenants (bench/results/NOTES.md).
-	 * Nor does a block as far beyond the new row's count: new rows that
-	 * fill space VACUUM freed lie below older ones.  A heap that gave the
-	 * new row a lower TID than its group's previous one tells nothing.
+	 * Nor does a block further beyond the new row's than that: new rows
+	 * that fill space VACUUM freed lie below older ones.  A heap that gave
+	 * the new row a lower TID than its group's previous one tells nothing.
 	 */
 	if (pos == 0)
 		return -1;
