@@ -725,7 +725,7 @@ fpb_tuple_separator(const FpbCmp *cmp, const char *f)
 		 * from before them: leave them out again (the key has them).
 		 */
 		if (fpb_packed_skipped(f, cmp->tupdesc->natts))
-			fpb_packed_skip(row);
+			fpb_packed_skip(row, row);
 		return row;
 	}
 	sep = fpb_build_tuple_ext(cmp->tupdesc, values, isnull, false);
@@ -821,11 +821,7 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 						  what, fpb_keydesc(k, t),
 						  fpb_is_packed(f) ? "packed row" : "index tuple");
 	/* its prefix's bytes from its key: what the prefix says, checked below */
-	if (fpb_packed_skipped(f, cmp->tupdesc->natts))
-	{
-		(void) fpb_packed_unskip(f, k, whole);
-		f = whole;
-	}
+	f = fpb_packed_whole(cmp, f, k, whole);
 	if (!fpb_is_packed(f) && (cmp->pfxflags & FPB_PFX_PACKVAR))
 	{
 		/* only a row whose values do not pack is kept as an index tuple */

@@ -79,18 +79,32 @@ fpb_packed_unskip(const char *f, uint64 k, char *dst)
 }
 
 /*
- * Leave out the first FPB_SFX_SKIP bytes of the first value of the whole
- * packed row f, in place: the form fpb_slot_put stores.
+ * Write the whole packed row f to dst without the first FPB_SFX_SKIP bytes
+ * of its first value: the form fpb_slot_put stores.  dst may be f itself.
  */
 static inline void
-fpb_packed_skip(char *f)
+fpb_packed_skip(char *dst, const char *f)
 {
 	Size		len = *(const uint8 *) f;
+	char		bitmap = (char) (f[1] | FPB_PACKED_SKIPBIT);
 
 	Assert(fpb_packed_skippable(f));
-	f[0] = (char) (uint8) (len - FPB_SFX_SKIP);
-	f[1] = (char) (f[1] | FPB_PACKED_SKIPBIT);
-	memmove(f + 2, f + 2 + FPB_SFX_SKIP, len - 2 - FPB_SFX_SKIP);
+	memmove(dst + 2, f + 2 + FPB_SFX_SKIP, len - 2 - FPB_SFX_SKIP);
+	dst[0] = (char) (uint8) (len - FPB_SFX_SKIP);
+	dst[1] = bitmap;
+}
+
+/*
+ * The stored row f of key k whole: itself, or its copy in buf (room for
+ * FPB_PACKED_MAX + FPB_SFX_SKIP bytes) with the bytes it left out.
+ */
+static inline const char *
+fpb_packed_whole(const FpbCmp *cmp, const char *f, uint64 k, char *buf)
+{
+	if (!cmp->rowskip || !fpb_packed_skipped(f, cmp->tupdesc->natts))
+		return f;
+	(void) fpb_packed_unskip(f, k, buf);
+	return buf;
 }
 
 extern bool fpb_packed_eligible(TupleDesc desc);

@@ -124,11 +124,7 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 		Size		size;
 
 		/* a row that left its first bytes to k gets them back */
-		if (mcmp->rowskip && fpb_packed_skipped(f, mcmp->tupdesc->natts))
-		{
-			(void) fpb_packed_unskip(f, k, whole);
-			f = whole;
-		}
+		f = fpb_packed_whole(mcmp, f, k, whole);
 		size = vp < end ? fpb_tuple_unpack(mcmp, f, vp, end - vp) : 0;
 
 		if (size == 0)

@@ -598,12 +598,8 @@ fpb_scan_filter(FpbScanOpaque so, uint64 k, const char *f)
 		bool		isnull;
 		Datum		d;
 
-		if (sk->sk_attno == 1 && so->cmp->rowskip &&
-			fpb_packed_skipped(f, so->cmp->tupdesc->natts))
-		{
-			(void) fpb_packed_unskip(f, k, whole);
-			f = whole;
-		}
+		if (sk->sk_attno == 1)
+			f = fpb_packed_whole(so->cmp, f, k, whole);
 		d = fpb_tuple_getattr(so->cmp->tupdesc, f, sk->sk_attno, &isnull);
 
 		if (sk->sk_flags & SK_SEARCHNULL)

@@ -718,16 +718,9 @@ fpb_slot_put(Page page, uint64 k, const char *f)
 		return FPB_WIDE_PREFIX(k);
 	start = fpb_slot_start(page, f, ph->pd_upper);
 	Assert(start >= ph->pd_lower);
+	/* a row without its first value's first bytes, which k holds */
 	if (fl == FPB_FULLLEN_TUPSFX && fpb_packed_skippable(f))
-	{
-		/* the row without its first value's first bytes, which k holds */
-		char	   *dst = (char *) page + start;
-		Size		len = fpb_tuple_size(f);
-
-		dst[0] = (char) (uint8) (len - FPB_SFX_SKIP);
-		dst[1] = (char) (f[1] | FPB_PACKED_SKIPBIT);
-		memcpy(dst + 2, f + 2 + FPB_SFX_SKIP, len - 2 - FPB_SFX_SKIP);
-	}
+		fpb_packed_skip((char *) page + start, f);
 	else
 		memcpy((char *) page + start, f + skip,
 			   fpb_page_full_size(page, f) - skip);
