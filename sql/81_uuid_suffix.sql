@@ -18,27 +18,8 @@
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 
-CREATE FUNCTION pg_temp.us_value(g int) RETURNS uuid
-LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE
-		WHEN g % 97 = 0 THEN NULL
-		-- one prefix, different tails
-		WHEN g % 5 = 0 THEN ('a1a2a3a4a5a6' || left(md5(g::text), 20))::uuid
-		-- different prefixes, one tail
-		WHEN g % 5 = 1 THEN (left(md5(g::text), 12) || 'b1b2b3b4b5b6b7b8b9ba')::uuid
-		-- 300 values of about 40 rows each
-		WHEN g % 5 = 2 THEN md5((g % 300)::text)::uuid
-		-- the extremes, and tails at their extremes
-		WHEN g % 5 = 3 AND g % 4 = 0 THEN '00000000-0000-0000-0000-000000000000'::uuid
-		WHEN g % 5 = 3 AND g % 4 = 1 THEN 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid
-		WHEN g % 5 = 3 AND g % 4 = 2 THEN ('a1a2a3a4a5a6' || repeat('0', 20))::uuid
-		WHEN g % 5 = 3 THEN ('a1a2a3a4a5a6' || repeat('f', 20))::uuid
-		ELSE md5(g::text)::uuid
-	END
-$$;
-
 CREATE TABLE us (id int4, u uuid) WITH (autovacuum_enabled = off);
-INSERT INTO us SELECT g, pg_temp.us_value(g)
+INSERT INTO us SELECT g, fpb_uuid_mix(g)
 FROM generate_series(1, 60000) g ORDER BY hashint4(g);
 CREATE TABLE us_bt AS SELECT * FROM us;
 CREATE INDEX us_u ON us USING fpbtree (u);
@@ -108,8 +89,8 @@ RESET enable_hashjoin;
 RESET enable_nestloop;
 
 -- inserts into runs, into the shared prefix and elsewhere, deletes, VACUUM
-INSERT INTO us SELECT g, pg_temp.us_value(g) FROM generate_series(60001, 90000) g;
-INSERT INTO us_bt SELECT g, pg_temp.us_value(g) FROM generate_series(60001, 90000) g;
+INSERT INTO us SELECT g, fpb_uuid_mix(g) FROM generate_series(60001, 90000) g;
+INSERT INTO us_bt SELECT g, fpb_uuid_mix(g) FROM generate_series(60001, 90000) g;
 INSERT INTO us SELECT -g, gen_random_uuid() FROM generate_series(1, 3000) g;
 INSERT INTO us_bt SELECT * FROM us WHERE id < 0;
 DELETE FROM us WHERE id % 7 = 3 OR id BETWEEN 20000 AND 26000;
@@ -163,8 +144,8 @@ RESET fpbtree.debug_codepoint_prefix_const;
 SELECT f.version, f.format, f.reindex_adds FROM fpbtree_format('us_u_old') f;
 SELECT pg_relation_size('us_u_old') > pg_relation_size('us_u') AS larger;
 DROP INDEX us_u;
-INSERT INTO us SELECT g, pg_temp.us_value(g) FROM generate_series(90001, 95000) g;
-INSERT INTO us_bt SELECT g, pg_temp.us_value(g) FROM generate_series(90001, 95000) g;
+INSERT INTO us SELECT g, fpb_uuid_mix(g) FROM generate_series(90001, 95000) g;
+INSERT INTO us_bt SELECT g, fpb_uuid_mix(g) FROM generate_series(90001, 95000) g;
 SELECT * FROM us_all() WHERE r <> 'same';
 SELECT fpbtree_check('us_u_old', true);
 REINDEX INDEX us_u_old;

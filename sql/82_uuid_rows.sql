@@ -18,29 +18,10 @@
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 
-CREATE FUNCTION pg_temp.ur_value(g int) RETURNS uuid
-LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE
-		WHEN g % 97 = 0 THEN NULL
-		-- one prefix, different tails
-		WHEN g % 5 = 0 THEN ('a1a2a3a4a5a6' || left(md5(g::text), 20))::uuid
-		-- different prefixes, one tail
-		WHEN g % 5 = 1 THEN (left(md5(g::text), 12) || 'b1b2b3b4b5b6b7b8b9ba')::uuid
-		-- 300 values of about 40 rows each
-		WHEN g % 5 = 2 THEN md5((g % 300)::text)::uuid
-		-- the extremes, and tails at their extremes
-		WHEN g % 5 = 3 AND g % 4 = 0 THEN '00000000-0000-0000-0000-000000000000'::uuid
-		WHEN g % 5 = 3 AND g % 4 = 1 THEN 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid
-		WHEN g % 5 = 3 AND g % 4 = 2 THEN ('a1a2a3a4a5a6' || repeat('0', 20))::uuid
-		WHEN g % 5 = 3 THEN ('a1a2a3a4a5a6' || repeat('f', 20))::uuid
-		ELSE md5(g::text)::uuid
-	END
-$$;
-
 -- ts repeats (rows equal in both columns share runs), n is NULL at times
 CREATE TABLE ur (id int4, u uuid, ts timestamptz, n int8, t text)
 	WITH (autovacuum_enabled = off);
-INSERT INTO ur SELECT g, pg_temp.ur_value(g),
+INSERT INTO ur SELECT g, fpb_uuid_mix(g),
 	'2026-01-01'::timestamptz + (g % 50) * interval '1 hour',
 	CASE WHEN g % 89 = 0 THEN NULL ELSE g % 1000 END,
 	CASE WHEN g % 83 = 0 THEN NULL ELSE 'k' || (g % 37) END
@@ -132,7 +113,7 @@ RESET enable_nestloop;
 
 -- inserts into runs, into the shared prefix and elsewhere (splits whose
 -- groups end where first columns differ), deletes, VACUUM
-INSERT INTO ur SELECT g, pg_temp.ur_value(g),
+INSERT INTO ur SELECT g, fpb_uuid_mix(g),
 	'2026-01-01'::timestamptz + (g % 50) * interval '1 hour', g % 1000, 'k' || (g % 37)
 FROM generate_series(60001, 90000) g;
 INSERT INTO ur SELECT -g, ('a1a2a3a4a5a6' || left(md5((g % 40)::text), 20))::uuid,
@@ -193,7 +174,7 @@ RESET fpbtree.debug_codepoint_prefix_const;
 SELECT f.format, f.reindex_adds FROM fpbtree_format('ur_ut_old') f;
 SELECT pg_relation_size('ur_ut_old') > pg_relation_size('ur_ut') AS larger;
 DROP INDEX ur_ut;
-INSERT INTO ur SELECT g, pg_temp.ur_value(g), now(), g, 'y' FROM generate_series(90001, 95000) g;
+INSERT INTO ur SELECT g, fpb_uuid_mix(g), now(), g, 'y' FROM generate_series(90001, 95000) g;
 INSERT INTO ur_bt SELECT * FROM ur WHERE id > 90000;
 SELECT * FROM ur_all() WHERE r <> 'same';
 SELECT fpbtree_check('ur_ut_old', true);

@@ -191,3 +191,26 @@ BEGIN
 	EXECUTE format('DROP INDEX %I', copy);
 	RETURN CASE WHEN same THEN 'same' ELSE 'sizes differ' END;
 END $$;
+
+-- A uuid for row g that tests prefixes of 6 bytes (sql/81, sql/82): NULL
+-- for every 97th; one shared prefix with different tails; different
+-- prefixes with one shared tail; 300 values of about 40 rows each; the
+-- extremes, and tails at their extremes; else md5 of g.
+CREATE OR REPLACE FUNCTION fpb_uuid_mix(g int) RETURNS uuid
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE
+		WHEN g % 97 = 0 THEN NULL
+		-- one prefix, different tails
+		WHEN g % 5 = 0 THEN ('a1a2a3a4a5a6' || left(md5(g::text), 20))::uuid
+		-- different prefixes, one tail
+		WHEN g % 5 = 1 THEN (left(md5(g::text), 12) || 'b1b2b3b4b5b6b7b8b9ba')::uuid
+		-- 300 values of about 40 rows each
+		WHEN g % 5 = 2 THEN md5((g % 300)::text)::uuid
+		-- the extremes, and tails at their extremes
+		WHEN g % 5 = 3 AND g % 4 = 0 THEN '00000000-0000-0000-0000-000000000000'::uuid
+		WHEN g % 5 = 3 AND g % 4 = 1 THEN 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid
+		WHEN g % 5 = 3 AND g % 4 = 2 THEN ('a1a2a3a4a5a6' || repeat('0', 20))::uuid
+		WHEN g % 5 = 3 THEN ('a1a2a3a4a5a6' || repeat('f', 20))::uuid
+		ELSE md5(g::text)::uuid
+	END
+$$;

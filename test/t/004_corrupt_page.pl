@@ -341,6 +341,18 @@ sub level_chain
 	return @chain;
 }
 
+# The offset of the first packed row in a wide leaf's slotted area: the
+# slot at pd_upper, or the next when that one is the high key's (packed
+# rows are unaligned, so the next begins where the first one's length ends).
+sub first_packed_row
+{
+	my ($page) = @_;
+	my $off = unpack('v', substr($page, 14, 2));
+	$off += unpack('C', substr($page, $off, 1))
+	  if $off == (opaque($page)->{hikey} & 0xFFFF);
+	return $off;
+}
+
 # The second wide page of runs (flags wide, posting and runs) on the leaf
 # level of index file $file of table $t.
 sub wide_runs_leaf
@@ -688,9 +700,7 @@ my (%dblk, %dnote);
 		$f = $path{$t};
 		@leaves = level_chain($f, 0);
 		my $page = read_block($f, $leaves[5]);
-		my $off = unpack('v', substr($page, 14, 2));
-		$off += unpack('C', substr($page, $off, 1))
-		  if $off == (opaque($page)->{hikey} & 0xFFFF);
+		my $off = first_packed_row($page);
 		die "$t: no packed row at $off" if unpack('C', substr($page, $off, 1)) < 11;
 		put(\$page, $off + 10, 'C', 0xF0);
 		write_block($f, $leaves[5], $page);
@@ -717,9 +727,7 @@ my (%dblk, %dnote);
 		$f = $path{$t};
 		@leaves = level_chain($f, 0);
 		my $page = read_block($f, $leaves[5]);
-		my $off = unpack('v', substr($page, 14, 2));
-		$off += unpack('C', substr($page, $off, 1))
-		  if $off == (opaque($page)->{hikey} & 0xFFFF);
+		my $off = first_packed_row($page);
 		die "$t: no row leaving bytes out at $off"
 		  if unpack('C', substr($page, $off, 1)) != 20
 		  || unpack('C', substr($page, $off + 1, 1)) != 0x80;
