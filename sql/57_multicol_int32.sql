@@ -43,13 +43,13 @@ SELECT fpbtree_check('k32_c_id', true), fpbtree_check('k32_s_c', true),
 	   fpbtree_check('k32_d', true), fpbtree_check('k32_cdesc', true);
 
 -- scans, against a sequential scan: the DESC index first, then without it
--- (for a bitmap scan the planner chooses between k32_cdesc and k32_c_id by
--- a hair of cost: keep the estimates the histogram alone gives, which
--- choose k32_cdesc)
-SET fpbtree.planner_as_btree = off;
+-- (k32_c_id, whose rows leave c to the prefix, is smaller and would win
+-- the planner's choice: out of the way for these two)
+BEGIN;
+DROP INDEX k32_c_id;
 SELECT fpb_same('SELECT c, id FROM k32 WHERE c < -500 ORDER BY c DESC NULLS FIRST, id', 'k32_cdesc', true);
 SELECT fpb_same('SELECT c, id FROM k32 WHERE c IS NULL OR c > 510 ORDER BY c DESC NULLS FIRST, id', 'k32_cdesc', true);
-RESET fpbtree.planner_as_btree;
+ROLLBACK;
 DROP INDEX k32_cdesc;
 SELECT fpb_same('SELECT c, id FROM k32 WHERE c = 7', 'k32_c_id');
 SELECT fpb_same('SELECT c, id FROM k32 WHERE c = 7 AND id > 20000', 'k32_c_id');

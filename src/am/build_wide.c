@@ -154,7 +154,8 @@ fpb_build_slot_bound(const FpbCmp *cmp, const char *f)
 	if (cmp->multi)
 		return !fpb_is_packed(f) ? MAXALIGN(fpb_full_size(cmp, f)) :
 			fpb_full_size(cmp, f) -
-			(cmp->rowskip && fpb_packed_skippable(f) ? FPB_SFX_SKIP : 0);
+			(fpb_packed_skippable(cmp->rowskip, f) ?
+			 fpb_rowskip_len(cmp->rowskip) : 0);
 	if (cmp->typlen < 0 && VARATT_IS_4B(f))
 		return INTALIGN(fpb_full_size(cmp, f));
 	/* a suffix slot leaves the prefix's bytes out */

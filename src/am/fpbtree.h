@@ -92,11 +92,13 @@ typedef struct FpbCmp
 	int16		skip;			/* and, under FPB_PFX_UUIDSFX, the bytes of
 								 * a value its slots leave to the prefix
 								 * (FPB_FULLLEN_SFX16); else 0 */
-	bool		rowskip_base;	/* multi-column: a leading uuid ASC NULLS
-								 * LAST, rows packed, at most 7 columns */
-	bool		rowskip;		/* and, under FPB_PFX_ROWSFX, packed rows
-								 * leave its prefix's bytes out
-								 * (FPB_FULLLEN_TUPSFX) */
+	uint8		rowskip_base;	/* multi-column: a leading uuid, or an
+								 * integer under a coded prefix, ASC NULLS
+								 * LAST, at most 7 columns: the fulllen of
+								 * pages whose rows leave it to the prefix
+								 * (FPB_FULLLEN_TUPSFX, _TUPINTn), else 0 */
+	uint8		rowskip;		/* the same, under FPB_PFX_ROWSFX or
+								 * FPB_PFX_ROWINT and FPB_PFX_PACKED */
 	int			maxkey;			/* largest full value accepted (bytes) */
 
 	/*
@@ -149,9 +151,46 @@ typedef struct FpbCmp
  */
 #define FPB_FULLLEN_TUPSFX	0xFD
 
+/*
+ * fulllen of a page of a multi-column index with FPB_PFX_ROWINT: as
+ * FPB_FULLLEN_TUPLE, and a packed row whose first column, an integer of
+ * 2, 4 or 8 bytes (int2, int4 and date, int8), has a code that fits the
+ * prefix leaves the whole value to the prefix (packed.h,
+ * fpb_packed_skippable).
+ */
+#define FPB_FULLLEN_TUPINT2	0xFC
+#define FPB_FULLLEN_TUPINT4	0xFB
+#define FPB_FULLLEN_TUPINT8	0xFA
+
 /* Does a page of fulllen fl hold index tuples or packed rows? */
 #define FPB_FULLLEN_IS_TUPLE(fl) \
-	((fl) == FPB_FULLLEN_TUPLE || (fl) == FPB_FULLLEN_TUPSFX)
+	((fl) == FPB_FULLLEN_TUPLE || (fl) == FPB_FULLLEN_TUPSFX || \
+	 ((fl) >= FPB_FULLLEN_TUPINT8 && (fl) <= FPB_FULLLEN_TUPINT2))
+
+/*
+ * The bytes of its first value a packed row of a page of fulllen fl may
+ * leave to its prefix: a uuid's first FPB_SFX_SKIP, an integer whole.
+ */
+static inline int
+fpb_rowskip_len(int fl)
+{
+	switch (fl)
+	{
+		case FPB_FULLLEN_TUPSFX:
+			return FPB_SFX_SKIP;
+		case FPB_FULLLEN_TUPINT2:
+			return 2;
+		case FPB_FULLLEN_TUPINT4:
+			return 4;
+		case FPB_FULLLEN_TUPINT8:
+			return 8;
+	}
+	return 0;
+}
+
+/* Does a row of a page of fulllen fl leave out a leading integer? */
+#define FPB_FULLLEN_ROWINT(fl) \
+	((fl) >= FPB_FULLLEN_TUPINT8 && (fl) <= FPB_FULLLEN_TUPINT2)
 
 /* The bytes of a value the slots of pages of fulllen fl leave out */
 static inline int
@@ -550,10 +589,14 @@ typedef struct FpbMetaPageData
 #define FPB_PFX_ROWSFX		0x0080	/* packed rows leave a leading
 									 * uuid's prefix bytes out
 									 * (FPB_FULLLEN_TUPSFX): version 4 */
+#define FPB_PFX_ROWINT		0x0100	/* packed rows leave a leading
+									 * integer whose code fits the prefix
+									 * out (FPB_FULLLEN_TUPINTn): version 4 */
 #define FPB_PFX_KNOWN		(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS | \
 							 FPB_PFX_PACKED | FPB_PFX_RUNS | \
 							 FPB_PFX_PACKVAR | FPB_PFX_NAMERUNS | \
-							 FPB_PFX_UUIDSFX | FPB_PFX_ROWSFX)
+							 FPB_PFX_UUIDSFX | FPB_PFX_ROWSFX | \
+							 FPB_PFX_ROWINT)
 
 /* the prefix of a multi-column entry (multicol.c) */
 #define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */
@@ -635,6 +678,11 @@ extern PGDLLEXPORT Datum fpbtree_prefix_name(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum fpbtree_prefix_none(PG_FUNCTION_ARGS);
 /* ... and one fpb_encode calls directly */
 extern PGDLLEXPORT Datum fpbtree_prefix_uuid(PG_FUNCTION_ARGS);
+/* encode procedures multicol.c knows by address (keys.c) */
+extern PGDLLEXPORT Datum fpbtree_encode_int2(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum fpbtree_encode_int4(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum fpbtree_encode_int8(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum fpbtree_encode_date(PG_FUNCTION_ARGS);
 extern uint64 fpb_prefix_bpchar(Datum value, Oid collid);
 extern uint64 fpb_prefix_cstring(const char *data, Size len, Oid collid);
 

@@ -77,6 +77,41 @@ fpb_multi_space(Relation index)
 }
 
 /*
+ * The fulllen of the pages of an index whose packed rows may leave their
+ * first value, or part of it, to the prefix (README "Packed rows", Prefix
+ * bytes left out), or 0.  Its first column is ascending with NULLs last,
+ * and the top bit of a packed row's bitmap names no column of at most 7.
+ * A leading uuid has its first bytes as its rows' prefix
+ * (FPB_MPREFIX_FIRST: a wide first column's key).  A leading integer
+ * whose key is the value with its sign bit flipped (int2, int4, date,
+ * int8) has, under a coded prefix (fpb_cmp_set_pfxflags), its code at the
+ * prefix's start.
+ */
+static uint8
+fpb_multi_rowskip_kind(Relation index, const FpbCmp *cmp)
+{
+	Form_pg_attribute att = TupleDescAttr(cmp->tupdesc, 0);
+	PGFunction	fn = index_getprocinfo(index, 1, FPB_ENCODE_PROC)->fn_addr;
+
+	if (cmp->cols[0].desc || cmp->cols[0].nullsfirst ||
+		cmp->tupdesc->natts >= 8)
+		return 0;
+	if (cmp->cols[0].bytewise && cmp->cols[0].typlen == UUID_LEN &&
+		att->atttypid == UUIDOID && fn == fpbtree_prefix_uuid)
+		return FPB_FULLLEN_TUPSFX;
+	if (!cmp->cols[0].encproc)
+		return 0;
+	if (att->atttypid == INT8OID && fn == fpbtree_encode_int8)
+		return FPB_FULLLEN_TUPINT8;
+	if ((att->atttypid == INT4OID && fn == fpbtree_encode_int4) ||
+		(att->atttypid == DATEOID && fn == fpbtree_encode_date))
+		return FPB_FULLLEN_TUPINT4;
+	if (att->atttypid == INT2OID && fn == fpbtree_encode_int2)
+		return FPB_FULLLEN_TUPINT2;
+	return 0;
+}
+
+/*
  * Set up the comparison of a multi-column or INCLUDE index: each key
  * column's own, and the descriptor of scan bounds, in space
  * (fpb_multi_space bytes).
@@ -146,18 +181,7 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 	/* final with the index's flags (fpb_cmp_set_pfxflags) */
 	cmp->dedup = cmp->dedup_base && cmp->dedup_flags == 0;
 
-	/*
-	 * A leading uuid, ascending with NULLs last, has its first bytes as its
-	 * rows' prefix (FPB_MPREFIX_FIRST: a wide first column's key), and the
-	 * top bit of a packed row's bitmap names no column of at most 7.
-	 */
-	cmp->rowskip_base = cmp->cols[0].bytewise &&
-		cmp->cols[0].typlen == UUID_LEN &&
-		TupleDescAttr(cmp->tupdesc, 0)->atttypid == UUIDOID &&
-		!cmp->cols[0].desc && !cmp->cols[0].nullsfirst &&
-		cmp->tupdesc->natts < 8 &&
-		index_getprocinfo(index, 1, FPB_ENCODE_PROC)->fn_addr ==
-		fpbtree_prefix_uuid;
+	cmp->rowskip_base = fpb_multi_rowskip_kind(index, cmp);
 	cmp->bounddesc = (TupleDesc) (space + MAXALIGN(sizeof(FpbCmp) * nkeys));
 	TupleDescCopy(cmp->bounddesc, bd);
 	FreeTupleDesc(bd);
@@ -233,9 +257,8 @@ fpb_mprefix_put(uint64 *p, int *used, uint64 v, int n, int limit)
 static inline void
 fpb_mprefix_code(uint64 *p, int *used, uint64 k, int limit)
 {
-	uint64		x = k << 1;
-	bool		b = (x >> 63) != 0;
-	int			r = 63 - pg_leftmost_one_pos64(b ? ~x : (x | 1));
+	bool		b = ((k >> 62) & 1) != 0;
+	int			r = fpb_mprefix_run(k);
 
 	fpb_mprefix_put(p, used,
 					((k >> 63) << 63) | ((uint64) b << 62) |
@@ -434,16 +457,31 @@ fpb_tuple_col_cmp(const FpbCmp *cmp, int j, IndexTuple ta, TupleDesc da,
 	}
 	if (col->encproc)
 	{
-		uint64		ka = sa ? (uint64) DatumGetInt64(va) :
+		uint64		ka,
+					kb;
+
+		/*
+		 * A leading integer that a stored row left to its prefix, whose
+		 * code the prefix holds whole: callers compare under equal
+		 * prefixes (fpb_tuple_cmp), which then hold the other side's code
+		 * too, as no code is a prefix of another.
+		 */
+		if (j == 0 && cmp->rowskip &&
+			((sa == 0 && fpb_packed_skipped((const char *) ta,
+											cmp->tupdesc->natts)) ||
+			 (sb == 0 && fpb_packed_skipped((const char *) tb,
+											cmp->tupdesc->natts))))
+			return 0;
+		ka = sa ? (uint64) DatumGetInt64(va) :
 			fpb_col_key(col, fpb_encode(col->encproc, col->collation, va));
-		uint64		kb = sb ? (uint64) DatumGetInt64(vb) :
+		kb = sb ? (uint64) DatumGetInt64(vb) :
 			fpb_col_key(col, fpb_encode(col->encproc, col->collation, vb));
 
 		if (ka == kb)
 			return 0;
 		c = ka < kb ? -1 : 1;
 	}
-	else if (j == 0 && cmp->rowskip)
+	else if (j == 0 && cmp->rowskip == FPB_FULLLEN_TUPSFX)
 	{
 		/*
 		 * A leading uuid whose first bytes a stored row may have left out:
@@ -491,19 +529,52 @@ fpb_tuple_cmp(const FpbCmp *cmp, const char *a, const char *b)
 }
 
 /*
+ * The key of the leading integer of the stored entry e, from its prefix
+ * where its row left it there; false when it is NULL.
+ */
+static bool
+fpb_entry_first_key(const FpbCmp *cmp, const FpbEntry *e, uint64 *key)
+{
+	bool		isnull;
+	Datum		d;
+
+	if (fpb_packed_skipped(e->f, cmp->tupdesc->natts))
+	{
+		*key = fpb_mprefix_first_key(e->k);
+		return true;
+	}
+	d = fpb_tuple_getattr(cmp->tupdesc, e->f, 1, &isnull);
+	if (isnull)
+		return false;
+	*key = fpb_encode(cmp->cols[0].encproc, cmp->cols[0].collation, d);
+	return true;
+}
+
+/*
  * Do two stored entries of a multi-column index hold equal first key
  * columns (NULLs equal to each other)?  A leaf split looks for the end of
  * a group (insert.c).  Where rows may leave a leading uuid's first bytes to
- * the prefix, the prefixes are those bytes.
+ * the prefix, the prefixes are those bytes; a leading integer a row left
+ * there is its prefix's first code.
  */
 bool
 fpb_tuple_first_equal(const FpbCmp *cmp, const FpbEntry *a, const FpbEntry *b)
 {
+	uint64		ka,
+				kb;
+
 	/* a damaged page's entry may lack its tuple: no sign, the check finds it */
 	if (a->f == NULL || b->f == NULL)
 		return false;
-	if (cmp->rowskip && FPB_WIDE_PREFIX(a->k) != FPB_WIDE_PREFIX(b->k))
+	if (cmp->rowskip == FPB_FULLLEN_TUPSFX &&
+		FPB_WIDE_PREFIX(a->k) != FPB_WIDE_PREFIX(b->k))
 		return false;
+	/* the prefix holds the codes of later columns too: compare the keys */
+	if (FPB_FULLLEN_ROWINT(cmp->rowskip) &&
+		(fpb_packed_skipped(a->f, cmp->tupdesc->natts) ||
+		 fpb_packed_skipped(b->f, cmp->tupdesc->natts)))
+		return fpb_entry_first_key(cmp, a, &ka) &&
+			fpb_entry_first_key(cmp, b, &kb) && ka == kb;
 	return fpb_tuple_col_cmp(cmp, 0, (IndexTuple) a->f, cmp->tupdesc, 0,
 							 (IndexTuple) b->f, cmp->tupdesc, 0) == 0;
 }
@@ -725,7 +796,7 @@ fpb_tuple_separator(const FpbCmp *cmp, const char *f)
 		 * from before them: leave them out again (the key has them).
 		 */
 		if (fpb_packed_skipped(f, cmp->tupdesc->natts))
-			fpb_packed_skip(row, row);
+			fpb_packed_skip(cmp->rowskip, row, row);
 		return row;
 	}
 	sep = fpb_build_tuple_ext(cmp->tupdesc, values, isnull, false);
@@ -794,16 +865,9 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 	uint64		p;
 	bool		compressed = false;
 	Size		grow = 0;
-	char		whole[FPB_PACKED_MAX + FPB_SFX_SKIP];
+	char		whole[FPB_PACKED_MAX + FPB_PACKED_SKIP_MAX];
+	bool		skipped = fpb_packed_skipped(f, cmp->tupdesc->natts);
 
-	if (fpb_is_packed(f) &&
-		fpb_packed_skipped(f, cmp->tupdesc->natts) !=
-		(cmp->rowskip && (f[1] & 1) == 0))
-		fpb_index_corrupt(index, blkno,
-						  "%s %s is a packed row that %s its first value's prefix bytes, unlike the index's format.",
-						  what, fpb_keydesc(k, t),
-						  fpb_packed_skipped(f, cmp->tupdesc->natts) ?
-						  "leaves out" : "keeps");
 	if (fpb_is_packed(f) != ((cmp->pfxflags & FPB_PFX_PACKED) != 0) &&
 		!(!fpb_is_packed(f) && (cmp->pfxflags & FPB_PFX_PACKVAR)))
 		fpb_index_corrupt(index, blkno,
@@ -820,8 +884,14 @@ fpb_check_multi_key(Relation index, const FpbCmp *cmp, const char *f,
 						  "%s %s holds no sound %s.",
 						  what, fpb_keydesc(k, t),
 						  fpb_is_packed(f) ? "packed row" : "index tuple");
-	/* its prefix's bytes from its key: what the prefix says, checked below */
+	/* its left-out bytes from its key: what the prefix says, checked below */
 	f = fpb_packed_whole(cmp, f, k, whole);
+	if (fpb_is_packed(f) &&
+		skipped != fpb_packed_skippable(cmp->rowskip, f))
+		fpb_index_corrupt(index, blkno,
+						  "%s %s is a packed row that %s its first value's prefix bytes, unlike the index's format.",
+						  what, fpb_keydesc(k, t),
+						  skipped ? "leaves out" : "keeps");
 	if (!fpb_is_packed(f) && (cmp->pfxflags & FPB_PFX_PACKVAR))
 	{
 		/* only a row whose values do not pack is kept as an index tuple */

@@ -319,17 +319,51 @@ fpb_packed_fetch(const char *p, Form_pg_attribute att)
 }
 
 /*
+ * The bytes of the first value, of att, that a row leaving them out
+ * (fpb_packed_skipped) leaves: a uuid's first FPB_SFX_SKIP, an integer's
+ * all (fpb_rowskip_len; 0 for a type no format leaves out).
+ */
+static inline int
+fpb_packed_skip_att(Form_pg_attribute att)
+{
+	switch (att->atttypid)
+	{
+		case UUIDOID:
+			return FPB_SFX_SKIP;
+		case INT2OID:
+		case INT4OID:
+		case DATEOID:
+		case INT8OID:
+			return att->attlen;
+	}
+	return 0;
+}
+
+/*
  * Bytes the value of column i at offset off of the packed row f takes
  * there: a row that left its first value's first bytes out
- * (fpb_packed_skipped: skip) holds FPB_SFX_SKIP fewer of that one.
+ * (fpb_packed_skipped: skip) holds fewer of that one.
  */
 static inline int
 fpb_packed_stored_len(const char *f, Size off, Form_pg_attribute att, int i,
 					  bool skip)
 {
 	if (i == 0 && skip)
-		return att->attlen - FPB_SFX_SKIP;
+		return att->attlen - fpb_packed_skip_att(att);
 	return fpb_packed_len(f, off, att);
+}
+
+/*
+ * The first value, of att, of a row that left its bytes before off out:
+ * a uuid's pointer before its remaining bytes, an integer's 0; neither
+ * is the value (fpb_packed_skipped).
+ */
+static inline Datum
+fpb_packed_skipped_value(const char *f, Size off, Form_pg_attribute att)
+{
+	if (att->atttypid == UUIDOID)
+		return PointerGetDatum(f + off - FPB_SFX_SKIP);
+	return (Datum) 0;
 }
 
 /* Column attnum (from 1) of the packed row f of desc. */
@@ -350,7 +384,7 @@ fpb_packed_attr(TupleDesc desc, const char *f, int attnum, bool *isnull)
 										 skip);
 	*isnull = false;
 	if (attnum == 1 && skip)
-		return PointerGetDatum(f + off - FPB_SFX_SKIP);
+		return fpb_packed_skipped_value(f, off, TupleDescAttr(desc, 0));
 	(void) fpb_packed_len(f, off, TupleDescAttr(desc, attnum - 1));
 	return fpb_packed_fetch(f + off, TupleDescAttr(desc, attnum - 1));
 }
@@ -387,7 +421,7 @@ fpb_tuple_deform(TupleDesc desc, const char *f, Datum *values, bool *isnull)
 		if (isnull[i])
 			continue;
 		values[i] = i == 0 && skip ?
-			PointerGetDatum(f + off - FPB_SFX_SKIP) :
+			fpb_packed_skipped_value(f, off, att) :
 			fpb_packed_fetch(f + off, att);
 		off += fpb_packed_stored_len(f, off, att, i, skip);
 	}
@@ -419,10 +453,13 @@ fpb_packed_expected_size(TupleDesc desc, const char *f)
 
 	if (have < size)
 		return 0;
-	/* the bit of a row that left its first bytes out, on a non-NULL uuid */
+	/*
+	 * The bit of a row that left its first bytes out, on a non-NULL uuid or
+	 * integer
+	 */
 	skip = fpb_packed_skipped(f, desc->natts);
 	if (skip && (fpb_packed_isnull(f, 0) ||
-				 TupleDescAttr(desc, 0)->atttypid != UUIDOID))
+				 fpb_packed_skip_att(TupleDescAttr(desc, 0)) == 0))
 		return 0;
 	for (int i = desc->natts; i < nb * 8; i++)
 		if (fpb_packed_isnull(f, i) && !(skip && i == 7))
@@ -435,7 +472,7 @@ fpb_packed_expected_size(TupleDesc desc, const char *f)
 			continue;
 		if (i == 0 && skip)
 		{
-			size += att->attlen - FPB_SFX_SKIP;
+			size += att->attlen - fpb_packed_skip_att(att);
 			continue;
 		}
 		if (att->attlen == -1)

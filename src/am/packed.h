@@ -11,6 +11,8 @@
 #ifndef FPB_PACKED_H
 #define FPB_PACKED_H
 
+#include "port/pg_bitutils.h"
+
 #define FPB_PACKED_MAX		255		/* a packed row's length is one byte */
 
 /* Is the stored row (or bound) f packed?  An index tuple's first byte is 0. */
@@ -31,15 +33,19 @@ fpb_tuple_size(const char *f)
 /*
  * A packed row of a page of FPB_FULLLEN_TUPSFX whose first column, a uuid,
  * is not NULL leaves out that value's first FPB_SFX_SKIP bytes, which are
- * its prefix (README "Packed rows", Prefix bytes left out), and says so by
- * the top bit of its NULL bitmap: such an index has at most 7 columns, so
- * the bit names none.  Readers point the value FPB_SFX_SKIP bytes before
- * its remaining bytes; those it has no bytes for are not its own, and only
+ * its prefix; one of a page of FPB_FULLLEN_TUPINTn whose first column, an
+ * integer, has a code (multicol.c, fpb_mprefix_code) that fits the prefix
+ * leaves out the whole value, which the prefix then gives (README "Packed
+ * rows", Prefix bytes left out).  Such a row says so by the top bit of its
+ * NULL bitmap: the index has at most 7 columns, so the bit names none.
+ * Readers point a uuid FPB_SFX_SKIP bytes before its remaining bytes, and
+ * read an integer as 0; those bytes are not the value's, and only
  * comparisons under equal prefixes, which skip them, read it in place.
  * Copies that may be read whole get them back from the key
  * (fpb_packed_unskip).
  */
 #define FPB_PACKED_SKIPBIT	0x80
+#define FPB_PACKED_SKIP_MAX	8	/* the most bytes a row leaves out */
 
 /* Does the stored row f (of an index of natts columns) leave them out? */
 static inline bool
@@ -50,60 +56,150 @@ fpb_packed_skipped(const char *f, int natts)
 }
 
 /*
- * Would the whole packed row f leave them out on a page of
- * FPB_FULLLEN_TUPSFX?  Its first column is not NULL (bit 0 of its bitmap).
+ * The length r of the run of equal bits that starts at bit 62 of the key k
+ * of a narrow column: its code (fpb_mprefix_code) takes 8 bits, and the
+ * 62 - r bits after the one that ends the run.
+ */
+static inline int
+fpb_mprefix_run(uint64 k)
+{
+	uint64		x = k << 1;
+
+	return 63 - pg_leftmost_one_pos64((x >> 63) ? ~x : (x | 1));
+}
+
+/* Does the code of key k fit the 48 bits of a prefix? */
+static inline bool
+fpb_mprefix_code_fits(uint64 k)
+{
+	return 8 + 62 - fpb_mprefix_run(k) <= 64 - 16;
+}
+
+/*
+ * The key whose code leads the coded prefix p, when that code fits it
+ * (fpb_mprefix_code_fits): the inverse of fpb_mprefix_code.
+ */
+static inline uint64
+fpb_mprefix_first_key(uint64 p)
+{
+	bool		b = ((p >> 62) & 1) != 0;
+	int			field = (int) ((p >> 56) & 63);
+	int			r = b ? field : 63 - field;
+	uint64		k = p & (UINT64CONST(1) << 63);
+
+	if (b)
+		k |= ((UINT64CONST(1) << r) - 1) << (63 - r);
+	if (r < 63)
+		k |= (uint64) !b << (62 - r);
+	if (r < 62)
+		k |= (p << 8) >> (r + 2);
+	return k;
+}
+
+/* The integer of w bytes at p (unaligned), and its key */
+static inline uint64
+fpb_packed_int_key(const char *p, int w)
+{
+	int64		v;
+
+	if (w == 8)
+		memcpy(&v, p, 8);
+	else if (w == 4)
+	{
+		int32		v4;
+
+		memcpy(&v4, p, 4);
+		v = v4;
+	}
+	else
+	{
+		int16		v2;
+
+		memcpy(&v2, p, 2);
+		v = v2;
+	}
+	return (uint64) v ^ (UINT64CONST(1) << 63);
+}
+
+/*
+ * Would the whole packed row f leave its first bytes out on a page of
+ * fulllen fl?  Its first column is not NULL (bit 0 of its bitmap), and an
+ * integer's code fits the prefix.
  */
 static inline bool
-fpb_packed_skippable(const char *f)
+fpb_packed_skippable(int fl, const char *f)
 {
-	return fpb_is_packed(f) &&
-		(((const uint8 *) f)[1] & (FPB_PACKED_SKIPBIT | 1)) == 0;
+	int			w = fpb_rowskip_len(fl);
+
+	if (w == 0 || !fpb_is_packed(f) ||
+		(((const uint8 *) f)[1] & (FPB_PACKED_SKIPBIT | 1)) != 0)
+		return false;
+	return fl == FPB_FULLLEN_TUPSFX ||
+		fpb_mprefix_code_fits(fpb_packed_int_key(f + 2, w));
 }
 
 /*
- * Write the whole form of the row f that left its first bytes out, whose
- * stored key is k, to dst (room for fpb_tuple_size(f) + FPB_SFX_SKIP
- * bytes); return its size.
+ * Write the whole form of the row f of a page of fulllen fl that left its
+ * first bytes out, whose stored key is k, to dst (room for
+ * fpb_tuple_size(f) + FPB_PACKED_SKIP_MAX bytes); return its size.
  */
 static inline Size
-fpb_packed_unskip(const char *f, uint64 k, char *dst)
+fpb_packed_unskip(int fl, const char *f, uint64 k, char *dst)
 {
 	Size		len = *(const uint8 *) f;
-	uint64		be = pg_hton64(k);
+	int			w = fpb_rowskip_len(fl);
 
-	dst[0] = (char) (uint8) (len + FPB_SFX_SKIP);
+	Assert(w > 0);
+	dst[0] = (char) (uint8) (len + w);
 	dst[1] = (char) (((const uint8 *) f)[1] & ~FPB_PACKED_SKIPBIT);
-	memcpy(dst + 2, &be, FPB_SFX_SKIP);
-	memcpy(dst + 2 + FPB_SFX_SKIP, f + 2, len - 2);
-	return len + FPB_SFX_SKIP;
+	if (fl == FPB_FULLLEN_TUPSFX)
+	{
+		uint64		be = pg_hton64(k);
+
+		memcpy(dst + 2, &be, w);
+	}
+	else
+	{
+		int64		v = (int64) (fpb_mprefix_first_key(k) ^
+								 (UINT64CONST(1) << 63));
+		int32		v4 = (int32) v;
+		int16		v2 = (int16) v;
+
+		memcpy(dst + 2, w == 8 ? (char *) &v : w == 4 ? (char *) &v4 :
+			   (char *) &v2, w);
+	}
+	memcpy(dst + 2 + w, f + 2, len - 2);
+	return len + w;
 }
 
 /*
- * Write the whole packed row f to dst without the first FPB_SFX_SKIP bytes
- * of its first value: the form fpb_slot_put stores.  dst may be f itself.
+ * Write the whole packed row f to dst without the bytes of its first value
+ * a page of fulllen fl leaves out: the form fpb_slot_put stores.  dst may
+ * be f itself.
  */
 static inline void
-fpb_packed_skip(char *dst, const char *f)
+fpb_packed_skip(int fl, char *dst, const char *f)
 {
 	Size		len = *(const uint8 *) f;
+	int			w = fpb_rowskip_len(fl);
 	char		bitmap = (char) (f[1] | FPB_PACKED_SKIPBIT);
 
-	Assert(fpb_packed_skippable(f));
-	memmove(dst + 2, f + 2 + FPB_SFX_SKIP, len - 2 - FPB_SFX_SKIP);
-	dst[0] = (char) (uint8) (len - FPB_SFX_SKIP);
+	Assert(w > 0 && len >= 2 + w);
+	memmove(dst + 2, f + 2 + w, len - 2 - w);
+	dst[0] = (char) (uint8) (len - w);
 	dst[1] = bitmap;
 }
 
 /*
  * The stored row f of key k whole: itself, or its copy in buf (room for
- * FPB_PACKED_MAX + FPB_SFX_SKIP bytes) with the bytes it left out.
+ * FPB_PACKED_MAX + FPB_PACKED_SKIP_MAX bytes) with the bytes it left out.
  */
 static inline const char *
 fpb_packed_whole(const FpbCmp *cmp, const char *f, uint64 k, char *buf)
 {
 	if (!cmp->rowskip || !fpb_packed_skipped(f, cmp->tupdesc->natts))
 		return f;
-	(void) fpb_packed_unskip(f, k, buf);
+	(void) fpb_packed_unskip(cmp->rowskip, f, k, buf);
 	return buf;
 }
 

@@ -120,7 +120,7 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 	vp = (char *) MAXALIGN(vp);
 	if (mcmp)
 	{
-		char		whole[FPB_PACKED_MAX + FPB_SFX_SKIP];
+		char		whole[FPB_PACKED_MAX + FPB_PACKED_SKIP_MAX];
 		Size		size;
 
 		/* a row that left its first bytes to k gets them back */

@@ -587,7 +587,7 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 bool
 fpb_scan_filter(FpbScanOpaque so, uint64 k, const char *f)
 {
-	char		whole[FPB_PACKED_MAX + FPB_SFX_SKIP];
+	char		whole[FPB_PACKED_MAX + FPB_PACKED_SKIP_MAX];
 
 	if (f == NULL)
 		return false;

@@ -428,8 +428,13 @@ fpb_full_image_eq(int fl, const char *a, const char *b)
 	{
 		Size		size = fpb_tuple_size(a);
 
-		/* a row that left its first bytes out, beside a whole one */
-		if (fl == FPB_FULLLEN_TUPSFX && fpb_is_packed(a) && fpb_is_packed(b) &&
+		int			skip = fpb_rowskip_len(fl);
+
+		/*
+		 * A row that left its first bytes out, beside a whole one: the
+		 * prefix, the caller's to compare, holds them
+		 */
+		if (skip != 0 && fpb_is_packed(a) && fpb_is_packed(b) &&
 			(a[1] & FPB_PACKED_SKIPBIT) != (b[1] & FPB_PACKED_SKIPBIT))
 		{
 			if (a[1] & FPB_PACKED_SKIPBIT)
@@ -440,10 +445,10 @@ fpb_full_image_eq(int fl, const char *a, const char *b)
 				b = w;
 				size = fpb_tuple_size(a);
 			}
-			/* a is whole, b left out FPB_SFX_SKIP bytes after its bitmap */
-			return size == fpb_tuple_size(b) + FPB_SFX_SKIP &&
+			/* a is whole, b left out skip bytes after its bitmap */
+			return size == fpb_tuple_size(b) + skip &&
 				a[1] == (char) (b[1] & ~FPB_PACKED_SKIPBIT) &&
-				memcmp(a + 2 + FPB_SFX_SKIP, b + 2, size - 2 - FPB_SFX_SKIP) == 0;
+				memcmp(a + 2 + skip, b + 2, size - 2 - skip) == 0;
 		}
 		return size == fpb_tuple_size(b) &&
 			memcmp(a, b, size) == 0;
@@ -569,10 +574,16 @@ fpb_new_pfxflags(Relation index, const FpbCmp *cmp)
 		flags |= cmp->dedup_flags;
 	if (cmp->skip_base && fpb_build_starts())
 		flags |= FPB_PFX_UUIDSFX;
-	if (cmp->rowskip_base &&
+	if (cmp->rowskip_base == FPB_FULLLEN_TUPSFX &&
 		(fpb_packed_eligible(desc) || fpb_packed_var_eligible(desc)) &&
 		!fpb_debug_multi_prefix_first && fpb_build_starts())
 		flags |= FPB_PFX_ROWSFX;
+	/* an integer's code leads a coded prefix */
+	if (FPB_FULLLEN_ROWINT(cmp->rowskip_base) &&
+		cmp->mprefix == FPB_MPREFIX_CODED &&
+		(fpb_packed_eligible(desc) || fpb_packed_var_eligible(desc)) &&
+		!fpb_debug_multi_prefix_first && fpb_build_starts())
+		flags |= FPB_PFX_ROWINT;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -611,8 +622,14 @@ fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags)
 		(pfxflags & cmp->dedup_flags) == cmp->dedup_flags;
 	cmp->skip = cmp->skip_base && (pfxflags & FPB_PFX_UUIDSFX) ?
 		FPB_SFX_SKIP : 0;
-	cmp->rowskip = cmp->rowskip_base && (pfxflags & FPB_PFX_ROWSFX) &&
-		(pfxflags & FPB_PFX_PACKED);
+	cmp->rowskip = 0;
+	if ((pfxflags & FPB_PFX_PACKED) &&
+		(cmp->rowskip_base == FPB_FULLLEN_TUPSFX ?
+		 (pfxflags & FPB_PFX_ROWSFX) != 0 :
+		 (FPB_FULLLEN_ROWINT(cmp->rowskip_base) &&
+		  (pfxflags & FPB_PFX_ROWINT) &&
+		  cmp->mprefix == FPB_MPREFIX_CODED)))
+		cmp->rowskip = cmp->rowskip_base;
 	cmp->pfxcoll = (pfxflags & FPB_PFX_CODEPOINT) ? C_COLLATION_OID :
 		cmp->collation;
 }
@@ -679,8 +696,8 @@ fpb_slot_start(Page page, const char *f, int upper)
 	int			skip = fpb_fulllen_skip(fl);
 
 	/* a whole packed row that will leave its first value's first bytes out */
-	if (fl == FPB_FULLLEN_TUPSFX && fpb_packed_skippable(f))
-		skip = FPB_SFX_SKIP;
+	if (fpb_packed_skippable(fl, f))
+		skip = fpb_rowskip_len(fl);
 	return (upper - (int) fpb_page_full_size(page, f) + skip) & ~(align - 1);
 }
 
@@ -719,8 +736,8 @@ fpb_slot_put(Page page, uint64 k, const char *f)
 	start = fpb_slot_start(page, f, ph->pd_upper);
 	Assert(start >= ph->pd_lower);
 	/* a row without its first value's first bytes, which k holds */
-	if (fl == FPB_FULLLEN_TUPSFX && fpb_packed_skippable(f))
-		fpb_packed_skip((char *) page + start, f);
+	if (fpb_packed_skippable(fl, f))
+		fpb_packed_skip(fl, (char *) page + start, f);
 	else
 		memcpy((char *) page + start, f + skip,
 			   fpb_page_full_size(page, f) - skip);
@@ -735,7 +752,7 @@ fpb_entry_keep(const FpbCmp *cmp, FpbEntry *e, FpbFullBuf *buf)
 	if (cmp == NULL || e->f == NULL || e->f == FPB_FULL_PLUSINF)
 		return;
 	if (cmp->rowskip && fpb_packed_skipped(e->f, cmp->tupdesc->natts))
-		(void) fpb_packed_unskip(e->f, e->k, buf->data);
+		(void) fpb_packed_unskip(cmp->rowskip, e->f, e->k, buf->data);
 	else
 	{
 		memcpy(buf->data, e->f, fpb_full_size(cmp, e->f));
@@ -756,8 +773,8 @@ fpb_entry_keep_palloc(const FpbCmp *cmp, FpbEntry *e)
 	size = fpb_full_size(cmp, e->f);
 	if (cmp->rowskip && fpb_packed_skipped(e->f, cmp->tupdesc->natts))
 	{
-		copy = palloc(MAXALIGN(size + FPB_SFX_SKIP));
-		(void) fpb_packed_unskip(e->f, e->k, copy);
+		copy = palloc(MAXALIGN(size + FPB_PACKED_SKIP_MAX));
+		(void) fpb_packed_unskip(cmp->rowskip, e->f, e->k, copy);
 	}
 	else
 	{

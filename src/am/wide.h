@@ -119,7 +119,7 @@ static inline uint8
 fpb_cmp_fulllen(const FpbCmp *cmp)
 {
 	if (cmp->multi)
-		return cmp->rowskip ? FPB_FULLLEN_TUPSFX : FPB_FULLLEN_TUPLE;
+		return cmp->rowskip ? cmp->rowskip : FPB_FULLLEN_TUPLE;
 	if (cmp->skip)
 		return FPB_FULLLEN_SFX16;
 	return cmp->typlen > 0 ? cmp->typlen : 0;

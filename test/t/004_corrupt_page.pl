@@ -105,7 +105,8 @@ my @dcases = (
 	[ d_packsize => 10, undef, 'k, id' ],
 	[ d_packvar => 10, undef, 'k, (id::numeric)' ],
 	[ d_uuidlen => 10, undef, '(md5(k::text)::uuid)' ],
-	[ d_uuidrow => 10, undef, '(md5(k::text)::uuid), k' ],);
+	[ d_uuidrow => 10, undef, '(md5(k::text)::uuid), k' ],
+	[ d_introw => 10, undef, 'k, id' ],);
 for my $c (@dcases)
 {
 	my ($t, $ff, $kexpr, $cols) = @$c;
@@ -119,7 +120,8 @@ for my $c (@dcases)
 	# d_namepad: the same of names (src/am/wide.c, fpb_name_is_padded),
 	# d_namepadm of (name, int4) rows; d_uuidlen: a uuid index, whose
 	# slots hold the bytes after the prefix; d_uuidrow: a (uuid, int8)
-	# index, whose packed rows leave the uuid's prefix bytes out
+	# index, whose packed rows leave the uuid's prefix bytes out; d_introw:
+	# an (int8, int4) one, whose packed rows leave the first value out
 	$cols //= 'k';
 	$node->safe_psql(
 		'postgres', qq{
@@ -694,15 +696,18 @@ my (%dblk, %dnote);
 	# a packed row's varlena value with a four-byte header, which a
 	# packed row never holds: read as one, its length would run past the
 	# row.  The row in the slot at pd_upper (or the next, when that is
-	# the high key): length byte, NULL bitmap, k, then the value.
+	# the high key): length byte, NULL bitmap, then the value, as k, the
+	# first value, is left to the prefix (bitmap 0x80).
 	{
 		my $t = 'd_packvar';
 		$f = $path{$t};
 		@leaves = level_chain($f, 0);
 		my $page = read_block($f, $leaves[5]);
 		my $off = first_packed_row($page);
-		die "$t: no packed row at $off" if unpack('C', substr($page, $off, 1)) < 11;
-		put(\$page, $off + 10, 'C', 0xF0);
+		die "$t: no packed row leaving k out at $off"
+		  if unpack('C', substr($page, $off, 1)) < 3
+		  || unpack('C', substr($page, $off + 1, 1)) != 0x80;
+		put(\$page, $off + 2, 'C', 0xF0);
 		write_block($f, $leaves[5], $page);
 		$dblk{$t} = [ $leaves[5] ];
 		$dnote{$t} = "leaf $leaves[5] packed row's value with a 4-byte header";
@@ -735,6 +740,22 @@ my (%dblk, %dnote);
 		write_block($f, $leaves[5], $page);
 		$dblk{$t} = [ $leaves[5] ];
 		$dnote{$t} = "leaf $leaves[5] row keeps no skip bit";
+	}
+	# an (int8, int4) row that left its int8 out, its bitmap's bit
+	# cleared: read so, its values would run 8 bytes past it
+	{
+		my $t = 'd_introw';
+		$f = $path{$t};
+		@leaves = level_chain($f, 0);
+		my $page = read_block($f, $leaves[5]);
+		my $off = first_packed_row($page);
+		die "$t: no row leaving its first value out at $off"
+		  if unpack('C', substr($page, $off, 1)) != 6
+		  || unpack('C', substr($page, $off + 1, 1)) != 0x80;
+		put(\$page, $off + 1, 'C', 0);
+		write_block($f, $leaves[5], $page);
+		$dblk{$t} = [ $leaves[5] ];
+		$dnote{$t} = "leaf $leaves[5] int row keeps no skip bit";
 	}
 }
 note("D: $_: $dnote{$_}") for sort keys %dnote;
@@ -861,7 +882,8 @@ my @dplan = (
 	[ d_packsize => qw(fwd check) ],
 	[ d_packvar => qw(fwd check) ],
 	[ d_uuidlen => qw(check) ],
-	[ d_uuidrow => qw(check) ],);
+	[ d_uuidrow => qw(check) ],
+	[ d_introw => qw(check) ],);
 for my $p (@dplan)
 {
 	my ($t, @stmts) = @$p;

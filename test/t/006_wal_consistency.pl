@@ -40,6 +40,8 @@ CREATE INDEX w_ksf ON w USING fpbtree (k, s) INCLUDE (f);
 CREATE INDEX w_sk ON w USING fpbtree (s, k);
 CREATE TABLE wu (id int4, u uuid, ts timestamptz);
 CREATE INDEX wu_ut ON wu USING fpbtree (u, ts);
+CREATE TABLE wi (id int4, k int8, d date);
+CREATE INDEX wi_kd ON wi USING fpbtree (k, d);
 });
 
 my $standby =
@@ -123,6 +125,18 @@ DELETE FROM wu WHERE id % 4 = 1;
 VACUUM wu;
 INSERT INTO wu SELECT 20000 + g, md5((g % 2500)::text)::uuid, now()
 	FROM generate_series(1, 4000) g ORDER BY hashint4(g * 7);
+-- rows led by an integer leave it to the prefix where its code fits
+-- (int_prefix_rows): keys on either side of -2^41 and 2^41, where it stops
+-- fitting, and near -2^42, 0 and 2^42; runs of equal rows, NULLs
+INSERT INTO wi SELECT g, CASE WHEN g % 53 = 0 THEN NULL
+	ELSE (g % 5 - 2) * 2199023255552 + g % 13 - 6 END,
+	date '2026-01-01' + g % 11
+	FROM generate_series(1, 15000) g ORDER BY hashint4(g);
+DELETE FROM wi WHERE id % 4 = 1;
+VACUUM wi;
+INSERT INTO wi SELECT 20000 + g, (g % 5 - 2) * 2199023255552 + g % 9 - 4,
+	date '2026-02-01' - g % 17
+	FROM generate_series(1, 4000) g ORDER BY hashint4(g * 3);
 });
 
 $primary->wait_for_catchup($standby, 'replay');
@@ -149,13 +163,16 @@ for my $q (
 	q{SELECT count(*), sum(id) FROM w WHERE k BETWEEN 499990000 AND 500000000},
 	q{SELECT count(*), sum(id) FROM w WHERE s = 'grp-7' AND k < 100},
 	q{SELECT count(*), md5(string_agg(u::text, ',')) FROM (SELECT u FROM wu WHERE u >= 'a1a2a3a4-a5a6-0000-0000-000000000000' ORDER BY u, ts) x},
-	q{SELECT count(*), sum(id) FROM wu WHERE u = md5('17')::uuid})
+	q{SELECT count(*), sum(id) FROM wu WHERE u = md5('17')::uuid},
+	q{SELECT count(*), md5(string_agg(k || ' ' || d, ',')) FROM (SELECT k, d FROM wi WHERE k >= -4398046511104 ORDER BY k, d) x},
+	q{SELECT count(*), sum(id) FROM wi WHERE k = 2199023255551},
+	q{SELECT count(*), sum(id) FROM wi WHERE k = -2199023255553 AND d > '2026-01-05'})
 {
 	is($standby->safe_psql('postgres', "$idx $q"),
 		$primary->safe_psql('postgres', $q),
 		"standby index scan equals the primary: $q");
 }
-for my $i (qw(w_k w_f w_s w_ksf w_sk wu_ut))
+for my $i (qw(w_k w_f w_s w_ksf w_sk wu_ut wi_kd))
 {
 	my ($ret, $stdout, $stderr) =
 	  $standby->psql('postgres', "SELECT fpbtree_check('$i', true)");
