@@ -271,4 +271,71 @@ fpb_tuple_unpack(const FpbCmp *cmp, const char *f, char *dst, Size room)
 	return fpb_tuple_unpack_slow(cmp, f, dst, room);
 }
 
+/*
+ * fpb_tuple_unpack of the stored row f of key k, for an index-only scan:
+ * a row without NULLs that left its first value, or its first bytes, to
+ * the prefix is unpacked from the key and the row at once (every such row
+ * an index-only scan returns comes here); others through their whole copy
+ * (fpb_packed_whole).
+ */
+static inline Size
+fpb_tuple_unpack_row(const FpbCmp *cmp, const char *f, uint64 k, char *dst,
+					 Size room)
+{
+	char		whole[FPB_PACKED_MAX + FPB_PACKED_SKIP_MAX];
+	int			natts = cmp->tupdesc->natts;
+	Size		rowlen = 2 - fpb_rowskip_len(cmp->rowskip);
+
+	if (!cmp->rowskip || !fpb_packed_skipped(f, natts))
+		return fpb_tuple_unpack(cmp, f, dst, room);
+	if (cmp->packsize != 0)
+		for (int i = 0; i < natts; i++)
+			rowlen += cmp->packcols[i].len;
+	/* the fixed length of such a row, the one an unsound row lacks */
+	if (cmp->packsize != 0 && (uint8) f[1] == FPB_PACKED_SKIPBIT &&
+		cmp->packsize <= room && *(const uint8 *) f == rowlen)
+	{
+		const FpbPackCol *c = &cmp->packcols[0];
+		const char *p = f + 2;
+
+		for (int o = 0; o < cmp->packsize; o += sizeof(uint64))
+			*(uint64 *) (dst + o) = 0;
+		if (cmp->rowskip == FPB_FULLLEN_TUPSFX)
+		{
+			uint64		be = pg_hton64(k);
+
+			memcpy(dst + c->off, &be, FPB_SFX_SKIP);
+			memcpy(dst + c->off + FPB_SFX_SKIP, p, c->len - FPB_SFX_SKIP);
+			p += c->len - FPB_SFX_SKIP;
+		}
+		else
+		{
+			int64		v = (int64) (fpb_mprefix_first_key(k) ^
+									 (UINT64CONST(1) << 63));
+
+			if (c->len == 8)
+				memcpy(dst + c->off, &v, 8);
+			else if (c->len == 4)
+				*(int32 *) (dst + c->off) = (int32) v;
+			else
+				*(int16 *) (dst + c->off) = (int16) v;
+		}
+		for (int i = 1; i < natts; i++)
+		{
+			c = &cmp->packcols[i];
+			if (c->len == 8)
+				memcpy(dst + c->off, p, 8);
+			else if (c->len == 4)
+				memcpy(dst + c->off, p, 4);
+			else
+				memcpy(dst + c->off, p, c->len);
+			p += c->len;
+		}
+		((IndexTuple) dst)->t_info = cmp->packsize;
+		return cmp->packsize;
+	}
+	return fpb_tuple_unpack(cmp, fpb_packed_whole(cmp, f, k, whole), dst,
+							room);
+}
+
 #endif							/* FPB_PACKED_H */

@@ -120,12 +120,9 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 	vp = (char *) MAXALIGN(vp);
 	if (mcmp)
 	{
-		char		whole[FPB_PACKED_MAX + FPB_PACKED_SKIP_MAX];
-		Size		size;
-
 		/* a row that left its first bytes to k gets them back */
-		f = fpb_packed_whole(mcmp, f, k, whole);
-		size = vp < end ? fpb_tuple_unpack(mcmp, f, vp, end - vp) : 0;
+		Size		size = vp < end ?
+			fpb_tuple_unpack_row(mcmp, f, k, vp, end - vp) : 0;
 
 		if (size == 0)
 			ereport(ERROR,
