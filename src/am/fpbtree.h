@@ -92,13 +92,15 @@ typedef struct FpbCmp
 	int16		skip;			/* and, under FPB_PFX_UUIDSFX, the bytes of
 								 * a value its slots leave to the prefix
 								 * (FPB_FULLLEN_SFX16); else 0 */
-	uint8		rowskip_base;	/* multi-column: a leading uuid, or an
-								 * integer under a coded prefix, ASC NULLS
-								 * LAST, at most 7 columns: the fulllen of
-								 * pages whose rows leave it to the prefix
-								 * (FPB_FULLLEN_TUPSFX, _TUPINTn), else 0 */
-	uint8		rowskip;		/* the same, under FPB_PFX_ROWSFX or
-								 * FPB_PFX_ROWINT and FPB_PFX_PACKED */
+	uint8		rowskip_base;	/* multi-column: a leading uuid, integer
+								 * (coded prefix) or timestamp (first
+								 * column's prefix), ASC NULLS LAST, at most
+								 * 7 columns: the fulllen of pages whose
+								 * rows leave it to the prefix
+								 * (FPB_FULLLEN_TUPSFX, _TUPINTn, _TUPTS),
+								 * else 0 */
+	uint8		rowskip;		/* the same, under its FPB_PFX_ROW* flag
+								 * and FPB_PFX_PACKED */
 	int			maxkey;			/* largest full value accepted (bytes) */
 
 	/*
@@ -162,14 +164,23 @@ typedef struct FpbCmp
 #define FPB_FULLLEN_TUPINT4	0xFB
 #define FPB_FULLLEN_TUPINT8	0xFA
 
+/*
+ * fulllen of a page of a multi-column index with FPB_PFX_ROWTS: as
+ * FPB_FULLLEN_TUPLE, and a packed row whose first column, a timestamp or
+ * timestamptz (FPB_MPREFIX_FIRST: its key's top 48 bits are the prefix),
+ * is not NULL keeps only the value's low 16 bits (packed.h).
+ */
+#define FPB_FULLLEN_TUPTS	0xF9
+
 /* Does a page of fulllen fl hold index tuples or packed rows? */
 #define FPB_FULLLEN_IS_TUPLE(fl) \
-	((fl) == FPB_FULLLEN_TUPLE || (fl) == FPB_FULLLEN_TUPSFX || \
-	 ((fl) >= FPB_FULLLEN_TUPINT8 && (fl) <= FPB_FULLLEN_TUPINT2))
+	((fl) == FPB_FULLLEN_TUPLE || \
+	 ((fl) >= FPB_FULLLEN_TUPTS && (fl) <= FPB_FULLLEN_TUPSFX))
 
 /*
  * The bytes of its first value a packed row of a page of fulllen fl may
- * leave to its prefix: a uuid's first FPB_SFX_SKIP, an integer whole.
+ * leave to its prefix: a uuid's first FPB_SFX_SKIP, an integer whole, a
+ * timestamp's all but its low 16 bits.
  */
 static inline int
 fpb_rowskip_len(int fl)
@@ -177,6 +188,7 @@ fpb_rowskip_len(int fl)
 	switch (fl)
 	{
 		case FPB_FULLLEN_TUPSFX:
+		case FPB_FULLLEN_TUPTS:
 			return FPB_SFX_SKIP;
 		case FPB_FULLLEN_TUPINT2:
 			return 2;
@@ -592,11 +604,14 @@ typedef struct FpbMetaPageData
 #define FPB_PFX_ROWINT		0x0100	/* packed rows leave a leading
 									 * integer whose code fits the prefix
 									 * out (FPB_FULLLEN_TUPINTn): version 4 */
+#define FPB_PFX_ROWTS		0x0200	/* packed rows leave a leading
+									 * timestamp's top 48 bits out
+									 * (FPB_FULLLEN_TUPTS): version 4 */
 #define FPB_PFX_KNOWN		(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS | \
 							 FPB_PFX_PACKED | FPB_PFX_RUNS | \
 							 FPB_PFX_PACKVAR | FPB_PFX_NAMERUNS | \
 							 FPB_PFX_UUIDSFX | FPB_PFX_ROWSFX | \
-							 FPB_PFX_ROWINT)
+							 FPB_PFX_ROWINT | FPB_PFX_ROWTS)
 
 /* the prefix of a multi-column entry (multicol.c) */
 #define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */
@@ -683,6 +698,8 @@ extern PGDLLEXPORT Datum fpbtree_encode_int2(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum fpbtree_encode_int4(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum fpbtree_encode_int8(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum fpbtree_encode_date(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum fpbtree_encode_timestamp(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum fpbtree_encode_timestamptz(PG_FUNCTION_ARGS);
 extern uint64 fpb_prefix_bpchar(Datum value, Oid collid);
 extern uint64 fpb_prefix_cstring(const char *data, Size len, Oid collid);
 

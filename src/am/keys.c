@@ -488,8 +488,13 @@ fpb_encode(FmgrInfo *encproc, Oid collation, Datum value)
 	/* our own integer encoders inline, as in fpb_decode */
 	if (encproc->fn_addr == fpbtree_encode_int8)
 		return int_to_key(DatumGetInt64(value));
-	if (encproc->fn_addr == fpbtree_encode_int4)
+	if (encproc->fn_addr == fpbtree_encode_int4 ||
+		encproc->fn_addr == fpbtree_encode_date)
 		return int_to_key(DatumGetInt32(value));
+	/* a timestamp, whose rows a multi-column comparison reads */
+	if (encproc->fn_addr == fpbtree_encode_timestamptz ||
+		encproc->fn_addr == fpbtree_encode_timestamp)
+		return int_to_key(DatumGetInt64(value));
 	/* and the uuid prefix: a uuid build calls it for every row */
 	if (encproc->fn_addr == fpbtree_prefix_uuid)
 		return fpb_prefix_bytes((const char *) DatumGetUUIDP(value)->data,

@@ -85,7 +85,9 @@ fpb_multi_space(Relation index)
  * (FPB_MPREFIX_FIRST: a wide first column's key).  A leading integer
  * whose key is the value with its sign bit flipped (int2, int4, date,
  * int8) has, under a coded prefix (fpb_cmp_set_pfxflags), its code at the
- * prefix's start.
+ * prefix's start; a leading timestamp, whose key is that too, has its
+ * key's top 48 bits as the prefix (FPB_MPREFIX_FIRST, which timestamps
+ * get).
  */
 static uint8
 fpb_multi_rowskip_kind(Relation index, const FpbCmp *cmp)
@@ -108,6 +110,9 @@ fpb_multi_rowskip_kind(Relation index, const FpbCmp *cmp)
 		return FPB_FULLLEN_TUPINT4;
 	if (att->atttypid == INT2OID && fn == fpbtree_encode_int2)
 		return FPB_FULLLEN_TUPINT2;
+	if ((att->atttypid == TIMESTAMPOID && fn == fpbtree_encode_timestamp) ||
+		(att->atttypid == TIMESTAMPTZOID && fn == fpbtree_encode_timestamptz))
+		return FPB_FULLLEN_TUPTS;
 	return 0;
 }
 
@@ -459,6 +464,11 @@ fpb_tuple_col_cmp(const FpbCmp *cmp, int j, IndexTuple ta, TupleDesc da,
 	{
 		uint64		ka,
 					kb;
+		bool		skipped = j == 0 && cmp->rowskip &&
+			((sa == 0 && fpb_packed_skipped((const char *) ta,
+											cmp->tupdesc->natts)) ||
+			 (sb == 0 && fpb_packed_skipped((const char *) tb,
+											cmp->tupdesc->natts)));
 
 		/*
 		 * A leading integer that a stored row left to its prefix, whose
@@ -466,17 +476,23 @@ fpb_tuple_col_cmp(const FpbCmp *cmp, int j, IndexTuple ta, TupleDesc da,
 		 * prefixes (fpb_tuple_cmp), which then hold the other side's code
 		 * too, as no code is a prefix of another.
 		 */
-		if (j == 0 && cmp->rowskip &&
-			((sa == 0 && fpb_packed_skipped((const char *) ta,
-											cmp->tupdesc->natts)) ||
-			 (sb == 0 && fpb_packed_skipped((const char *) tb,
-											cmp->tupdesc->natts))))
+		if (skipped && cmp->rowskip != FPB_FULLLEN_TUPTS)
 			return 0;
 		ka = sa ? (uint64) DatumGetInt64(va) :
 			fpb_col_key(col, fpb_encode(col->encproc, col->collation, va));
 		kb = sb ? (uint64) DatumGetInt64(vb) :
 			fpb_col_key(col, fpb_encode(col->encproc, col->collation, vb));
 
+		/*
+		 * A leading timestamp of which a stored row kept the low 16 bits,
+		 * read as the value: under equal prefixes, the top 48 bits of
+		 * both keys, they decide.
+		 */
+		if (skipped)
+		{
+			ka = (uint16) ka;
+			kb = (uint16) kb;
+		}
 		if (ka == kb)
 			return 0;
 		c = ka < kb ? -1 : 1;
@@ -553,9 +569,9 @@ fpb_entry_first_key(const FpbCmp *cmp, const FpbEntry *e, uint64 *key)
 /*
  * Do two stored entries of a multi-column index hold equal first key
  * columns (NULLs equal to each other)?  A leaf split looks for the end of
- * a group (insert.c).  Where rows may leave a leading uuid's first bytes to
- * the prefix, the prefixes are those bytes; a leading integer a row left
- * there is its prefix's first code.
+ * a group (insert.c).  Where rows may leave a leading uuid's first bytes
+ * or a timestamp's top bits to the prefix, the prefixes are those bits; a
+ * leading integer a row left there is its prefix's first code.
  */
 bool
 fpb_tuple_first_equal(const FpbCmp *cmp, const FpbEntry *a, const FpbEntry *b)
@@ -566,7 +582,8 @@ fpb_tuple_first_equal(const FpbCmp *cmp, const FpbEntry *a, const FpbEntry *b)
 	/* a damaged page's entry may lack its tuple: no sign, the check finds it */
 	if (a->f == NULL || b->f == NULL)
 		return false;
-	if (cmp->rowskip == FPB_FULLLEN_TUPSFX &&
+	if ((cmp->rowskip == FPB_FULLLEN_TUPSFX ||
+		 cmp->rowskip == FPB_FULLLEN_TUPTS) &&
 		FPB_WIDE_PREFIX(a->k) != FPB_WIDE_PREFIX(b->k))
 		return false;
 	/* the prefix holds the codes of later columns too: compare the keys */

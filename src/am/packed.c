@@ -321,7 +321,8 @@ fpb_packed_fetch(const char *p, Form_pg_attribute att)
 /*
  * The bytes of the first value, of att, that a row leaving them out
  * (fpb_packed_skipped) leaves: a uuid's first FPB_SFX_SKIP, an integer's
- * all (fpb_rowskip_len; 0 for a type no format leaves out).
+ * all, a timestamp's all but its low 16 bits (fpb_rowskip_len; 0 for a
+ * type no format leaves out).
  */
 static inline int
 fpb_packed_skip_att(Form_pg_attribute att)
@@ -329,6 +330,8 @@ fpb_packed_skip_att(Form_pg_attribute att)
 	switch (att->atttypid)
 	{
 		case UUIDOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
 			return FPB_SFX_SKIP;
 		case INT2OID:
 		case INT4OID:
@@ -354,15 +357,24 @@ fpb_packed_stored_len(const char *f, Size off, Form_pg_attribute att, int i,
 }
 
 /*
- * The first value, of att, of a row that left its bytes before off out:
- * a uuid's pointer before its remaining bytes, an integer's 0; neither
- * is the value (fpb_packed_skipped).
+ * The first value, of att, at offset off of a row that left bytes of it
+ * out: a uuid's pointer before its remaining bytes, an integer's 0, a
+ * timestamp's low 16 bits; none is the value (fpb_packed_skipped), but
+ * packed again and left out again (fpb_tuple_separator) each gives the
+ * bytes the row kept.
  */
 static inline Datum
 fpb_packed_skipped_value(const char *f, Size off, Form_pg_attribute att)
 {
+	uint16		lo;
+
 	if (att->atttypid == UUIDOID)
 		return PointerGetDatum(f + off - FPB_SFX_SKIP);
+	if (att->atttypid == TIMESTAMPOID || att->atttypid == TIMESTAMPTZOID)
+	{
+		memcpy(&lo, f + off, sizeof(lo));
+		return Int64GetDatum((int64) lo);
+	}
 	return (Datum) 0;
 }
 

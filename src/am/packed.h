@@ -35,14 +35,16 @@ fpb_tuple_size(const char *f)
  * is not NULL leaves out that value's first FPB_SFX_SKIP bytes, which are
  * its prefix; one of a page of FPB_FULLLEN_TUPINTn whose first column, an
  * integer, has a code (multicol.c, fpb_mprefix_code) that fits the prefix
- * leaves out the whole value, which the prefix then gives (README "Packed
- * rows", Prefix bytes left out).  Such a row says so by the top bit of its
- * NULL bitmap: the index has at most 7 columns, so the bit names none.
- * Readers point a uuid FPB_SFX_SKIP bytes before its remaining bytes, and
- * read an integer as 0; those bytes are not the value's, and only
- * comparisons under equal prefixes, which skip them, read it in place.
- * Copies that may be read whole get them back from the key
- * (fpb_packed_unskip).
+ * leaves out the whole value, which the prefix then gives; one of a page
+ * of FPB_FULLLEN_TUPTS whose first column, a timestamp, is not NULL keeps
+ * only the value's low 16 bits (a uint16), the prefix being the rest of its
+ * key (README "Packed rows", Prefix bytes left out).  Such a row says so
+ * by the top bit of its NULL bitmap: the index has at most 7 columns, so
+ * the bit names none.  Readers point a uuid FPB_SFX_SKIP bytes before its
+ * remaining bytes, read an integer as 0 and a timestamp as its low 16
+ * bits; that is not the value, and only comparisons under equal prefixes,
+ * which skip the rest, read it in place.  Copies that may be read whole
+ * get it back from the key (fpb_packed_unskip).
  */
 #define FPB_PACKED_SKIPBIT	0x80
 #define FPB_PACKED_SKIP_MAX	8	/* the most bytes a row leaves out */
@@ -134,8 +136,19 @@ fpb_packed_skippable(int fl, const char *f)
 	if (w == 0 || !fpb_is_packed(f) ||
 		(((const uint8 *) f)[1] & (FPB_PACKED_SKIPBIT | 1)) != 0)
 		return false;
-	return fl == FPB_FULLLEN_TUPSFX ||
+	return !FPB_FULLLEN_ROWINT(fl) ||
 		fpb_mprefix_code_fits(fpb_packed_int_key(f + 2, w));
+}
+
+/*
+ * The timestamp whose key has the prefix of k (its top 48 bits) and the
+ * low 16 bits lo, as a packed row of FPB_FULLLEN_TUPTS keeps them.
+ */
+static inline int64
+fpb_packed_ts_value(uint64 k, uint16 lo)
+{
+	return (int64) (((k & ~UINT64CONST(0xFFFF)) | lo) ^
+					(UINT64CONST(1) << 63));
 }
 
 /*
@@ -157,6 +170,18 @@ fpb_packed_unskip(int fl, const char *f, uint64 k, char *dst)
 		uint64		be = pg_hton64(k);
 
 		memcpy(dst + 2, &be, w);
+	}
+	else if (fl == FPB_FULLLEN_TUPTS)
+	{
+		uint16		lo;
+		int64		v;
+
+		memcpy(&lo, f + 2, sizeof(lo));
+		v = fpb_packed_ts_value(k, lo);
+		memcpy(dst + 2, &v, sizeof(v));
+		memcpy(dst + 2 + sizeof(v), f + 2 + sizeof(lo),
+			   len - 2 - sizeof(lo));
+		return len + w;
 	}
 	else
 	{
@@ -185,7 +210,20 @@ fpb_packed_skip(int fl, char *dst, const char *f)
 	char		bitmap = (char) (f[1] | FPB_PACKED_SKIPBIT);
 
 	Assert(w > 0 && len >= 2 + w);
-	memmove(dst + 2, f + 2 + w, len - 2 - w);
+	if (fl == FPB_FULLLEN_TUPTS)
+	{
+		int64		v;
+		uint16		lo;
+
+		/* the low 16 bits, then the rest of the row */
+		memcpy(&v, f + 2, sizeof(v));
+		lo = (uint16) v;
+		memmove(dst + 2 + sizeof(lo), f + 2 + sizeof(v),
+				len - 2 - sizeof(v));
+		memcpy(dst + 2, &lo, sizeof(lo));
+	}
+	else
+		memmove(dst + 2, f + 2 + w, len - 2 - w);
 	dst[0] = (char) (uint8) (len - w);
 	dst[1] = bitmap;
 }
@@ -307,6 +345,16 @@ fpb_tuple_unpack_row(const FpbCmp *cmp, const char *f, uint64 k, char *dst,
 			memcpy(dst + c->off, &be, FPB_SFX_SKIP);
 			memcpy(dst + c->off + FPB_SFX_SKIP, p, c->len - FPB_SFX_SKIP);
 			p += c->len - FPB_SFX_SKIP;
+		}
+		else if (cmp->rowskip == FPB_FULLLEN_TUPTS)
+		{
+			uint16		lo;
+			int64		v;
+
+			memcpy(&lo, p, sizeof(lo));
+			v = fpb_packed_ts_value(k, lo);
+			memcpy(dst + c->off, &v, sizeof(v));
+			p += sizeof(lo);
 		}
 		else
 		{

@@ -261,6 +261,7 @@ fpb_format_names(const FpbFormat *f, const FpbFormat *without)
 	FPB_FORMAT_FLAG(FPB_PFX_UUIDSFX, "uuid_suffix_slots");
 	FPB_FORMAT_FLAG(FPB_PFX_ROWSFX, "uuid_prefix_rows");
 	FPB_FORMAT_FLAG(FPB_PFX_ROWINT, "int_prefix_rows");
+	FPB_FORMAT_FLAG(FPB_PFX_ROWTS, "timestamp_prefix_rows");
 #undef FPB_FORMAT_FLAG
 #undef FPB_FORMAT_NAME
 	return construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT);

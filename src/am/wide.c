@@ -428,27 +428,30 @@ fpb_full_image_eq(int fl, const char *a, const char *b)
 	{
 		Size		size = fpb_tuple_size(a);
 
-		int			skip = fpb_rowskip_len(fl);
-
 		/*
 		 * A row that left its first bytes out, beside a whole one: the
 		 * prefix, the caller's to compare, holds them
 		 */
-		if (skip != 0 && fpb_is_packed(a) && fpb_is_packed(b) &&
+		if (fpb_rowskip_len(fl) != 0 && fpb_is_packed(a) &&
+			fpb_is_packed(b) &&
 			(a[1] & FPB_PACKED_SKIPBIT) != (b[1] & FPB_PACKED_SKIPBIT))
 		{
+			char		skipped[FPB_PACKED_MAX];
+
 			if (a[1] & FPB_PACKED_SKIPBIT)
 			{
 				const char *w = a;
 
 				a = b;
 				b = w;
-				size = fpb_tuple_size(a);
 			}
-			/* a is whole, b left out skip bytes after its bitmap */
-			return size == fpb_tuple_size(b) + skip &&
-				a[1] == (char) (b[1] & ~FPB_PACKED_SKIPBIT) &&
-				memcmp(a + 2 + skip, b + 2, size - 2 - skip) == 0;
+			/* b left bytes out: a the same way */
+			if (!fpb_packed_skippable(fl, a))
+				return false;
+			fpb_packed_skip(fl, skipped, a);
+			size = fpb_tuple_size(skipped);
+			return size == fpb_tuple_size(b) &&
+				memcmp(skipped, b, size) == 0;
 		}
 		return size == fpb_tuple_size(b) &&
 			memcmp(a, b, size) == 0;
@@ -578,12 +581,17 @@ fpb_new_pfxflags(Relation index, const FpbCmp *cmp)
 		(fpb_packed_eligible(desc) || fpb_packed_var_eligible(desc)) &&
 		!fpb_debug_multi_prefix_first && fpb_build_starts())
 		flags |= FPB_PFX_ROWSFX;
-	/* an integer's code leads a coded prefix */
+	/* an integer's code leads a coded prefix, a timestamp's key the first */
 	if (FPB_FULLLEN_ROWINT(cmp->rowskip_base) &&
 		cmp->mprefix == FPB_MPREFIX_CODED &&
 		(fpb_packed_eligible(desc) || fpb_packed_var_eligible(desc)) &&
 		!fpb_debug_multi_prefix_first && fpb_build_starts())
 		flags |= FPB_PFX_ROWINT;
+	if (cmp->rowskip_base == FPB_FULLLEN_TUPTS &&
+		cmp->mprefix == FPB_MPREFIX_FIRST &&
+		(fpb_packed_eligible(desc) || fpb_packed_var_eligible(desc)) &&
+		!fpb_debug_multi_prefix_first && fpb_build_starts())
+		flags |= FPB_PFX_ROWTS;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -626,6 +634,9 @@ fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags)
 	if ((pfxflags & FPB_PFX_PACKED) &&
 		(cmp->rowskip_base == FPB_FULLLEN_TUPSFX ?
 		 (pfxflags & FPB_PFX_ROWSFX) != 0 :
+		 cmp->rowskip_base == FPB_FULLLEN_TUPTS ?
+		 ((pfxflags & FPB_PFX_ROWTS) &&
+		  cmp->mprefix == FPB_MPREFIX_FIRST) :
 		 (FPB_FULLLEN_ROWINT(cmp->rowskip_base) &&
 		  (pfxflags & FPB_PFX_ROWINT) &&
 		  cmp->mprefix == FPB_MPREFIX_CODED)))

@@ -106,7 +106,8 @@ my @dcases = (
 	[ d_packvar => 10, undef, 'k, (id::numeric)' ],
 	[ d_uuidlen => 10, undef, '(md5(k::text)::uuid)' ],
 	[ d_uuidrow => 10, undef, '(md5(k::text)::uuid), k' ],
-	[ d_introw => 10, undef, 'k, id' ],);
+	[ d_introw => 10, undef, 'k, id' ],
+	[ d_tsrow => 10, undef, '(to_timestamp(k::float8 / 1000)), id' ],);
 for my $c (@dcases)
 {
 	my ($t, $ff, $kexpr, $cols) = @$c;
@@ -121,7 +122,8 @@ for my $c (@dcases)
 	# d_namepadm of (name, int4) rows; d_uuidlen: a uuid index, whose
 	# slots hold the bytes after the prefix; d_uuidrow: a (uuid, int8)
 	# index, whose packed rows leave the uuid's prefix bytes out; d_introw:
-	# an (int8, int4) one, whose packed rows leave the first value out
+	# an (int8, int4) one, whose packed rows leave the first value out;
+	# d_tsrow a (timestamptz, int4) one, whose rows keep its low 16 bits
 	$cols //= 'k';
 	$node->safe_psql(
 		'postgres', qq{
@@ -757,6 +759,23 @@ my (%dblk, %dnote);
 		$dblk{$t} = [ $leaves[5] ];
 		$dnote{$t} = "leaf $leaves[5] int row keeps no skip bit";
 	}
+	# a (timestamptz, int4) row that kept the low 16 bits of its
+	# timestamp, its bitmap's bit cleared: read so, its values would run
+	# 6 bytes past it
+	{
+		my $t = 'd_tsrow';
+		$f = $path{$t};
+		@leaves = level_chain($f, 0);
+		my $page = read_block($f, $leaves[5]);
+		my $off = first_packed_row($page);
+		die "$t: no row leaving bytes out at $off"
+		  if unpack('C', substr($page, $off, 1)) != 8
+		  || unpack('C', substr($page, $off + 1, 1)) != 0x80;
+		put(\$page, $off + 1, 'C', 0);
+		write_block($f, $leaves[5], $page);
+		$dblk{$t} = [ $leaves[5] ];
+		$dnote{$t} = "leaf $leaves[5] timestamp row keeps no skip bit";
+	}
 }
 note("D: $_: $dnote{$_}") for sort keys %dnote;
 
@@ -883,7 +902,8 @@ my @dplan = (
 	[ d_packvar => qw(fwd check) ],
 	[ d_uuidlen => qw(check) ],
 	[ d_uuidrow => qw(check) ],
-	[ d_introw => qw(check) ],);
+	[ d_introw => qw(check) ],
+	[ d_tsrow => qw(check) ],);
 for my $p (@dplan)
 {
 	my ($t, @stmts) = @$p;

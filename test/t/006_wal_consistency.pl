@@ -42,6 +42,8 @@ CREATE TABLE wu (id int4, u uuid, ts timestamptz);
 CREATE INDEX wu_ut ON wu USING fpbtree (u, ts);
 CREATE TABLE wi (id int4, k int8, d date);
 CREATE INDEX wi_kd ON wi USING fpbtree (k, d);
+CREATE TABLE wt (id int4, ts timestamptz, n int8);
+CREATE INDEX wt_tn ON wt USING fpbtree (ts, n);
 });
 
 my $standby =
@@ -137,6 +139,16 @@ VACUUM wi;
 INSERT INTO wi SELECT 20000 + g, (g % 5 - 2) * 2199023255552 + g % 9 - 4,
 	date '2026-02-01' - g % 17
 	FROM generate_series(1, 4000) g ORDER BY hashint4(g * 3);
+-- rows led by a timestamp keep its low 16 bits (timestamp_prefix_rows):
+-- bursts 1 ms apart share the rest, in time order and at random
+INSERT INTO wt SELECT g, CASE WHEN g % 61 = 0 THEN NULL
+	ELSE timestamptz '2026-01-01' + (g / 100) * interval '10 s' +
+		(g % 100) * interval '1 ms' END, g % 7
+	FROM generate_series(1, 15000) g ORDER BY hashint4(g);
+DELETE FROM wt WHERE id % 3 = 1;
+VACUUM wt;
+INSERT INTO wt SELECT 20000 + g, timestamptz '2026-01-01' + g * interval '700 us', g
+	FROM generate_series(1, 5000) g;
 });
 
 $primary->wait_for_catchup($standby, 'replay');
@@ -166,13 +178,15 @@ for my $q (
 	q{SELECT count(*), sum(id) FROM wu WHERE u = md5('17')::uuid},
 	q{SELECT count(*), md5(string_agg(k || ' ' || d, ',')) FROM (SELECT k, d FROM wi WHERE k >= -4398046511104 ORDER BY k, d) x},
 	q{SELECT count(*), sum(id) FROM wi WHERE k = 2199023255551},
-	q{SELECT count(*), sum(id) FROM wi WHERE k = -2199023255553 AND d > '2026-01-05'})
+	q{SELECT count(*), sum(id) FROM wi WHERE k = -2199023255553 AND d > '2026-01-05'},
+	q{SELECT count(*), md5(string_agg(ts || ' ' || n, ',')) FROM (SELECT ts, n FROM wt WHERE ts > '2025-01-01' ORDER BY ts, n) x},
+	q{SELECT count(*), sum(id) FROM wt WHERE ts BETWEEN '2026-01-01 00:00:10.030' AND '2026-01-01 00:00:10.060'})
 {
 	is($standby->safe_psql('postgres', "$idx $q"),
 		$primary->safe_psql('postgres', $q),
 		"standby index scan equals the primary: $q");
 }
-for my $i (qw(w_k w_f w_s w_ksf w_sk wu_ut wi_kd))
+for my $i (qw(w_k w_f w_s w_ksf w_sk wu_ut wi_kd wt_tn))
 {
 	my ($ret, $stdout, $stderr) =
 	  $standby->psql('postgres', "SELECT fpbtree_check('$i', true)");
