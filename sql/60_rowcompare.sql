@@ -31,6 +31,14 @@ SELECT fpb_plan($$SELECT ts, id FROM rk WHERE (ts, id) > ('2026-01-05 00:00+00',
 	ORDER BY ts, id LIMIT 20$$, 'index');
 SELECT fpb_plan($$SELECT ts, id FROM rk WHERE ('2026-01-05 00:00+00', 11000) >= (ts, id)
 	ORDER BY ts DESC, id DESC LIMIT 20$$, 'index');
+-- a bound early in the index, under the default settings: the planner,
+-- taking the rows that pass the row comparison to be spread through the
+-- index, costed a filter-only scan from the index's start the lower for a
+-- LIMIT (it read the 1,000 rows before the bound); that path is gone
+SELECT fpb_explain($$SELECT ts, id FROM rk WHERE (ts, id) > ('2026-01-01 06:00+00', 1000)
+	ORDER BY ts, id LIMIT 20$$) ~ 'Index Cond: \(ts >=' AS early_bound_bounds;
+SELECT fpb_explain($$SELECT ts, id FROM rk WHERE (ts, id) <= ('2026-01-07 20:00+00', 1000)
+	ORDER BY ts DESC, id DESC LIMIT 20$$) ~ 'Index Cond: \(ts <=' AS late_bound_bounds;
 -- a row whose first column is not the index's first: no condition
 SELECT fpb_plan($$SELECT ts, id FROM rk WHERE (id, ts) > (11000, '2026-01-05 00:00+00')$$, 'index');
 

@@ -16,10 +16,12 @@
  * restrictions of each fpbtree index whose first column is "a" for a
  * second create_index_paths over those indexes, then takes them out again:
  * the paths it makes carry "a >= x" as an index condition, and the row
- * comparison stays in their filter, which decides.  No other plan filters
- * by the implied conditions, and the relation's row estimate stays the
- * original one.  (The second call makes those indexes' other paths again,
- * bitmap and parameterized ones among them; add_path drops the copies.)
+ * comparison stays in their filter, which decides.  Those indexes' index
+ * paths from the core's call are dropped first: each is the same scan
+ * without the bound, and never faster.  No other plan filters by the
+ * implied conditions, and the relation's row estimate stays the original
+ * one.  (The second call makes those indexes' other paths again, bitmap
+ * ones among them; add_path drops the copies.)
  * The scan then starts at the first "a = x" entry instead of the index's
  * first entry; only the rows with a = x and the rest below the row bound
  * are read and filtered.
@@ -106,6 +108,24 @@ fpb_rowcompare_fits(IndexOptInfo *ind, OpExpr *bound)
 		 ind->indexcollations[0] == bound->inputcollid);
 }
 
+/* paths without the index scans and index-only scans of indexes */
+static List *
+fpb_drop_index_paths(List *paths, List *indexes)
+{
+	List	   *kept = NIL;
+	ListCell   *lc;
+
+	foreach(lc, paths)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (!IsA(path, IndexPath) ||
+			!list_member_ptr(indexes, ((IndexPath *) path)->indexinfo))
+			kept = lappend(kept, path);
+	}
+	return kept;
+}
+
 /*
  * After the core's paths: when a row comparison implies a bound an fpbtree
  * index can take, the paths of those indexes once more, each index's
@@ -171,6 +191,16 @@ fpb_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (indexes == NIL)
 		return;
 
+	/*
+	 * Their paths so far go: made again, each takes the bound where the
+	 * first did not (a filter-only scan from the index's start, which the
+	 * planner, taking the rows that pass the filter to be spread through
+	 * the index, often costs the lower for a LIMIT, though they all come
+	 * after the ones that fail it).
+	 */
+	rel->pathlist = fpb_drop_index_paths(rel->pathlist, indexes);
+	rel->partial_pathlist = fpb_drop_index_paths(rel->partial_pathlist,
+												 indexes);
 	rel->indexlist = indexes;
 	PG_TRY();
 	{
