@@ -31,8 +31,11 @@
 #include "miscadmin.h"
 #include "scan.h"
 #include "utils/acl.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/varlena.h"
 
 PG_FUNCTION_INFO_V1(fpbtree_dead_entries);
 
@@ -66,17 +69,62 @@ fpb_scan_remember_dead(IndexScanDesc scan)
 		so->killed[so->nkilled++] = so->cur;
 }
 
+/* Does a wal_consistency_checking value check generic records? */
+static bool
+fpb_checks_generic(const char *value)
+{
+	char	   *copy = pstrdup(value);
+	List	   *names;
+	ListCell   *lc;
+	bool		found = false;
+
+	/* a value the server took is a sound list; otherwise say so */
+	if (!SplitIdentifierString(copy, ',', &names))
+		found = true;
+	else
+		foreach(lc, names)
+		{
+			const char *name = (const char *) lfirst(lc);
+
+			if (pg_strcasecmp(name, "all") == 0 ||
+				pg_strcasecmp(name, "generic") == 0)
+				found = true;
+		}
+	pfree(copy);
+	return found;
+}
+
 /*
  * wal_consistency_checking compares every replayed page with the primary's
  * image byte for byte, and generic WAL has no mask for a hint inside the
  * node lines: marks set after a page's last record would show up as
- * differences.  Marks are only an optimisation, so set none then.
+ * differences, and recovery stops at the first.  Marks are only an
+ * optimisation, so set none then: neither under this session's value nor
+ * under the server's (postgresql.conf), which the sessions that write the
+ * next records have unless they changed it.
  */
 static bool
 fpb_marks_allowed(void)
 {
-	return wal_consistency_checking == NULL ||
-		!wal_consistency_checking[RM_GENERIC_ID];
+	static char *reset_seen = NULL;
+	static bool reset_checks = false;
+	const char *reset;
+
+	if (wal_consistency_checking != NULL &&
+		wal_consistency_checking[RM_GENERIC_ID])
+		return false;
+	reset = GetConfigOptionResetString("wal_consistency_checking");
+	if (reset == NULL || reset[0] == '\0')
+		return true;
+	/* parse a value once */
+	if (reset_seen == NULL || strcmp(reset, reset_seen) != 0)
+	{
+		reset_checks = fpb_checks_generic(reset);
+		if (reset_seen != NULL)
+			pfree(reset_seen);
+		reset_seen = MemoryContextStrdup(TopMemoryContext, reset);
+	}
+	return !reset_checks;
 }
 
 /*

@@ -74,7 +74,7 @@ fpb_mprefix_run(uint64 k)
 static inline bool
 fpb_mprefix_code_fits(uint64 k)
 {
-	return 8 + 62 - fpb_mprefix_run(k) <= 64 - 16;
+	return 8 + 62 - fpb_mprefix_run(k) <= 64 - FPB_WIDE_OFFBITS;
 }
 
 /*

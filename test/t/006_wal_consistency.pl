@@ -75,6 +75,20 @@ SELECT count(*), sum(id) FROM w WHERE k >= -2147483648 AND s >= '';
 is($primary->safe_psql('postgres',
 		"SELECT fpbtree_dead_entries('w_k') + fpbtree_dead_entries('w_f') + fpbtree_dead_entries('w_s') + fpbtree_dead_entries('w_ksf')"),
 	'0', 'no entries marked dead under wal_consistency_checking');
+# nor by a session that turns the setting off: the sessions that write the
+# next records have the server's value, and their page images would carry
+# its marks (recovery stopped at "inconsistent page found")
+$primary->safe_psql(
+	'postgres', q{
+SET wal_consistency_checking = '';
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), sum(id) FROM w WHERE k >= -2147483648;
+SELECT count(*), sum(id) FROM w WHERE k >= -2147483648 AND s >= '';
+});
+is($primary->safe_psql('postgres',
+		"SELECT fpbtree_dead_entries('w_k') + fpbtree_dead_entries('w_ksf')"),
+	'0', 'nor under the server\'s value in a session that set it off');
 $primary->safe_psql(
 	'postgres', q{
 INSERT INTO w SELECT 40000 + g, hashint4(g * 13), g / 7.0 FROM generate_series(1, 1000) g;
