@@ -466,8 +466,8 @@ fpb_packed_expected_size(TupleDesc desc, const char *f)
 	if (have < size)
 		return 0;
 	/*
-	 * The bit of a row that left its first bytes out, on a non-NULL uuid or
-	 * integer
+	 * The bit of a row that left its first bytes out, on a non-NULL uuid,
+	 * integer or timestamp
 	 */
 	skip = fpb_packed_skipped(f, desc->natts);
 	if (skip && (fpb_packed_isnull(f, 0) ||

@@ -549,6 +549,27 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
 }
 
 /*
+ * The format flag under which the packed rows of cmp's index leave their
+ * first value, or part of it, to the prefix (rowskip_base), or 0: a uuid's
+ * first bytes are its prefix, an integer's code leads the coded prefix
+ * (FPB_MPREFIX_CODED), a timestamp's key's top bits are the first column's
+ * prefix (FPB_MPREFIX_FIRST).
+ */
+static uint16
+fpb_rowskip_flag(const FpbCmp *cmp)
+{
+	if (cmp->rowskip_base == FPB_FULLLEN_TUPSFX)
+		return FPB_PFX_ROWSFX;
+	if (FPB_FULLLEN_ROWINT(cmp->rowskip_base) &&
+		cmp->mprefix == FPB_MPREFIX_CODED)
+		return FPB_PFX_ROWINT;
+	if (cmp->rowskip_base == FPB_FULLLEN_TUPTS &&
+		cmp->mprefix == FPB_MPREFIX_FIRST)
+		return FPB_PFX_ROWTS;
+	return 0;
+}
+
+/*
  * The format flags of a new wide index (FPB_PFX_*): FPB_PFX_CODEPOINT when
  * its first column is compared and prefixed by fpbtree's own text, bpchar
  * or name functions (whose "C" prefixes agree with the comparison under
@@ -577,21 +598,10 @@ fpb_new_pfxflags(Relation index, const FpbCmp *cmp)
 		flags |= cmp->dedup_flags;
 	if (cmp->skip_base && fpb_build_starts())
 		flags |= FPB_PFX_UUIDSFX;
-	if (cmp->rowskip_base == FPB_FULLLEN_TUPSFX &&
+	if (fpb_rowskip_flag(cmp) != 0 &&
 		(fpb_packed_eligible(desc) || fpb_packed_var_eligible(desc)) &&
 		!fpb_debug_multi_prefix_first && fpb_build_starts())
-		flags |= FPB_PFX_ROWSFX;
-	/* an integer's code leads a coded prefix, a timestamp's key the first */
-	if (FPB_FULLLEN_ROWINT(cmp->rowskip_base) &&
-		cmp->mprefix == FPB_MPREFIX_CODED &&
-		(fpb_packed_eligible(desc) || fpb_packed_var_eligible(desc)) &&
-		!fpb_debug_multi_prefix_first && fpb_build_starts())
-		flags |= FPB_PFX_ROWINT;
-	if (cmp->rowskip_base == FPB_FULLLEN_TUPTS &&
-		cmp->mprefix == FPB_MPREFIX_FIRST &&
-		(fpb_packed_eligible(desc) || fpb_packed_var_eligible(desc)) &&
-		!fpb_debug_multi_prefix_first && fpb_build_starts())
-		flags |= FPB_PFX_ROWTS;
+		flags |= fpb_rowskip_flag(cmp);
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -630,17 +640,8 @@ fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags)
 		(pfxflags & cmp->dedup_flags) == cmp->dedup_flags;
 	cmp->skip = cmp->skip_base && (pfxflags & FPB_PFX_UUIDSFX) ?
 		FPB_SFX_SKIP : 0;
-	cmp->rowskip = 0;
-	if ((pfxflags & FPB_PFX_PACKED) &&
-		(cmp->rowskip_base == FPB_FULLLEN_TUPSFX ?
-		 (pfxflags & FPB_PFX_ROWSFX) != 0 :
-		 cmp->rowskip_base == FPB_FULLLEN_TUPTS ?
-		 ((pfxflags & FPB_PFX_ROWTS) &&
-		  cmp->mprefix == FPB_MPREFIX_FIRST) :
-		 (FPB_FULLLEN_ROWINT(cmp->rowskip_base) &&
-		  (pfxflags & FPB_PFX_ROWINT) &&
-		  cmp->mprefix == FPB_MPREFIX_CODED)))
-		cmp->rowskip = cmp->rowskip_base;
+	cmp->rowskip = (pfxflags & FPB_PFX_PACKED) &&
+		(pfxflags & fpb_rowskip_flag(cmp)) ? cmp->rowskip_base : 0;
 	cmp->pfxcoll = (pfxflags & FPB_PFX_CODEPOINT) ? C_COLLATION_OID :
 		cmp->collation;
 }
