@@ -12,6 +12,7 @@
 #define FPB_PACKED_H
 
 #include "port/pg_bitutils.h"
+#include "utils/uuid.h"
 
 #define FPB_PACKED_MAX		255		/* a packed row's length is one byte */
 
@@ -152,6 +153,49 @@ fpb_packed_ts_value(uint64 k, uint16 lo)
 }
 
 /*
+ * Write to dst the first value of a row of a page of fulllen fl that left
+ * bytes of it to its key k and kept the rest at kept; return the bytes it
+ * kept: a uuid's last 10, a timestamp's low 16 bits, an integer's none.
+ */
+static inline int
+fpb_packed_first_value(int fl, uint64 k, const char *kept, char *dst)
+{
+	if (fl == FPB_FULLLEN_TUPSFX)
+	{
+		uint64		be = pg_hton64(k);
+
+		memcpy(dst, &be, FPB_SFX_SKIP);
+		memcpy(dst + FPB_SFX_SKIP, kept, UUID_LEN - FPB_SFX_SKIP);
+		return UUID_LEN - FPB_SFX_SKIP;
+	}
+	if (fl == FPB_FULLLEN_TUPTS)
+	{
+		uint16		lo;
+		int64		v;
+
+		memcpy(&lo, kept, sizeof(lo));
+		v = fpb_packed_ts_value(k, lo);
+		memcpy(dst, &v, sizeof(v));
+		return sizeof(lo);
+	}
+	else
+	{
+		int64		v = (int64) (fpb_mprefix_first_key(k) ^
+								 (UINT64CONST(1) << 63));
+		int32		v4 = (int32) v;
+		int16		v2 = (int16) v;
+
+		if (fl == FPB_FULLLEN_TUPINT8)
+			memcpy(dst, &v, sizeof(v));
+		else if (fl == FPB_FULLLEN_TUPINT4)
+			memcpy(dst, &v4, sizeof(v4));
+		else
+			memcpy(dst, &v2, sizeof(v2));
+		return 0;
+	}
+}
+
+/*
  * Write the whole form of the row f of a page of fulllen fl that left its
  * first bytes out, whose stored key is k, to dst (room for
  * fpb_tuple_size(f) + FPB_PACKED_SKIP_MAX bytes); return its size.
@@ -161,39 +205,13 @@ fpb_packed_unskip(int fl, const char *f, uint64 k, char *dst)
 {
 	Size		len = *(const uint8 *) f;
 	int			w = fpb_rowskip_len(fl);
+	int			kept;
 
 	Assert(w > 0);
 	dst[0] = (char) (uint8) (len + w);
 	dst[1] = (char) (((const uint8 *) f)[1] & ~FPB_PACKED_SKIPBIT);
-	if (fl == FPB_FULLLEN_TUPSFX)
-	{
-		uint64		be = pg_hton64(k);
-
-		memcpy(dst + 2, &be, w);
-	}
-	else if (fl == FPB_FULLLEN_TUPTS)
-	{
-		uint16		lo;
-		int64		v;
-
-		memcpy(&lo, f + 2, sizeof(lo));
-		v = fpb_packed_ts_value(k, lo);
-		memcpy(dst + 2, &v, sizeof(v));
-		memcpy(dst + 2 + sizeof(v), f + 2 + sizeof(lo),
-			   len - 2 - sizeof(lo));
-		return len + w;
-	}
-	else
-	{
-		int64		v = (int64) (fpb_mprefix_first_key(k) ^
-								 (UINT64CONST(1) << 63));
-		int32		v4 = (int32) v;
-		int16		v2 = (int16) v;
-
-		memcpy(dst + 2, w == 8 ? (char *) &v : w == 4 ? (char *) &v4 :
-			   (char *) &v2, w);
-	}
-	memcpy(dst + 2 + w, f + 2, len - 2);
+	kept = fpb_packed_first_value(fl, k, f + 2, dst + 2);
+	memcpy(dst + 2 + w + kept, f + 2 + kept, len - 2 - kept);
 	return len + w;
 }
 
@@ -338,36 +356,7 @@ fpb_tuple_unpack_row(const FpbCmp *cmp, const char *f, uint64 k, char *dst,
 
 		for (int o = 0; o < cmp->packsize; o += sizeof(uint64))
 			*(uint64 *) (dst + o) = 0;
-		if (cmp->rowskip == FPB_FULLLEN_TUPSFX)
-		{
-			uint64		be = pg_hton64(k);
-
-			memcpy(dst + c->off, &be, FPB_SFX_SKIP);
-			memcpy(dst + c->off + FPB_SFX_SKIP, p, c->len - FPB_SFX_SKIP);
-			p += c->len - FPB_SFX_SKIP;
-		}
-		else if (cmp->rowskip == FPB_FULLLEN_TUPTS)
-		{
-			uint16		lo;
-			int64		v;
-
-			memcpy(&lo, p, sizeof(lo));
-			v = fpb_packed_ts_value(k, lo);
-			memcpy(dst + c->off, &v, sizeof(v));
-			p += sizeof(lo);
-		}
-		else
-		{
-			int64		v = (int64) (fpb_mprefix_first_key(k) ^
-									 (UINT64CONST(1) << 63));
-
-			if (c->len == 8)
-				memcpy(dst + c->off, &v, 8);
-			else if (c->len == 4)
-				*(int32 *) (dst + c->off) = (int32) v;
-			else
-				*(int16 *) (dst + c->off) = (int16) v;
-		}
+		p += fpb_packed_first_value(cmp->rowskip, k, p, dst + c->off);
 		for (int i = 1; i < natts; i++)
 		{
 			c = &cmp->packcols[i];
