@@ -55,7 +55,8 @@ CREATE INDEX ir_bt_kdesc ON ir_bt (k DESC, ts);
 CREATE INDEX ir_bt_knf ON ir_bt (k NULLS FIRST, ts);
 VACUUM ANALYZE ir, ir_bt;
 
--- the format: only a leading ascending integer with NULLs last
+-- the format: a leading integer, DESC and NULLS FIRST too (a row whose
+-- key, or complemented key, is 0 keeps its value: the int8 extremes)
 SELECT i, f.format, f.reindex_adds
 FROM unnest(ARRAY['ir_kt', 'ir_ik', 'ir_sdt', 'ir_dk', 'ir_kdesc', 'ir_knf']) i,
 	 fpbtree_format(i::regclass) f;
@@ -90,6 +91,10 @@ CREATE FUNCTION ir_all() RETURNS TABLE (q text, r text) LANGUAGE sql AS $$
 	SELECT q, fpb_same_as(q, 'ir', 'ir_bt') FROM unnest(ARRAY[
 		'SELECT k, ts FROM ir ORDER BY k, ts',
 		'SELECT k, ts FROM ir ORDER BY k DESC NULLS FIRST, ts DESC',
+		'SELECT k, ts FROM ir ORDER BY k DESC, ts',
+		'SELECT k, ts FROM ir WHERE k < 2199023255553 AND k > -2199023255554 ORDER BY k DESC, ts',
+		'SELECT k, ts FROM ir ORDER BY k NULLS FIRST, ts',
+		'SELECT k FROM ir WHERE k > 9223372036854775000 OR k < -9223372036854775000 ORDER BY k DESC',
 		'SELECT i, k, id FROM ir WHERE i IS NOT NULL ORDER BY i, k, id',
 		'SELECT s, d, t FROM ir ORDER BY s, d, t',
 		'SELECT d, k FROM ir WHERE d > ''2021-06-01'' ORDER BY d, k',

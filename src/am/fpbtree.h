@@ -158,24 +158,43 @@ typedef struct FpbCmp
  * FPB_FULLLEN_TUPLE, and a packed row whose first column, an integer of
  * 2, 4 or 8 bytes (int2, int4 and date, int8), has a code that fits the
  * prefix leaves the whole value to the prefix (packed.h,
- * fpb_packed_skippable).
+ * fpb_packed_skippable); the _D codes where the column is DESC, whose
+ * code is that of the complemented key.
  */
 #define FPB_FULLLEN_TUPINT2	0xFC
 #define FPB_FULLLEN_TUPINT4	0xFB
 #define FPB_FULLLEN_TUPINT8	0xFA
+#define FPB_FULLLEN_TUPINT2D	0xF8
+#define FPB_FULLLEN_TUPINT4D	0xF7
+#define FPB_FULLLEN_TUPINT8D	0xF6
 
 /*
  * fulllen of a page of a multi-column index with FPB_PFX_ROWTS: as
  * FPB_FULLLEN_TUPLE, and a packed row whose first column, a timestamp or
- * timestamptz (FPB_MPREFIX_FIRST: its key's top 48 bits are the prefix),
- * is not NULL keeps only the value's low 16 bits (packed.h).
+ * timestamptz (FPB_MPREFIX_FIRST: its key's top 48 bits are the prefix,
+ * or its complemented key's under DESC: FPB_FULLLEN_TUPTSD), is not NULL
+ * keeps only the value's low 16 bits (packed.h).
  */
 #define FPB_FULLLEN_TUPTS	0xF9
+#define FPB_FULLLEN_TUPTSD	0xF5
 
 /* Does a page of fulllen fl hold index tuples or packed rows? */
 #define FPB_FULLLEN_IS_TUPLE(fl) \
 	((fl) == FPB_FULLLEN_TUPLE || \
-	 ((fl) >= FPB_FULLLEN_TUPTS && (fl) <= FPB_FULLLEN_TUPSFX))
+	 ((fl) >= FPB_FULLLEN_TUPTSD && (fl) <= FPB_FULLLEN_TUPSFX))
+
+/* Does a row of a page of fulllen fl leave out a leading integer? */
+#define FPB_FULLLEN_ROWINT(fl) \
+	(((fl) >= FPB_FULLLEN_TUPINT8 && (fl) <= FPB_FULLLEN_TUPINT2) || \
+	 ((fl) >= FPB_FULLLEN_TUPINT8D && (fl) <= FPB_FULLLEN_TUPINT2D))
+
+/* ... or the top bits of a leading timestamp? */
+#define FPB_FULLLEN_ROWTS(fl) \
+	((fl) == FPB_FULLLEN_TUPTS || (fl) == FPB_FULLLEN_TUPTSD)
+
+/* ... of a DESC column, whose prefix is of the complemented key? */
+#define FPB_FULLLEN_ROWDESC(fl) \
+	((fl) >= FPB_FULLLEN_TUPTSD && (fl) <= FPB_FULLLEN_TUPINT2D)
 
 /*
  * The bytes of its first value a packed row of a page of fulllen fl may
@@ -189,20 +208,20 @@ fpb_rowskip_len(int fl)
 	{
 		case FPB_FULLLEN_TUPSFX:
 		case FPB_FULLLEN_TUPTS:
+		case FPB_FULLLEN_TUPTSD:
 			return FPB_SFX_SKIP;
 		case FPB_FULLLEN_TUPINT2:
+		case FPB_FULLLEN_TUPINT2D:
 			return 2;
 		case FPB_FULLLEN_TUPINT4:
+		case FPB_FULLLEN_TUPINT4D:
 			return 4;
 		case FPB_FULLLEN_TUPINT8:
+		case FPB_FULLLEN_TUPINT8D:
 			return 8;
 	}
 	return 0;
 }
-
-/* Does a row of a page of fulllen fl leave out a leading integer? */
-#define FPB_FULLLEN_ROWINT(fl) \
-	((fl) >= FPB_FULLLEN_TUPINT8 && (fl) <= FPB_FULLLEN_TUPINT2)
 
 /* The bytes of a value the slots of pages of fulllen fl leave out */
 static inline int

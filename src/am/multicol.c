@@ -79,40 +79,41 @@ fpb_multi_space(Relation index)
 /*
  * The fulllen of the pages of an index whose packed rows may leave their
  * first value, or part of it, to the prefix (README "Packed rows", Prefix
- * bytes left out), or 0.  Its first column is ascending with NULLs last,
- * and the top bit of a packed row's bitmap names no column of at most 7.
- * A leading uuid has its first bytes as its rows' prefix
- * (FPB_MPREFIX_FIRST: a wide first column's key).  A leading integer
- * whose key is the value with its sign bit flipped (int2, int4, date,
- * int8) has, under a coded prefix (fpb_cmp_set_pfxflags), its code at the
- * prefix's start; a leading timestamp, whose key is that too, has its
- * key's top 48 bits as the prefix (FPB_MPREFIX_FIRST, which timestamps
- * get).
+ * bytes left out), or 0.  The top bit of a packed row's bitmap names no
+ * column of at most 7.  A leading uuid, ascending with NULLs last, has its
+ * first bytes as its rows' prefix (FPB_MPREFIX_FIRST: a wide first
+ * column's key).  A leading integer whose key is the value with its sign
+ * bit flipped (int2, int4, date, int8) has, under a coded prefix
+ * (fpb_cmp_set_pfxflags), its code at the prefix's start; a leading
+ * timestamp, whose key is that too, has its key's top 48 bits as the
+ * prefix (FPB_MPREFIX_FIRST, which timestamps get); DESC, those of its
+ * complemented key (the _D codes).
  */
 static uint8
 fpb_multi_rowskip_kind(Relation index, const FpbCmp *cmp)
 {
 	Form_pg_attribute att = TupleDescAttr(cmp->tupdesc, 0);
 	PGFunction	fn = index_getprocinfo(index, 1, FPB_ENCODE_PROC)->fn_addr;
+	bool		desc = cmp->cols[0].desc;
 
-	if (cmp->cols[0].desc || cmp->cols[0].nullsfirst ||
-		cmp->tupdesc->natts >= 8)
+	if (cmp->tupdesc->natts >= 8)
 		return 0;
 	if (cmp->cols[0].bytewise && cmp->cols[0].typlen == UUID_LEN &&
-		att->atttypid == UUIDOID && fn == fpbtree_prefix_uuid)
+		att->atttypid == UUIDOID && fn == fpbtree_prefix_uuid &&
+		!desc && !cmp->cols[0].nullsfirst)
 		return FPB_FULLLEN_TUPSFX;
 	if (!cmp->cols[0].encproc)
 		return 0;
 	if (att->atttypid == INT8OID && fn == fpbtree_encode_int8)
-		return FPB_FULLLEN_TUPINT8;
+		return desc ? FPB_FULLLEN_TUPINT8D : FPB_FULLLEN_TUPINT8;
 	if ((att->atttypid == INT4OID && fn == fpbtree_encode_int4) ||
 		(att->atttypid == DATEOID && fn == fpbtree_encode_date))
-		return FPB_FULLLEN_TUPINT4;
+		return desc ? FPB_FULLLEN_TUPINT4D : FPB_FULLLEN_TUPINT4;
 	if (att->atttypid == INT2OID && fn == fpbtree_encode_int2)
-		return FPB_FULLLEN_TUPINT2;
+		return desc ? FPB_FULLLEN_TUPINT2D : FPB_FULLLEN_TUPINT2;
 	if ((att->atttypid == TIMESTAMPOID && fn == fpbtree_encode_timestamp) ||
 		(att->atttypid == TIMESTAMPTZOID && fn == fpbtree_encode_timestamptz))
-		return FPB_FULLLEN_TUPTS;
+		return desc ? FPB_FULLLEN_TUPTSD : FPB_FULLLEN_TUPTS;
 	return 0;
 }
 
@@ -476,7 +477,7 @@ fpb_tuple_col_cmp(const FpbCmp *cmp, int j, IndexTuple ta, TupleDesc da,
 		 * prefixes (fpb_tuple_cmp), which then hold the other side's code
 		 * too, as no code is a prefix of another.
 		 */
-		if (skipped && cmp->rowskip != FPB_FULLLEN_TUPTS)
+		if (skipped && !FPB_FULLLEN_ROWTS(cmp->rowskip))
 			return 0;
 		ka = sa ? (uint64) DatumGetInt64(va) :
 			fpb_col_key(col, fpb_encode(col->encproc, col->collation, va));
@@ -557,6 +558,8 @@ fpb_entry_first_key(const FpbCmp *cmp, const FpbEntry *e, uint64 *key)
 	if (fpb_packed_skipped(e->f, cmp->tupdesc->natts))
 	{
 		*key = fpb_mprefix_first_key(e->k);
+		if (FPB_FULLLEN_ROWDESC(cmp->rowskip))
+			*key = ~*key;
 		return true;
 	}
 	d = fpb_tuple_getattr(cmp->tupdesc, e->f, 1, &isnull);
@@ -583,7 +586,7 @@ fpb_tuple_first_equal(const FpbCmp *cmp, const FpbEntry *a, const FpbEntry *b)
 	if (a->f == NULL || b->f == NULL)
 		return false;
 	if ((cmp->rowskip == FPB_FULLLEN_TUPSFX ||
-		 cmp->rowskip == FPB_FULLLEN_TUPTS) &&
+		 FPB_FULLLEN_ROWTS(cmp->rowskip)) &&
 		FPB_WIDE_PREFIX(a->k) != FPB_WIDE_PREFIX(b->k))
 		return false;
 	/* the prefix holds the codes of later columns too: compare the keys */

@@ -34,10 +34,10 @@ fpb_tuple_size(const char *f)
 /*
  * A packed row of a page of FPB_FULLLEN_TUPSFX whose first column, a uuid,
  * is not NULL leaves out that value's first FPB_SFX_SKIP bytes, which are
- * its prefix; one of a page of FPB_FULLLEN_TUPINTn whose first column, an
- * integer, has a code (multicol.c, fpb_mprefix_code) that fits the prefix
- * leaves out the whole value, which the prefix then gives; one of a page
- * of FPB_FULLLEN_TUPTS whose first column, a timestamp, is not NULL keeps
+ * its prefix; one of a page of FPB_FULLLEN_TUPINTn(D) whose first column,
+ * an integer, has a code (multicol.c, fpb_mprefix_code) that fits the
+ * prefix leaves out the whole value, which the prefix then gives; one of a
+ * page of FPB_FULLLEN_TUPTS(D) whose first column, a timestamp, keeps
  * only the value's low 16 bits (a uint16), the prefix being the rest of its
  * key (README "Packed rows", Prefix bytes left out).  Such a row says so
  * by the top bit of its NULL bitmap: the index has at most 7 columns, so
@@ -126,28 +126,42 @@ fpb_packed_int_key(const char *p, int w)
 
 /*
  * Would the whole packed row f leave its first bytes out on a page of
- * fulllen fl?  Its first column is not NULL (bit 0 of its bitmap), and an
- * integer's code fits the prefix.
+ * fulllen fl?  Its first column is not NULL (bit 0 of its bitmap); an
+ * integer's code fits the prefix.  An integer whose (for DESC,
+ * complemented) key is 0, or a timestamp whose key's top 48 bits are,
+ * keeps its value: under NULLS FIRST the prefix 0 is the NULLs', and such
+ * a row's prefix is moved off it (multicol.c, fpb_multi_prefix), so that
+ * it no longer gives the value.
  */
 static inline bool
 fpb_packed_skippable(int fl, const char *f)
 {
 	int			w = fpb_rowskip_len(fl);
+	uint64		k;
 
 	if (w == 0 || !fpb_is_packed(f) ||
 		(((const uint8 *) f)[1] & (FPB_PACKED_SKIPBIT | 1)) != 0)
 		return false;
-	return !FPB_FULLLEN_ROWINT(fl) ||
-		fpb_mprefix_code_fits(fpb_packed_int_key(f + 2, w));
+	if (fl == FPB_FULLLEN_TUPSFX)
+		return true;
+	k = fpb_packed_int_key(f + 2, FPB_FULLLEN_ROWTS(fl) ? 8 : w);
+	if (FPB_FULLLEN_ROWDESC(fl))
+		k = ~k;
+	if (FPB_FULLLEN_ROWTS(fl))
+		return (k >> FPB_WIDE_OFFBITS) != 0;
+	return k != 0 && fpb_mprefix_code_fits(k);
 }
 
 /*
- * The timestamp whose key has the prefix of k (its top 48 bits) and the
- * low 16 bits lo, as a packed row of FPB_FULLLEN_TUPTS keeps them.
+ * The timestamp whose key's top 48 bits are those of the prefix in k (for
+ * DESC, complemented), and whose low 16 bits are lo, as a packed row of
+ * FPB_FULLLEN_TUPTS(D) keeps them.
  */
 static inline int64
-fpb_packed_ts_value(uint64 k, uint16 lo)
+fpb_packed_ts_value(int fl, uint64 k, uint16 lo)
 {
+	if (FPB_FULLLEN_ROWDESC(fl))
+		k = ~k;
 	return (int64) (((k & ~UINT64CONST(0xFFFF)) | lo) ^
 					(UINT64CONST(1) << 63));
 }
@@ -168,26 +182,31 @@ fpb_packed_first_value(int fl, uint64 k, const char *kept, char *dst)
 		memcpy(dst + FPB_SFX_SKIP, kept, UUID_LEN - FPB_SFX_SKIP);
 		return UUID_LEN - FPB_SFX_SKIP;
 	}
-	if (fl == FPB_FULLLEN_TUPTS)
+	if (FPB_FULLLEN_ROWTS(fl))
 	{
 		uint16		lo;
 		int64		v;
 
 		memcpy(&lo, kept, sizeof(lo));
-		v = fpb_packed_ts_value(k, lo);
+		v = fpb_packed_ts_value(fl, k, lo);
 		memcpy(dst, &v, sizeof(v));
 		return sizeof(lo);
 	}
 	else
 	{
-		int64		v = (int64) (fpb_mprefix_first_key(k) ^
-								 (UINT64CONST(1) << 63));
-		int32		v4 = (int32) v;
-		int16		v2 = (int16) v;
+		uint64		key = fpb_mprefix_first_key(k);
+		int64		v;
+		int32		v4;
+		int16		v2;
 
-		if (fl == FPB_FULLLEN_TUPINT8)
+		if (FPB_FULLLEN_ROWDESC(fl))
+			key = ~key;
+		v = (int64) (key ^ (UINT64CONST(1) << 63));
+		v4 = (int32) v;
+		v2 = (int16) v;
+		if (fpb_rowskip_len(fl) == sizeof(v))
 			memcpy(dst, &v, sizeof(v));
-		else if (fl == FPB_FULLLEN_TUPINT4)
+		else if (fpb_rowskip_len(fl) == sizeof(v4))
 			memcpy(dst, &v4, sizeof(v4));
 		else
 			memcpy(dst, &v2, sizeof(v2));
@@ -228,7 +247,7 @@ fpb_packed_skip(int fl, char *dst, const char *f)
 	char		bitmap = (char) (f[1] | FPB_PACKED_SKIPBIT);
 
 	Assert(w > 0 && len >= 2 + w);
-	if (fl == FPB_FULLLEN_TUPTS)
+	if (FPB_FULLLEN_ROWTS(fl))
 	{
 		int64		v;
 		uint16		lo;

@@ -563,7 +563,7 @@ fpb_rowskip_flag(const FpbCmp *cmp)
 	if (FPB_FULLLEN_ROWINT(cmp->rowskip_base) &&
 		cmp->mprefix == FPB_MPREFIX_CODED)
 		return FPB_PFX_ROWINT;
-	if (cmp->rowskip_base == FPB_FULLLEN_TUPTS &&
+	if (FPB_FULLLEN_ROWTS(cmp->rowskip_base) &&
 		cmp->mprefix == FPB_MPREFIX_FIRST)
 		return FPB_PFX_ROWTS;
 	return 0;
