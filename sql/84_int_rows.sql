@@ -55,8 +55,8 @@ CREATE INDEX ir_bt_kdesc ON ir_bt (k DESC, ts);
 CREATE INDEX ir_bt_knf ON ir_bt (k NULLS FIRST, ts);
 VACUUM ANALYZE ir, ir_bt;
 
--- the format: a leading integer, DESC and NULLS FIRST too (a row whose
--- key, or complemented key, is 0 keeps its value: the int8 extremes)
+-- the format: a leading integer, ASC NULLS LAST or DESC NULLS FIRST (a
+-- DESC row whose complemented key is 0, the int8 maximum, keeps its value)
 SELECT i, f.format, f.reindex_adds
 FROM unnest(ARRAY['ir_kt', 'ir_ik', 'ir_sdt', 'ir_dk', 'ir_kdesc', 'ir_knf']) i,
 	 fpbtree_format(i::regclass) f;

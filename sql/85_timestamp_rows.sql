@@ -50,8 +50,8 @@ CREATE INDEX tr_bt_d1 ON tr_bt (lt DESC);
 CREATE INDEX tr_bt_nf ON tr_bt (ts NULLS FIRST, t);
 VACUUM ANALYZE tr, tr_bt;
 
--- the format: a leading timestamp, DESC (also a one-column DESC index,
--- kept as a multi-column one) and NULLS FIRST too
+-- the format: a leading timestamp, ASC NULLS LAST or DESC NULLS FIRST
+-- (also a one-column DESC index, kept as a multi-column one)
 SELECT i, f.format, f.reindex_adds
 FROM unnest(ARRAY['tr_tn', 'tr_ti', 'tr_lt', 'tr_td', 'tr_d1', 'tr_nf']) i,
 	 fpbtree_format(i::regclass) f;

@@ -87,7 +87,8 @@ fpb_multi_space(Relation index)
  * (fpb_cmp_set_pfxflags), its code at the prefix's start; a leading
  * timestamp, whose key is that too, has its key's top 48 bits as the
  * prefix (FPB_MPREFIX_FIRST, which timestamps get); DESC, those of its
- * complemented key (the _D codes).
+ * complemented key (the _D codes).  Integers and timestamps take the
+ * directions' default NULLs options only.
  */
 static uint8
 fpb_multi_rowskip_kind(Relation index, const FpbCmp *cmp)
@@ -102,7 +103,8 @@ fpb_multi_rowskip_kind(Relation index, const FpbCmp *cmp)
 		att->atttypid == UUIDOID && fn == fpbtree_prefix_uuid &&
 		!desc && !cmp->cols[0].nullsfirst)
 		return FPB_FULLLEN_TUPSFX;
-	if (!cmp->cols[0].encproc)
+	/* ASC NULLS LAST or DESC NULLS FIRST, the defaults (fpb_packed_skippable) */
+	if (!cmp->cols[0].encproc || cmp->cols[0].nullsfirst != desc)
 		return 0;
 	if (att->atttypid == INT8OID && fn == fpbtree_encode_int8)
 		return desc ? FPB_FULLLEN_TUPINT8D : FPB_FULLLEN_TUPINT8;

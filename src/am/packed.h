@@ -127,11 +127,12 @@ fpb_packed_int_key(const char *p, int w)
 /*
  * Would the whole packed row f leave its first bytes out on a page of
  * fulllen fl?  Its first column is not NULL (bit 0 of its bitmap); an
- * integer's code fits the prefix.  An integer whose (for DESC,
- * complemented) key is 0, or a timestamp whose key's top 48 bits are,
- * keeps its value: under NULLS FIRST the prefix 0 is the NULLs', and such
- * a row's prefix is moved off it (multicol.c, fpb_multi_prefix), so that
- * it no longer gives the value.
+ * integer's code fits the prefix.  In a DESC column, which has its NULLs
+ * first (multicol.c, fpb_multi_rowskip_kind), an integer whose
+ * complemented key is 0, or a timestamp whose complemented key's top 48
+ * bits are, keeps its value: the prefix 0 is the NULLs', and such a row's
+ * prefix is moved off it (fpb_multi_prefix), so that it no longer gives
+ * the value.
  */
 static inline bool
 fpb_packed_skippable(int fl, const char *f)
@@ -146,10 +147,12 @@ fpb_packed_skippable(int fl, const char *f)
 		return true;
 	k = fpb_packed_int_key(f + 2, FPB_FULLLEN_ROWTS(fl) ? 8 : w);
 	if (FPB_FULLLEN_ROWDESC(fl))
+	{
 		k = ~k;
-	if (FPB_FULLLEN_ROWTS(fl))
-		return (k >> FPB_WIDE_OFFBITS) != 0;
-	return k != 0 && fpb_mprefix_code_fits(k);
+		if (FPB_FULLLEN_ROWTS(fl) ? (k >> FPB_WIDE_OFFBITS) == 0 : k == 0)
+			return false;
+	}
+	return FPB_FULLLEN_ROWTS(fl) || fpb_mprefix_code_fits(k);
 }
 
 /*
