@@ -90,6 +90,7 @@ fpb_checks_generic(const char *value)
 				pg_strcasecmp(name, "generic") == 0)
 				found = true;
 		}
+	list_free(names);
 	pfree(copy);
 	return found;
 }
