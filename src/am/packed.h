@@ -311,6 +311,38 @@ typedef struct FpbPackCol
 	uint16		len;
 } FpbPackCol;
 
+/* Zero the index tuple of a packed row without NULLs at dst. */
+static inline void
+fpb_packed_zero(const FpbCmp *cmp, char *dst)
+{
+	for (int o = 0; o < cmp->packsize; o += sizeof(uint64))
+		*(uint64 *) (dst + o) = 0;
+}
+
+/*
+ * Copy columns from, from + 1, ... of a packed row without NULLs, whose
+ * bytes begin at p, to their places (fpb_packed_init) in the zeroed index
+ * tuple at dst; return its size.
+ */
+static inline Size
+fpb_packed_place(const FpbCmp *cmp, const char *p, int from, char *dst)
+{
+	for (int i = from; i < cmp->tupdesc->natts; i++)
+	{
+		const FpbPackCol *c = &cmp->packcols[i];
+
+		if (c->len == 8)
+			memcpy(dst + c->off, p, 8);
+		else if (c->len == 4)
+			memcpy(dst + c->off, p, 4);
+		else
+			memcpy(dst + c->off, p, c->len);
+		p += c->len;
+	}
+	((IndexTuple) dst)->t_info = cmp->packsize;
+	return cmp->packsize;
+}
+
 /*
  * Write the stored row f of cmp's index as an index tuple at dst
  * (MAXALIGNed), which has room bytes, for an index-only scan's executor;
@@ -324,24 +356,8 @@ fpb_tuple_unpack(const FpbCmp *cmp, const char *f, char *dst, Size room)
 	if (fpb_is_packed(f) && cmp->packsize != 0 && f[1] == 0 &&
 		cmp->tupdesc->natts <= 8 && cmp->packsize <= room)
 	{
-		const char *p = f + 2;
-
-		for (int o = 0; o < cmp->packsize; o += sizeof(uint64))
-			*(uint64 *) (dst + o) = 0;
-		for (int i = 0; i < cmp->tupdesc->natts; i++)
-		{
-			const FpbPackCol *c = &cmp->packcols[i];
-
-			if (c->len == 8)
-				memcpy(dst + c->off, p, 8);
-			else if (c->len == 4)
-				memcpy(dst + c->off, p, 4);
-			else
-				memcpy(dst + c->off, p, c->len);
-			p += c->len;
-		}
-		((IndexTuple) dst)->t_info = cmp->packsize;
-		return cmp->packsize;
+		fpb_packed_zero(cmp, dst);
+		return fpb_packed_place(cmp, f + 2, 0, dst);
 	}
 	if (fpb_is_packed(f) && cmp->packsize == 0 && cmp->packcols != NULL &&
 		f[1] == 0 && cmp->tupdesc->natts <= 8)
@@ -373,25 +389,12 @@ fpb_tuple_unpack_row(const FpbCmp *cmp, const char *f, uint64 k, char *dst,
 	if (cmp->packsize != 0 && (uint8) f[1] == FPB_PACKED_SKIPBIT &&
 		cmp->packsize <= room && *(const uint8 *) f == rowlen)
 	{
-		const FpbPackCol *c = &cmp->packcols[0];
-		const char *p = f + 2;
+		int			kept;
 
-		for (int o = 0; o < cmp->packsize; o += sizeof(uint64))
-			*(uint64 *) (dst + o) = 0;
-		p += fpb_packed_first_value(cmp->rowskip, k, p, dst + c->off);
-		for (int i = 1; i < natts; i++)
-		{
-			c = &cmp->packcols[i];
-			if (c->len == 8)
-				memcpy(dst + c->off, p, 8);
-			else if (c->len == 4)
-				memcpy(dst + c->off, p, 4);
-			else
-				memcpy(dst + c->off, p, c->len);
-			p += c->len;
-		}
-		((IndexTuple) dst)->t_info = cmp->packsize;
-		return cmp->packsize;
+		fpb_packed_zero(cmp, dst);
+		kept = fpb_packed_first_value(cmp->rowskip, k, f + 2,
+									  dst + cmp->packcols[0].off);
+		return fpb_packed_place(cmp, f + 2 + kept, 1, dst);
 	}
 	return fpb_tuple_unpack(cmp, fpb_packed_whole(cmp, f, k, whole), dst,
 							room);
