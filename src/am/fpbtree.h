@@ -101,6 +101,8 @@ typedef struct FpbCmp
 								 * else 0 */
 	uint8		rowskip;		/* the same, under its FPB_PFX_ROW* flag
 								 * and FPB_PFX_PACKED */
+	bool		rowdomain;		/* the first column is a domain over such a
+								 * type: tupdesc names the base type */
 	int			maxkey;			/* largest full value accepted (bytes) */
 
 	/*
@@ -626,11 +628,15 @@ typedef struct FpbMetaPageData
 #define FPB_PFX_ROWTS		0x0200	/* packed rows leave a leading
 									 * timestamp's top 48 bits out
 									 * (FPB_FULLLEN_TUPTS): version 4 */
+#define FPB_PFX_ROWDOMAIN	0x0400	/* with one of the three above: the
+									 * leading column is a domain over
+									 * the type: version 4 */
 #define FPB_PFX_KNOWN		(FPB_PFX_CODEPOINT | FPB_PFX_COMPRESS | \
 							 FPB_PFX_PACKED | FPB_PFX_RUNS | \
 							 FPB_PFX_PACKVAR | FPB_PFX_NAMERUNS | \
 							 FPB_PFX_UUIDSFX | FPB_PFX_ROWSFX | \
-							 FPB_PFX_ROWINT | FPB_PFX_ROWTS)
+							 FPB_PFX_ROWINT | FPB_PFX_ROWTS | \
+							 FPB_PFX_ROWDOMAIN)
 
 /* the prefix of a multi-column entry (multicol.c) */
 #define FPB_MPREFIX_FIRST	0	/* the first column's key, top 48 bits */

@@ -62,18 +62,52 @@ fpb_cmp_mprefix(const FpbCmp *cmp)
 }
 
 /*
+ * The type a domain over the first column's type stands for, when rows
+ * led by that type may leave it to the prefix (fpb_multi_rowskip_kind);
+ * else InvalidOid.  The readers of such rows (packed.c) tell the bytes
+ * left out by the column's type, so the comparison's descriptor names the
+ * base type instead (fpb_multi_init): both have the same storage.
+ */
+static Oid
+fpb_multi_domain0(Relation index)
+{
+	Oid			typid = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
+	Oid			base;
+
+	if (typid < FirstGenbkiObjectId)
+		return InvalidOid;
+	base = getBaseType(typid);
+	switch (base)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case UUIDOID:
+			return base == typid ? InvalidOid : base;
+	}
+	return InvalidOid;
+}
+
+/*
  * Bytes fpb_multi_init needs: the columns' comparisons, bounddesc, the
- * layout of unpacked rows.
+ * layout of unpacked rows, and for a leading domain the descriptor that
+ * names its base type.
  */
 Size
 fpb_multi_space(Relation index)
 {
 	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	TupleDesc	desc = RelationGetDescr(index);
 
 	return MAXALIGN(sizeof(FpbCmp) * nkeys) +
 		MAXALIGN(offsetof(struct TupleDescData, attrs) +
 				 nkeys * sizeof(FormData_pg_attribute)) +
-		fpb_packed_space(RelationGetDescr(index));
+		fpb_packed_space(desc) +
+		(OidIsValid(fpb_multi_domain0(index)) ?
+		 MAXALIGN(TupleDescSize(desc)) : 0);
 }
 
 /*
@@ -129,12 +163,26 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 {
 	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
 	TupleDesc	bd = CreateTemplateTupleDesc(nkeys);
+	Oid			base0 = fpb_multi_domain0(index);
+	char	   *packspace = space + MAXALIGN(sizeof(FpbCmp) * nkeys) +
+		MAXALIGN(offsetof(struct TupleDescData, attrs) +
+				 nkeys * sizeof(FormData_pg_attribute));
 
 	cmp->multi = true;
 	cmp->nkeys = nkeys;
 	cmp->collation = index->rd_indcollation[0];
 	cmp->typlen = -1;
 	cmp->tupdesc = RelationGetDescr(index);
+	cmp->rowdomain = OidIsValid(base0);
+	if (cmp->rowdomain)
+	{
+		TupleDesc	own = (TupleDesc) (packspace +
+									   fpb_packed_space(cmp->tupdesc));
+
+		TupleDescCopy(own, cmp->tupdesc);
+		TupleDescAttr(own, 0)->atttypid = base0;
+		cmp->tupdesc = own;
+	}
 	cmp->cols = (FpbCmp *) space;
 	memset(cmp->cols, 0, sizeof(FpbCmp) * nkeys);
 	for (int j = 0; j < nkeys; j++)
@@ -193,9 +241,7 @@ fpb_multi_init(Relation index, FpbCmp *cmp, char *space)
 	cmp->bounddesc = (TupleDesc) (space + MAXALIGN(sizeof(FpbCmp) * nkeys));
 	TupleDescCopy(cmp->bounddesc, bd);
 	FreeTupleDesc(bd);
-	fpb_packed_init(cmp, (char *) cmp->bounddesc +
-					MAXALIGN(offsetof(struct TupleDescData, attrs) +
-							 nkeys * sizeof(FormData_pg_attribute)));
+	fpb_packed_init(cmp, packspace);
 }
 
 /*

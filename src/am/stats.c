@@ -236,7 +236,7 @@ typedef struct FpbFormat
 static ArrayType *
 fpb_format_names(const FpbFormat *f, const FpbFormat *without)
 {
-	Datum		names[7];
+	Datum		names[16];	/* every name below */
 	int			n = 0;
 
 #define FPB_FORMAT_NAME(cond, name) \
@@ -262,6 +262,7 @@ fpb_format_names(const FpbFormat *f, const FpbFormat *without)
 	FPB_FORMAT_FLAG(FPB_PFX_ROWSFX, "uuid_prefix_rows");
 	FPB_FORMAT_FLAG(FPB_PFX_ROWINT, "int_prefix_rows");
 	FPB_FORMAT_FLAG(FPB_PFX_ROWTS, "timestamp_prefix_rows");
+	FPB_FORMAT_FLAG(FPB_PFX_ROWDOMAIN, "domain_prefix_rows");
 #undef FPB_FORMAT_FLAG
 #undef FPB_FORMAT_NAME
 	return construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT);

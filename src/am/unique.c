@@ -427,7 +427,7 @@ fpb_unique_check_built(Relation heap, Relation index, bool verifying)
 						fpb_entry_keep(cmp, &dup, &dupbuf);
 						UnlockReleaseBuffer(buf);
 						if (cmp && cmp->multi)
-							fpb_tuple_deform(RelationGetDescr(index), dup.f,
+							fpb_tuple_deform(cmp->tupdesc, dup.f,
 											 mvals, mnulls);
 						else if (!isnull && cmp)
 							value = PointerGetDatum(dup.f);

@@ -553,19 +553,22 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
  * first value, or part of it, to the prefix (rowskip_base), or 0: a uuid's
  * first bytes are its prefix, an integer's code leads the coded prefix
  * (FPB_MPREFIX_CODED), a timestamp's key's top bits are the first column's
- * prefix (FPB_MPREFIX_FIRST).
+ * prefix (FPB_MPREFIX_FIRST).  With FPB_PFX_ROWDOMAIN when that column is
+ * a domain over the type, which a build before that flag would misread.
  */
 static uint16
 fpb_rowskip_flag(const FpbCmp *cmp)
 {
+	uint16		dom = cmp->rowdomain ? FPB_PFX_ROWDOMAIN : 0;
+
 	if (cmp->rowskip_base == FPB_FULLLEN_TUPSFX)
-		return FPB_PFX_ROWSFX;
+		return FPB_PFX_ROWSFX | dom;
 	if (FPB_FULLLEN_ROWINT(cmp->rowskip_base) &&
 		cmp->mprefix == FPB_MPREFIX_CODED)
-		return FPB_PFX_ROWINT;
+		return FPB_PFX_ROWINT | dom;
 	if (FPB_FULLLEN_ROWTS(cmp->rowskip_base) &&
 		cmp->mprefix == FPB_MPREFIX_FIRST)
-		return FPB_PFX_ROWTS;
+		return FPB_PFX_ROWTS | dom;
 	return 0;
 }
 
@@ -634,14 +637,17 @@ fpb_new_pfxflags(Relation index, const FpbCmp *cmp)
 void
 fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags)
 {
+	uint16		rowflags;
+
 	cmp->pfxflags = pfxflags;
 	/* an index built before its flag keeps one value an entry */
 	cmp->dedup = cmp->dedup_base &&
 		(pfxflags & cmp->dedup_flags) == cmp->dedup_flags;
 	cmp->skip = cmp->skip_base && (pfxflags & FPB_PFX_UUIDSFX) ?
 		FPB_SFX_SKIP : 0;
-	cmp->rowskip = (pfxflags & FPB_PFX_PACKED) &&
-		(pfxflags & fpb_rowskip_flag(cmp)) ? cmp->rowskip_base : 0;
+	rowflags = fpb_rowskip_flag(cmp);
+	cmp->rowskip = (pfxflags & FPB_PFX_PACKED) && rowflags != 0 &&
+		(pfxflags & rowflags) == rowflags ? cmp->rowskip_base : 0;
 	cmp->pfxcoll = (pfxflags & FPB_PFX_CODEPOINT) ? C_COLLATION_OID :
 		cmp->collation;
 }
