@@ -202,6 +202,14 @@ SELECT f.format, f.reindex_adds FROM fpbtree_format('dr_kts_old') f;
 SELECT * FROM dr_all() WHERE r <> 'same';
 SELECT fpbtree_check('dr_kts_old', true);
 
+-- fpbtree_format() of an index with eight format features: its array of
+-- names had room for seven, and the eighth overwrote the stack (the
+-- backend aborted)
+CREATE TABLE dr_f (a int8, b text, c name, d inet);
+CREATE INDEX dr_f_i ON dr_f USING fpbtree (a, b, c, d);
+SELECT f.format FROM fpbtree_format('dr_f_i') f;
+DROP TABLE dr_f;
+
 DROP FUNCTION dr_all();
 DROP TABLE dr, dr_bt;
 DROP DOMAIN dr_tenant, dr_i8, dr_i4, dr_date, dr_tstz, dr_ts, dr_uuid, dr_text;
