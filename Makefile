@@ -5,7 +5,8 @@ EXTENSION = fpbtree
 MODULE_big = fpbtree
 DATA = fpbtree--1.0.sql fpbtree--1.0--1.1.sql fpbtree--1.1--1.2.sql \
 	fpbtree--1.2--1.3.sql fpbtree--1.3--1.4.sql fpbtree--1.4--1.5.sql \
-	fpbtree--1.5--1.6.sql fpbtree--1.6--1.7.sql fpbtree--1.7--1.8.sql
+	fpbtree--1.5--1.6.sql fpbtree--1.6--1.7.sql fpbtree--1.7--1.8.sql \
+	fpbtree--1.8--1.9.sql
 PGFILEDESC = "fpbtree - fractal prefetching B+-tree"
 
 OBJS = \

@@ -39,6 +39,7 @@ from fpbench.hashjoin import (wl_hashjoin_large, wl_hashjoin_scaling, wl_hashjoi
 from fpbench.tpch import wl_tpch
 from fpbench.pgbench_std import wl_pgbench_std
 from fpbench.serializable import wl_serializable
+from fpbench.keyset import wl_keyset
 from fpbench.space import wl_churn, wl_queue
 from fpbench.widekeys import wl_widekey
 from fpbench.report import (fmt_val, info_md, loadavg, machine_info, md_table, settings, table_rows,
@@ -63,6 +64,7 @@ def make_workloads():
         wl_createindex(),
         wl_pgbench_std(),
         wl_serializable(),
+        wl_keyset(),
         wl_queue(),
         wl_churn(),
         wl_widekey(),

@@ -30,8 +30,9 @@ WHERE am.amname = 'fpbtree'
 GROUP BY opc.opcfamily
 ORDER BY 1;
 
--- every operator of every family: five strategies for every pair of types
--- in the family, and each is the btree's operator for that pair
+-- every comparison operator of every family: five strategies for every
+-- pair of types in the family, and each is the btree's operator for that
+-- pair
 SELECT opf.opfname AS family,
 	   count(*) AS operators,
 	   count(DISTINCT (ao.amoplefttype, ao.amoprighttype)) AS type_pairs,
@@ -40,9 +41,22 @@ SELECT opf.opfname AS family,
 FROM pg_amop ao
 	JOIN pg_opfamily opf ON opf.oid = ao.amopfamily
 	JOIN pg_am am ON am.oid = opf.opfmethod
-WHERE am.amname = 'fpbtree'
+WHERE am.amname = 'fpbtree' AND ao.amopstrategy <= 5
 GROUP BY opf.opfname
 ORDER BY 1;
+
+-- and in every family the four row bound operators (strategies 6 to 9,
+-- src/am/README.md "Row comparisons"), the same four in each
+SELECT ao.amopstrategy, ao.amopopr::regoperator, count(*) AS families
+FROM pg_amop ao
+	JOIN pg_opfamily opf ON opf.oid = ao.amopfamily
+	JOIN pg_am am ON am.oid = opf.opfmethod
+WHERE am.amname = 'fpbtree' AND ao.amopstrategy > 5
+GROUP BY 1, 2
+ORDER BY 1;
+SELECT count(*) AS families FROM pg_opfamily opf
+	JOIN pg_am am ON am.oid = opf.opfmethod
+WHERE am.amname = 'fpbtree';
 
 -- an fpbtree operator that is not the btree operator of the same types and
 -- strategy (expect none)
@@ -50,7 +64,7 @@ SELECT ao.amopopr::regoperator, ao.amopstrategy
 FROM pg_amop ao
 	JOIN pg_opfamily opf ON opf.oid = ao.amopfamily
 	JOIN pg_am am ON am.oid = opf.opfmethod
-WHERE am.amname = 'fpbtree'
+WHERE am.amname = 'fpbtree' AND ao.amopstrategy <= 5
   AND NOT EXISTS (
 	SELECT 1 FROM pg_amop b
 		JOIN pg_opfamily bf ON bf.oid = b.amopfamily

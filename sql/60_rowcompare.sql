@@ -1,10 +1,13 @@
 --
 -- 60_rowcompare: row comparisons such as "(ts, id) > (x, y)", the keyset
 -- pagination condition (src/am/README.md, "Row comparisons").  PostgreSQL
--- 15 gives a row comparison to btree indexes only; on an fpbtree index
--- whose first column is the row's first, the condition it implies on that
--- column ("ts >= x") becomes the index condition and the row comparison
--- stays the filter.  Results against sequential scans (fpb_same) for each
+-- 15 gives a row comparison to btree indexes only.  On an fpbtree index
+-- whose first key columns are the row's, a row bound "ts >| ROW(x, y)"
+-- (extension version 1.9) stands for it as the index condition: the scan
+-- starts at (x, y) and checks the comparison itself (sql/87_row_bounds).
+-- Where the row's columns are not the index's in order, the condition it
+-- implies on the first ("ts >= x") is the index condition and the row
+-- comparison stays the filter.  Results against sequential scans (fpb_same) for each
 -- operator, both sides, ordered both ways with LIMIT, NULLs in both
 -- columns, duplicates, cross-type values, parameters of a generic plan,
 -- a DESC index, a text index under ICU, a partitioned table.
@@ -26,7 +29,7 @@ FROM generate_series(1, 30000) g ORDER BY hashint4(g);
 CREATE INDEX rk_i ON rk USING fpbtree (ts, id);
 VACUUM ANALYZE rk;
 
--- the implied condition bounds the scan; the row comparison filters
+-- the row bound is the index condition; no filter
 SELECT fpb_plan($$SELECT ts, id FROM rk WHERE (ts, id) > ('2026-01-05 00:00+00', 11000)
 	ORDER BY ts, id LIMIT 20$$, 'index');
 SELECT fpb_plan($$SELECT ts, id FROM rk WHERE ('2026-01-05 00:00+00', 11000) >= (ts, id)
@@ -36,9 +39,9 @@ SELECT fpb_plan($$SELECT ts, id FROM rk WHERE ('2026-01-05 00:00+00', 11000) >= 
 -- index, costed a filter-only scan from the index's start the lower for a
 -- LIMIT (it read the 1,000 rows before the bound); that path is gone
 SELECT fpb_explain($$SELECT ts, id FROM rk WHERE (ts, id) > ('2026-01-01 06:00+00', 1000)
-	ORDER BY ts, id LIMIT 20$$) ~ 'Index Cond: \(ts >=' AS early_bound_bounds;
+	ORDER BY ts, id LIMIT 20$$) ~ 'Index Cond: \(ts >\|' AS early_bound_bounds;
 SELECT fpb_explain($$SELECT ts, id FROM rk WHERE (ts, id) <= ('2026-01-07 20:00+00', 1000)
-	ORDER BY ts DESC, id DESC LIMIT 20$$) ~ 'Index Cond: \(ts <=' AS late_bound_bounds;
+	ORDER BY ts DESC, id DESC LIMIT 20$$) ~ 'Index Cond: \(ts <=\|' AS late_bound_bounds;
 -- a row whose first column is not the index's first: no condition
 SELECT fpb_plan($$SELECT ts, id FROM rk WHERE (id, ts) > (11000, '2026-01-05 00:00+00')$$, 'index');
 
@@ -129,7 +132,7 @@ SELECT fpb_same($$SELECT ts, id FROM rk_desc WHERE (ts, id) < ('2026-01-05 00:00
 SELECT fpb_same($$SELECT ts, id FROM rk_desc WHERE (ts, id) >= ('2026-01-05 00:00+00', 11000)
 	ORDER BY ts, id LIMIT 20$$, 'rk_desc_i', true);
 
--- text under ICU: the implied condition keeps the row's collation
+-- text under ICU: the row bound compares under the index's collation
 CREATE TABLE rk_text AS SELECT t, id FROM rk;
 CREATE INDEX rk_text_i ON rk_text USING fpbtree (t, id);
 VACUUM ANALYZE rk_text;

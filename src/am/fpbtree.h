@@ -665,6 +665,16 @@ typedef struct FpbOptions
 								 * makes the index wide, optional */
 #define FPB_NPROC			4
 
+/*
+ * Strategies after btree's five: the row bound operators <|, <=|, >=| and
+ * >| (anyelement, record) of every family (version 1.9, rowbound.c)
+ */
+#define FPB_ROW_LT			6
+#define FPB_ROW_LE			7
+#define FPB_ROW_GE			8
+#define FPB_ROW_GT			9
+#define FPB_NSTRATEGIES		FPB_ROW_GT
+
 /* ---- handler.c / nodewidth.c: settings and the width model ---- */
 extern double fpb_t1_ns;
 extern double fpb_tnext_ns;

@@ -134,7 +134,7 @@ fpbtree_handler(PG_FUNCTION_ARGS)
 {
 	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
 
-	amroutine->amstrategies = BTMaxStrategyNumber;
+	amroutine->amstrategies = FPB_NSTRATEGIES;
 	amroutine->amsupport = FPB_NPROC;
 	amroutine->amoptsprocnum = 0;
 	amroutine->amcanorder = true;

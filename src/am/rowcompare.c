@@ -22,9 +22,12 @@
  * implied conditions, and the relation's row estimate stays the original
  * one.  (The second call makes those indexes' other paths again, bitmap
  * ones among them; add_path drops the copies.)
- * The scan then starts at the first "a = x" entry instead of the index's
- * first entry; only the rows with a = x and the rest below the row bound
- * are read and filtered.
+ *
+ * Where the row's columns are the index's first key columns in order, the
+ * index paths' condition then becomes the row bound "a >| ROW(x, y)"
+ * (rowbound.c; extension version 1.9) with the row comparison itself as
+ * the clause it enforces: no filter is left, and the scan starts at (x, y)
+ * instead of the first "a = x" entry.
  *
  *-------------------------------------------------------------------------
  */
@@ -36,6 +39,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/lsyscache.h"
@@ -108,6 +112,238 @@ fpb_rowcompare_fits(IndexOptInfo *ind, OpExpr *bound)
 		 ind->indexcollations[0] == bound->inputcollid);
 }
 
+/*
+ * The row bound (rowbound.c) that stands for row comparison rc of relation
+ * rel on index ind, or NULL when it would not stand for it exactly: rc's
+ * columns must be the index's first key columns in order, compared by
+ * operators of their families of one strategy under their collations,
+ * with values of the operators' types that the scan can know.  Only where
+ * the extension's version has the row bound operators (1.9).
+ */
+static Expr *
+fpb_rowbound_expr(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *ind,
+				  RowCompareExpr *rc)
+{
+	int			n = list_length(rc->opnos);
+	bool		varleft;
+	List	   *vars;
+	List	   *vals;
+	List	   *args = NIL;
+	List	   *names = NIL;
+	int			strategy = InvalidStrategy;
+	int			rowstrategy;
+	Oid			op;
+	RowExpr    *row;
+
+	if (n < 2 || n > ind->nkeycolumns)
+		return NULL;
+	varleft = bms_is_member(rel->relid,
+							pull_varnos(root, linitial(rc->largs)));
+	vars = varleft ? rc->largs : rc->rargs;
+	vals = varleft ? rc->rargs : rc->largs;
+	for (int j = 0; j < n; j++)
+	{
+		Node	   *var = list_nth(vars, j);
+		Node	   *val = list_nth(vals, j);
+		Oid			opno = list_nth_oid(rc->opnos, j);
+		Oid			coll = ind->indexcollations[j];
+		int			s;
+		Oid			lefttype;
+		Oid			righttype;
+
+		if (!varleft && !OidIsValid(opno = get_commutator(opno)))
+			return NULL;
+		if (!match_index_to_operand(var, j, ind) ||
+			bms_is_member(rel->relid, pull_varnos(root, val)) ||
+			contain_volatile_functions(val) ||
+			!op_in_opfamily(opno, ind->opfamily[j]) ||
+			(OidIsValid(coll) && coll != list_nth_oid(rc->inputcollids, j)))
+			return NULL;
+		get_op_opfamily_properties(opno, ind->opfamily[j], false, &s,
+								   &lefttype, &righttype);
+		if ((j > 0 && s != strategy) || exprType(val) != righttype)
+			return NULL;
+		strategy = s;
+		args = lappend(args, copyObject(val));
+		names = lappend(names, makeString(psprintf("f%d", j + 1)));
+	}
+	switch (strategy)
+	{
+		case BTLessStrategyNumber:
+			rowstrategy = FPB_ROW_LT;
+			break;
+		case BTLessEqualStrategyNumber:
+			rowstrategy = FPB_ROW_LE;
+			break;
+		case BTGreaterEqualStrategyNumber:
+			rowstrategy = FPB_ROW_GE;
+			break;
+		case BTGreaterStrategyNumber:
+			rowstrategy = FPB_ROW_GT;
+			break;
+		default:
+			return NULL;
+	}
+	op = get_opfamily_member(ind->opfamily[0], ANYELEMENTOID, RECORDOID,
+							 rowstrategy);
+	if (!OidIsValid(op))
+		return NULL;
+	row = makeNode(RowExpr);
+	row->args = args;
+	row->row_typeid = RECORDOID;
+	row->row_format = COERCE_IMPLICIT_CAST;
+	row->colnames = names;
+	row->location = -1;
+	return make_opclause(op, BOOLOID, false,
+						 (Expr *) copyObject(linitial(vars)), (Expr *) row,
+						 InvalidOid, ind->indexcollations[0]);
+}
+
+/*
+ * The index paths of paths whose condition on the first column is one of
+ * the implied bounds, with the row bound of its row comparison (origs, in
+ * step) in its place where there is one: the row comparison's own
+ * restriction then is the index clause, which leaves it out of the scan's
+ * filter.  The paths are copied; bitmap paths may share the originals.
+ */
+static void
+fpb_rowbound_paths(PlannerInfo *root, RelOptInfo *rel, List *paths,
+				   List *indexes, List *implied, List *origs)
+{
+	ListCell   *lc;
+
+	foreach(lc, paths)
+	{
+		IndexPath  *ip = (IndexPath *) lfirst(lc);
+		List	   *clauses = NIL;
+		bool		changed = false;
+		ListCell   *lc2;
+
+		if (!IsA(ip, IndexPath) ||
+			!list_member_ptr(indexes, ip->indexinfo))
+			continue;
+		foreach(lc2, ip->indexclauses)
+		{
+			IndexClause *ic = lfirst_node(IndexClause, lc2);
+			ListCell   *li;
+			ListCell   *lo;
+			Expr	   *rb = NULL;
+			RestrictInfo *orig = NULL;
+
+			forboth(li, implied, lo, origs)
+			{
+				/*
+				 * The scan evaluates every pair's operator on the rows,
+				 * before any policy's conditions: only as the core would
+				 */
+				if (ic->indexcol == 0 && lfirst(li) == ic->rinfo &&
+					restriction_is_securely_promotable(lfirst(lo), rel))
+				{
+					orig = lfirst(lo);
+					rb = fpb_rowbound_expr(root, rel, ip->indexinfo,
+										   (RowCompareExpr *) orig->clause);
+					break;
+				}
+			}
+			if (rb != NULL)
+			{
+				IndexClause *nic = makeNode(IndexClause);
+
+				nic->rinfo = orig;
+				nic->indexquals = list_make1(make_simple_restrictinfo(root,
+																	  rb));
+				nic->lossy = false;
+				nic->indexcol = 0;
+				nic->indexcols = NIL;
+				ic = nic;
+				changed = true;
+			}
+			clauses = lappend(clauses, ic);
+		}
+		if (changed)
+		{
+			IndexPath  *copy = makeNode(IndexPath);
+
+			memcpy(copy, ip, sizeof(IndexPath));
+			copy->indexclauses = clauses;
+			lfirst(lc) = copy;
+		}
+	}
+}
+
+/*
+ * Does path scan an index by a row bound operator (rowbound.c) that the
+ * query wrote itself?  The hook's own come in after the core's paths, with
+ * the row comparison as their clause; a written one is the clause.
+ */
+static bool
+fpb_written_rowbound(Path *path)
+{
+	ListCell   *lc;
+
+	if (IsA(path, BitmapHeapPath))
+		return fpb_written_rowbound(((BitmapHeapPath *) path)->bitmapqual);
+	if (IsA(path, BitmapAndPath) || IsA(path, BitmapOrPath))
+	{
+		List	   *quals = IsA(path, BitmapAndPath) ?
+			((BitmapAndPath *) path)->bitmapquals :
+			((BitmapOrPath *) path)->bitmapquals;
+
+		foreach(lc, quals)
+			if (fpb_written_rowbound((Path *) lfirst(lc)))
+				return true;
+		return false;
+	}
+	if (!IsA(path, IndexPath))
+		return false;
+	foreach(lc, ((IndexPath *) path)->indexclauses)
+	{
+		IndexClause *ic = lfirst_node(IndexClause, lc);
+		OpExpr	   *op = (OpExpr *) ic->rinfo->clause;
+
+		if (IsA(op, OpExpr) && list_length(op->args) == 2 &&
+			exprType(lsecond(op->args)) == RECORDOID &&
+			get_op_opfamily_strategy(op->opno,
+									 ((IndexPath *) path)->indexinfo->opfamily[ic->indexcol]) >
+			BTMaxStrategyNumber)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Drop rel's paths that take a written row bound: its function only raises
+ * an error, and in an fpbtree scan it would compare more columns than the
+ * query names.  A sequential scan, which add_path may have dropped for
+ * them, evaluates it instead, and fails.
+ */
+static void
+fpb_drop_written_rowbounds(PlannerInfo *root, RelOptInfo *rel)
+{
+	List	   *kept = NIL;
+	List	   *partial = NIL;
+	bool		dropped = false;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		if (!fpb_written_rowbound((Path *) lfirst(lc)))
+			kept = lappend(kept, lfirst(lc));
+		else
+			dropped = true;
+	}
+	foreach(lc, rel->partial_pathlist)
+	{
+		if (!fpb_written_rowbound((Path *) lfirst(lc)))
+			partial = lappend(partial, lfirst(lc));
+	}
+	rel->partial_pathlist = partial;
+	if (!dropped)
+		return;
+	rel->pathlist = kept;
+	add_path(rel, create_seqscan_path(root, rel, rel->lateral_relids, 0));
+}
+
 /* paths without the index scans and index-only scans of indexes */
 static List *
 fpb_drop_index_paths(List *paths, List *indexes)
@@ -137,6 +373,7 @@ fpb_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 				 RangeTblEntry *rte)
 {
 	List	   *implied = NIL;
+	List	   *origs = NIL;
 	List	   *indexes = NIL;
 	List	   *saved = NIL;
 	List	   *indexlist = rel->indexlist;
@@ -150,6 +387,7 @@ fpb_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		rte->relkind == RELKIND_FOREIGN_TABLE || rte->tablesample != NULL ||
 		rel->indexlist == NIL)
 		return;
+	fpb_drop_written_rowbounds(root, rel);
 
 	foreach(lc, rel->baserestrictinfo)
 	{
@@ -160,11 +398,14 @@ fpb_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 			continue;
 		bound = fpb_rowcompare_bound(root, rel, (RowCompareExpr *) ri->clause);
 		if (bound != NULL)
+		{
 			implied = lappend(implied,
 							  make_restrictinfo(root, (Expr *) bound,
 												true, false, false,
 												ri->security_level,
 												NULL, NULL, NULL));
+			origs = lappend(origs, ri);
+		}
 	}
 	if (implied == NIL)
 		return;
@@ -205,6 +446,9 @@ fpb_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	PG_TRY();
 	{
 		create_index_paths(root, rel);
+		fpb_rowbound_paths(root, rel, rel->pathlist, indexes, implied, origs);
+		fpb_rowbound_paths(root, rel, rel->partial_pathlist, indexes,
+						   implied, origs);
 	}
 	PG_FINALLY();
 	{
@@ -219,6 +463,7 @@ fpb_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		}
 	}
 	PG_END_TRY();
+	fpb_drop_written_rowbounds(root, rel);
 }
 
 /* Called from fpb_am_init (_PG_init). */

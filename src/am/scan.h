@@ -22,12 +22,43 @@
  */
 #define FPB_SK_FILTER		0x00010000
 
+/* the row bound strategies (rowbound.c): a scan key of one of them */
+static inline bool
+fpb_sk_is_row(ScanKey sk)
+{
+	return sk->sk_strategy >= FPB_ROW_LT && sk->sk_strategy <= FPB_ROW_GT;
+}
+
 /* the batch's value buffer (see fpb_scan_readpage) */
 #define FPB_ITEMVALS_SIZE	(3 * BLCKSZ)
 /* the batch's first size: the matches of a few leaf nodes (scan.c) */
 #define FPB_SCAN_ITEMS_INITIAL	64
 
 struct FpbScanMark;
+
+/* One column of a row bound (rowbound.c): its value, its operators. */
+typedef struct FpbRowMember
+{
+	Oid			type;			/* the value's type */
+	bool		isnull;
+	Datum		value;			/* in the scan's bound memory */
+	Oid			collation;		/* the column's */
+	FmgrInfo	eq;				/* the family's "=" for (column, type) */
+	FmgrInfo	beyond;			/* its "<" or ">": the comparison's side */
+} FpbRowMember;				/* (eq and beyond: once a row is checked) */
+
+/* A row bound "(c1, ..., cn) op (v1, ..., vn)" over the first n columns. */
+typedef struct FpbRowBound
+{
+	int			n;
+	int			strategy;		/* the comparison's: BTLessStrategyNumber.. */
+	bool		positioned;		/* the scan starts (ends) at the values
+								 * (fpb_scan_rowend) */
+	Relation	index;
+	MemoryContext cxt;			/* the scan's bound memory */
+	bool		ops;			/* the members' operators are looked up */
+	FpbRowMember members[FLEXIBLE_ARRAY_MEMBER];
+} FpbRowBound;
 
 typedef struct FpbScanOpaqueData
 {
@@ -240,6 +271,13 @@ extern bool fpb_scan_next(IndexScanDesc scan, ScanDirection dir,
 extern void fpb_scan_group_note_last(FpbScanOpaque so);
 extern void fpb_scan_group_recheck_ok(FpbScanOpaque so);
 extern void fpb_scan_group_vm(FpbScanOpaque so);
+
+/* rowbound.c */
+extern int	fpb_rowbound_strategy(int strategy);
+extern FpbRowBound *fpb_rowbound_make(IndexScanDesc scan, ScanKey sk);
+extern bool fpb_rowbound_check(const FpbCmp *cmp, FpbRowBound *rb,
+							   const char *whole);
+extern bool fpb_rowbound_nulls(const char *f, int n);
 
 /* markpos.c */
 extern void fpb_mark_leave(FpbScanOpaque so);

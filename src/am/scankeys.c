@@ -603,6 +603,13 @@ fpb_scan_bounds(IndexScanDesc scan)
 		uint64		elo,
 					ehi;
 
+		/* the planner hook gives row bounds to multi-column indexes only */
+		if (fpb_sk_is_row(sk))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("fpbtree row bound on index \"%s\", which has one column",
+							RelationGetRelationName(scan->indexRelation))));
+
 		/* its interval may hold entries that fail the key: see the function */
 		if (fpb_scan_key_gap(scan->indexRelation, 0, sk))
 			so->recheck = true;

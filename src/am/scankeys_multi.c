@@ -31,6 +31,7 @@ typedef struct FpbFilter
 	ScanKey		sk;
 	Datum	   *elems;			/* array keys: the non-NULL elements */
 	int			nelems;
+	FpbRowBound *row;			/* a row bound's comparison (rowbound.c) */
 } FpbFilter;
 
 /* One side of the keys on one column: from v on, or past v. */
@@ -416,6 +417,129 @@ fpb_scan_array0(IndexScanDesc scan, ScanKey sk, FpbColBound *lower,
 	return exact ? m : 0;
 }
 
+/* A scan key of strategy on column j (0-based) for row member m's value. */
+static void
+fpb_row_member_key(ScanKey sk, int j, const FpbRowMember *m, int strategy)
+{
+	memset(sk, 0, sizeof(ScanKeyData));
+	sk->sk_attno = j + 1;
+	sk->sk_strategy = strategy;
+	sk->sk_subtype = m->type;
+	sk->sk_collation = m->collation;
+	sk->sk_argument = m->value;
+}
+
+/*
+ * A row bound "(c1, ..., cn) op ROW(v1, ..., vn)" (rowbound.c): checked on
+ * each entry, its first column bounded as "c1 >= v1" (or "<="), which
+ * every passing entry meets, and its first column's NULLs left out.
+ */
+static FpbRowBound *
+fpb_scan_rowkey(IndexScanDesc scan, ScanKey sk, FpbColBound *lower,
+				FpbColBound *upper)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	FpbRowBound *rb = fpb_rowbound_make(scan, sk);
+	const FpbRowMember *m0 = &rb->members[0];
+	FpbFilter  *fl = &so->filters[so->nfilters++];
+	ScanKeyData k0;
+
+	fl->sk = sk;
+	fl->elems = NULL;
+	fl->nelems = 0;
+	fl->row = rb;
+	fpb_scan_nulls0(so, false);
+	if (m0->isnull)
+	{
+		so->empty = true;		/* the first pair is NULL for every entry */
+		return rb;
+	}
+	fpb_row_member_key(&k0, 0, m0,
+					   rb->strategy >= BTGreaterEqualStrategyNumber ?
+					   BTGreaterEqualStrategyNumber :
+					   BTLessEqualStrategyNumber);
+	/* an argument no column value stands for bounds nothing */
+	if (fpb_scan_key_fits(scan, 0, &k0))
+		fpb_scan_colkey(scan, 0, &k0, lower, upper);
+	return rb;
+}
+
+/*
+ * Where row bound rb starts the scan (or ends it) in the index order: at
+ * its values (minus or plus infinity after them), when each is exactly one
+ * key of its column and the columns share one direction.  The entries the
+ * comparison passes then all lie on one side of that point; an entry on
+ * that side it fails (a NULL among its columns) its check leaves out.
+ */
+static void
+fpb_scan_rowend(IndexScanDesc scan, FpbRowBound *rb)
+{
+	FpbScanOpaque so = (FpbScanOpaque) scan->opaque;
+	const FpbCmp *cmp = so->cmp;
+	FpbColBound rl[INDEX_MAX_KEYS];
+	FpbColBound ru[INDEX_MAX_KEYS];
+	bool		gt = rb->strategy >= BTGreaterEqualStrategyNumber;
+	bool		strict = (rb->strategy == BTLessStrategyNumber ||
+						  rb->strategy == BTGreaterStrategyNumber);
+	int			last = rb->n - 1;
+	uint64		k;
+	const char *f;
+
+	if (rb->n < 2)
+		return;
+	memset(rl, 0, sizeof(FpbColBound) * rb->n);
+	memset(ru, 0, sizeof(FpbColBound) * rb->n);
+	for (int j = 0; j < rb->n; j++)
+	{
+		const FpbRowMember *m = &rb->members[j];
+		const FpbCmp *col = &cmp->cols[j];
+		ScanKeyData sk;
+		uint64		elo,
+					ehi;
+		Datum		v;
+
+		if (m->isnull || col->desc != cmp->cols[0].desc)
+			return;
+		fpb_row_member_key(&sk, j, m, BTEqualStrategyNumber);
+		if (fpb_scan_key_gap(scan->indexRelation, j, &sk) ||
+			!fpb_scan_key_fits(scan, j, &sk))
+			return;
+		fpb_scan_colkeys(scan, j, &sk, m->value, &elo, &ehi, &v);
+		if (elo != ehi)
+			return;				/* a cross-type value between two keys */
+		if (j < last)
+		{
+			rl[j].has = ru[j].has = true;
+			rl[j].k = ru[j].k = elo;
+			rl[j].v = ru[j].v = col->encproc ? Int64GetDatum((int64) elo) : v;
+		}
+		else
+			fpb_colbound_add(col, &rl[j], &ru[j], gt, elo, v,
+							 gt == strict ? 1 : -1);
+	}
+	if (gt != cmp->cols[0].desc)
+	{
+		if (!fpb_scan_end(scan, &rl[0], true, rl, ru, last, false, NULL,
+						  &k, &f))
+			return;
+		fpb_m_lower(so, k, 0, f);
+	}
+	else
+	{
+		if (!fpb_scan_end(scan, &ru[0], true, ru, rl, last, true, NULL,
+						  &k, &f))
+			return;
+		fpb_m_upper(so, k, FPB_T_MAX_NONNULL, f);
+	}
+
+	/*
+	 * Past that point, the first column an entry differs from the values
+	 * in is on the comparison's side, so the entry passes, unless one of
+	 * its columns is NULL: only those are checked (fpb_scan_filter).
+	 */
+	rb->positioned = true;
+}
+
 /*
  * fpb_scan_bounds of a multi-column index (the scan state is reset by the
  * caller): the interval, the array intervals, the filters.
@@ -433,6 +557,8 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 	FpbScanInterval *aiv = NULL;
 	int			naiv = 0;
 	int			last;			/* last column the intervals bound */
+	FpbRowBound **rows;
+	int			nrows = 0;
 	MemoryContext old = MemoryContextSwitchTo(so->boundcxt);
 
 	/* stored NULLs of the first column have values: above them all */
@@ -440,6 +566,7 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 	memset(lower, 0, sizeof(FpbColBound) * nkeys);
 	memset(upper, 0, sizeof(FpbColBound) * nkeys);
 	so->filters = palloc(sizeof(FpbFilter) * Max(scan->numberOfKeys, 1));
+	rows = palloc(sizeof(FpbRowBound *) * Max(scan->numberOfKeys, 1));
 
 	/* first the keys that bound columns; what is left comes below */
 	for (int i = 0; i < scan->numberOfKeys; i++)
@@ -449,6 +576,14 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 
 		if (j < 0 || j >= nkeys)
 			elog(ERROR, "fpbtree: scan key on column %d", sk->sk_attno);
+		if (fpb_sk_is_row(sk))
+		{
+			if (sk->sk_flags & SK_ISNULL)
+				so->empty = true;
+			else
+				rows[nrows++] = fpb_scan_rowkey(scan, sk, lower, upper);
+			continue;
+		}
 		/* see fpb_scan_key_gap */
 		if (fpb_scan_key_gap(index, j, sk))
 			so->recheck = true;
@@ -493,6 +628,24 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 		fpb_scan_colkey(scan, j, sk, lower, upper);
 	}
 
+	/*
+	 * The executor rechecks the index conditions, row bounds among them,
+	 * whose function only raises an error: with a row bound, the keys that
+	 * would ask for that (fpb_scan_key_gap) are checked here instead.
+	 */
+	if (nrows > 0 && so->recheck)
+	{
+		for (int i = 0; i < scan->numberOfKeys; i++)
+		{
+			ScanKey		sk = &scan->keyData[i];
+
+			if (!fpb_sk_is_row(sk) &&
+				fpb_scan_key_gap(index, sk->sk_attno - 1, sk))
+				sk->sk_flags |= FPB_SK_FILTER;
+		}
+		so->recheck = false;
+	}
+
 	/* the interval of the scalar keys */
 	{
 		bool		exact0 = fpb_colbound_exact(&cmp->cols[0], &lower[0],
@@ -513,6 +666,8 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 			fpb_m_upper(so, k, FPB_T_MAX_NONNULL, f);
 		last = m;
 	}
+	for (int i = 0; i < nrows; i++)
+		fpb_scan_rowend(scan, rows[i]);
 	if (arr0)
 	{
 		MemoryContext prev;
@@ -535,7 +690,8 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 		int			j = sk->sk_attno - 1;
 		FpbFilter  *fl;
 
-		if (sk == arr0 || (sk->sk_flags & SK_ISNULL && j == 0))
+		if (sk == arr0 || (sk->sk_flags & SK_ISNULL && j == 0) ||
+			fpb_sk_is_row(sk))
 			continue;
 		if (!(sk->sk_flags & (SK_SEARCHARRAY | SK_ISNULL | FPB_SK_FILTER)) &&
 			j <= last)
@@ -547,6 +703,7 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 		fl->sk = sk;
 		fl->elems = NULL;
 		fl->nelems = 0;
+		fl->row = NULL;
 		if ((sk->sk_flags & SK_SEARCHARRAY) && !(sk->sk_flags & SK_ISNULL))
 		{
 			fl->elems = fpb_array_elems(sk, &fl->nelems);
@@ -598,8 +755,17 @@ fpb_scan_filter(FpbScanOpaque so, uint64 k, const char *f)
 		bool		isnull;
 		Datum		d;
 
+		if (fl->row && fl->row->positioned &&
+			!fpb_rowbound_nulls(f, fl->row->n))
+			continue;
 		if (sk->sk_attno == 1)
 			f = fpb_packed_whole(so->cmp, f, k, whole);
+		if (fl->row)
+		{
+			if (!fpb_rowbound_check(so->cmp, fl->row, f))
+				return false;
+			continue;
+		}
 		d = fpb_tuple_getattr(so->cmp->tupdesc, f, sk->sk_attno, &isnull);
 
 		if (sk->sk_flags & SK_SEARCHNULL)

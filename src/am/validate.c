@@ -42,8 +42,6 @@
 
 #include "fpbtree.h"
 
-#define FPB_NSTRATEGIES		BTMaxStrategyNumber
-
 /* bitmasks in the format identify_opfamily_groups() produces */
 #define FPB_ALL_OPERATORS \
 	(((uint64) 1 << BTLessStrategyNumber) | \
@@ -205,9 +203,13 @@ fpbvalidate(Oid opclassoid)
 			result = false;
 		}
 
+		/* a row bound operator (rowbound.c) takes a record, any column */
 		if (!check_amop_signature(oprform->amopopr, BOOLOID,
 								  oprform->amoplefttype,
-								  oprform->amoprighttype))
+								  oprform->amoprighttype) ||
+			((oprform->amopstrategy > BTMaxStrategyNumber) !=
+			 (oprform->amoplefttype == ANYELEMENTOID &&
+			  oprform->amoprighttype == RECORDOID)))
 		{
 			ereport(INFO,
 					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
@@ -239,6 +241,10 @@ fpbvalidate(Oid opclassoid)
 	{
 		OpFamilyOpFuncGroup *group = (OpFamilyOpFuncGroup *) lfirst(lc);
 
+		/* the row bound operators: optional, checked one by one above */
+		if (group->lefttype == ANYELEMENTOID &&
+			group->righttype == RECORDOID && group->functionset == 0)
+			continue;
 		if (group->lefttype == opcintype && group->righttype == opcintype)
 			opclassgroup = group;
 

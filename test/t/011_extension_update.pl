@@ -8,9 +8,11 @@
 # 1.3 (the operator classes of wide keys: uuid, text, bpchar), then to
 # 1.4 (numeric, bytea, interval, inet, the pattern classes and more), then
 # to 1.5 (enums and composite types), then to 1.6 (name/text operators),
-# then to 1.7 (fpbtree_format()), then to 1.8 (fpbtree_scan_stats()), and
-# a fresh installation and an updated one have the same members in every
-# operator family and the same functions.
+# then to 1.7 (fpbtree_format()), then to 1.8 (fpbtree_scan_stats()), then
+# to 1.9 (the row bound operators of every family: a row comparison becomes
+# the index condition of the indexes made before), and a fresh
+# installation and an updated one have the same members in every operator
+# family and the same functions.
 
 use strict;
 use warnings;
@@ -46,7 +48,7 @@ WHERE e.extname = 'fpbtree'};
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('fresh', 'CREATE EXTENSION fpbtree');
 is($node->safe_psql('fresh', "SELECT extversion FROM pg_extension WHERE extname = 'fpbtree'"),
-	'1.8', 'a fresh installation is version 1.8');
+	'1.9', 'a fresh installation is version 1.9');
 
 $node->safe_psql(
 	'postgres', q{
@@ -123,6 +125,17 @@ is($node->safe_psql('postgres', "SELECT version, format, reindex_adds FROM fpbtr
 $node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.8'");
 is($node->safe_psql('postgres', "SELECT grouping_scans FROM fpbtree_scan_stats_reset(), fpbtree_scan_stats()"),
 	'0', 'after the update to 1.8 fpbtree_scan_stats() counts');
+$node->safe_psql('postgres', "CREATE TABLE wr (a int4, b int8); INSERT INTO wr SELECT g % 10, g FROM generate_series(1, 5000) g; CREATE INDEX wr_ab ON wr USING fpbtree (a, b); VACUUM ANALYZE wr");
+my $rq = "SELECT a, b FROM wr WHERE (a, b) > (4, 2000) ORDER BY a, b LIMIT 3";
+like($node->safe_psql('postgres', "SET enable_seqscan = off; EXPLAIN (COSTS OFF) $rq"),
+	qr/Index Cond: \(a >= 4\)\n\s+Filter: \(ROW\(a, b\) > ROW\(4, 2000\)\)/,
+	'version 1.8 bounds a row comparison by its first column, the rest a filter');
+$node->safe_psql('postgres', "ALTER EXTENSION fpbtree UPDATE TO '1.9'");
+like($node->safe_psql('postgres', "SET enable_seqscan = off; EXPLAIN (COSTS OFF) $rq"),
+	qr/Index Cond: \(a >\| ROW\(4, 2000\)\)$/m,
+	'after the update to 1.9 the index made before takes the row bound');
+is($node->safe_psql('postgres', "SET enable_seqscan = off; $rq"), "4|2004\n4|2014\n4|2024",
+	'and returns the rows after the bound');
 is($node->safe_psql('postgres', $functions), $node->safe_psql('fresh', $functions),
 	'the updated installation has the fresh one\'s functions');
 is($node->safe_psql('postgres', $members), $node->safe_psql('fresh', $members),
