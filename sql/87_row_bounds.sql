@@ -60,6 +60,16 @@ SELECT count(*) FROM rb WHERE a >| ROW(7, 1000);
 SET enable_indexscan = off;
 SELECT count(*) FROM rb WHERE a >| ROW(7, 1000);
 RESET enable_indexscan;
+-- also with a value of a named composite type, which needs no cast to
+-- record (its index scans ran), a whole row of another table in a join,
+-- and a type with a dropped column (its index scan failed with XX000)
+CREATE TYPE rb_pair AS (x int4, y int8);
+SELECT count(*) FROM rb WHERE a >| ROW(7, 1000)::rb_pair;
+SELECT count(*) FROM rb r1 JOIN rb_bt r2 ON r1.a >| r2 WHERE r2.n = 5;
+ALTER TYPE rb_pair DROP ATTRIBUTE y;
+ALTER TYPE rb_pair ADD ATTRIBUTE y int8;
+SELECT count(*) FROM rb WHERE a >| ROW(7, 1000)::rb_pair;
+DROP TYPE rb_pair;
 
 -- random bounds against btree's answers, on each index form
 CREATE FUNCTION pg_temp.rb_probe(idx text, cols text, n int, seed float8)

@@ -59,7 +59,7 @@ def wl_keyset():
 
     def test(m, kind):
         def measure(side, rnd):
-            r = pgbench("keyset_%s.sql" % kind, clients=1, duration=DURATION, defines={"tbl": ks_tbl(side, kind)},
+            r = pgbench("%s.sql" % ks_tbl(side, kind), clients=1, duration=DURATION,
                         seed=1000 * rnd + 13, tag="%s %s" % (m.key, side["id"]))
             return {m.key: r["tps"]}
         return Test(measure, [m])

@@ -158,6 +158,11 @@ fpb_rowbound_make(IndexScanDesc scan, ScanKey sk)
 		Form_pg_attribute att = TupleDescAttr(rdesc, j);
 		FpbRowMember *m = &rb->members[j];
 
+		/* the planner hook's ROW() has none; a written composite may */
+		if (att->attisdropped)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("fpbtree row bound with a dropped column")));
 		m->type = att->atttypid;
 		m->isnull = nulls[j];
 		m->value = nulls[j] ? (Datum) 0 :

@@ -301,8 +301,8 @@ fpb_written_rowbound(Path *path)
 		IndexClause *ic = lfirst_node(IndexClause, lc);
 		OpExpr	   *op = (OpExpr *) ic->rinfo->clause;
 
-		if (IsA(op, OpExpr) && list_length(op->args) == 2 &&
-			exprType(lsecond(op->args)) == RECORDOID &&
+		/* whatever the value's type: a named composite needs no cast */
+		if (IsA(op, OpExpr) &&
 			get_op_opfamily_strategy(op->opno,
 									 ((IndexPath *) path)->indexinfo->opfamily[ic->indexcol]) >
 			BTMaxStrategyNumber)

@@ -1,5 +1,5 @@
 -- a batch job's next 100 rows after a random (tenant, id)
 \set t random(0, 49)
 \set g random(0, 39999)
-SELECT tenant, id FROM :tbl WHERE (tenant, id) > (:t, :t + 50 * :g)
+SELECT tenant, id FROM keyset_tenant_bt WHERE (tenant, id) > (:t, :t + 50 * :g)
 ORDER BY tenant, id LIMIT 100;
