@@ -116,8 +116,8 @@ fpb_rowbound_ops(FpbRowBound *rb)
 
 /*
  * The row bound of scan key sk (strategy FPB_ROW_*, a record argument), in
- * the current memory context (the scan's bound memory): its values copied,
- * each member's operators looked up.
+ * the current memory context (the scan's bound memory): its values copied
+ * (the operators come at the first row checked, fpb_rowbound_ops).
  */
 FpbRowBound *
 fpb_rowbound_make(IndexScanDesc scan, ScanKey sk)
@@ -133,12 +133,27 @@ fpb_rowbound_make(IndexScanDesc scan, ScanKey sk)
 
 	rdesc = lookup_rowtype_tupdesc(HeapTupleHeaderGetTypeId(td),
 								   HeapTupleHeaderGetTypMod(td));
+	for (int j = 0; j < rdesc->natts; j++)
+	{
+		/* the planner hook's ROW() has none; a written composite may */
+		if (TupleDescAttr(rdesc, j)->attisdropped)
+		{
+			ReleaseTupleDesc(rdesc);
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("fpbtree row bound with a dropped column")));
+		}
+	}
 	if (rdesc->natts < 1 || rdesc->natts > nkeys)
+	{
+		int			natts = rdesc->natts;
+
+		ReleaseTupleDesc(rdesc);
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("fpbtree row bound has %d values, index \"%s\" %d key columns",
-						rdesc->natts, RelationGetRelationName(index),
-						nkeys)));
+						natts, RelationGetRelationName(index), nkeys)));
+	}
 	tup.t_len = HeapTupleHeaderGetDatumLength(td);
 	ItemPointerSetInvalid(&tup.t_self);
 	tup.t_tableOid = InvalidOid;
@@ -158,11 +173,6 @@ fpb_rowbound_make(IndexScanDesc scan, ScanKey sk)
 		Form_pg_attribute att = TupleDescAttr(rdesc, j);
 		FpbRowMember *m = &rb->members[j];
 
-		/* the planner hook's ROW() has none; a written composite may */
-		if (att->attisdropped)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("fpbtree row bound with a dropped column")));
 		m->type = att->atttypid;
 		m->isnull = nulls[j];
 		m->value = nulls[j] ? (Datum) 0 :

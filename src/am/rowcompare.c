@@ -294,7 +294,9 @@ fpb_written_rowbound(Path *path)
 				return true;
 		return false;
 	}
-	if (!IsA(path, IndexPath))
+	if (!IsA(path, IndexPath) ||
+		((IndexPath *) path)->indexinfo->amcostestimate !=
+		(void (*) ()) fpbcostestimate)
 		return false;
 	foreach(lc, ((IndexPath *) path)->indexclauses)
 	{
