@@ -389,6 +389,15 @@ fpb_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		rte->relkind == RELKIND_FOREIGN_TABLE || rte->tablesample != NULL ||
 		rel->indexlist == NIL)
 		return;
+	/* nothing to do for a relation without fpbtree indexes */
+	foreach(lc, rel->indexlist)
+	{
+		if (((IndexOptInfo *) lfirst(lc))->amcostestimate ==
+			(void (*) ()) fpbcostestimate)
+			break;
+	}
+	if (lc == NULL)
+		return;
 	fpb_drop_written_rowbounds(root, rel);
 
 	foreach(lc, rel->baserestrictinfo)
