@@ -553,22 +553,22 @@ fpb_cmp_init(Relation index, FpbCmp *cmp, int w, int x, void *space)
  * first value, or part of it, to the prefix (rowskip_base), or 0: a uuid's
  * first bytes are its prefix, an integer's code leads the coded prefix
  * (FPB_MPREFIX_CODED), a timestamp's key's top bits are the first column's
- * prefix (FPB_MPREFIX_FIRST).  With FPB_PFX_ROWDOMAIN when that column is
- * a domain over the type, which a build before that flag would misread.
+ * prefix (FPB_MPREFIX_FIRST).  A domain over the type reads as the type
+ * (fpb_multi_init), so the flag decides for it too: also in an index that
+ * ALTER COLUMN TYPE kept when it made the column a domain over its type,
+ * or its type from such a domain.
  */
 static uint16
 fpb_rowskip_flag(const FpbCmp *cmp)
 {
-	uint16		dom = cmp->rowdomain ? FPB_PFX_ROWDOMAIN : 0;
-
 	if (cmp->rowskip_base == FPB_FULLLEN_TUPSFX)
-		return FPB_PFX_ROWSFX | dom;
+		return FPB_PFX_ROWSFX;
 	if (FPB_FULLLEN_ROWINT(cmp->rowskip_base) &&
 		cmp->mprefix == FPB_MPREFIX_CODED)
-		return FPB_PFX_ROWINT | dom;
+		return FPB_PFX_ROWINT;
 	if (FPB_FULLLEN_ROWTS(cmp->rowskip_base) &&
 		cmp->mprefix == FPB_MPREFIX_FIRST)
-		return FPB_PFX_ROWTS | dom;
+		return FPB_PFX_ROWTS;
 	return 0;
 }
 
@@ -604,7 +604,12 @@ fpb_new_pfxflags(Relation index, const FpbCmp *cmp)
 	if (fpb_rowskip_flag(cmp) != 0 &&
 		(fpb_packed_eligible(desc) || fpb_packed_var_eligible(desc)) &&
 		!fpb_debug_multi_prefix_first && fpb_build_starts())
+	{
 		flags |= fpb_rowskip_flag(cmp);
+		/* which a build before it, reading by the domain, would misread */
+		if (cmp->rowdomain)
+			flags |= FPB_PFX_ROWDOMAIN;
+	}
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -637,17 +642,14 @@ fpb_new_pfxflags(Relation index, const FpbCmp *cmp)
 void
 fpb_cmp_set_pfxflags(FpbCmp *cmp, uint16 pfxflags)
 {
-	uint16		rowflags;
-
 	cmp->pfxflags = pfxflags;
 	/* an index built before its flag keeps one value an entry */
 	cmp->dedup = cmp->dedup_base &&
 		(pfxflags & cmp->dedup_flags) == cmp->dedup_flags;
 	cmp->skip = cmp->skip_base && (pfxflags & FPB_PFX_UUIDSFX) ?
 		FPB_SFX_SKIP : 0;
-	rowflags = fpb_rowskip_flag(cmp);
-	cmp->rowskip = (pfxflags & FPB_PFX_PACKED) && rowflags != 0 &&
-		(pfxflags & rowflags) == rowflags ? cmp->rowskip_base : 0;
+	cmp->rowskip = (pfxflags & FPB_PFX_PACKED) &&
+		(pfxflags & fpb_rowskip_flag(cmp)) ? cmp->rowskip_base : 0;
 	cmp->pfxcoll = (pfxflags & FPB_PFX_CODEPOINT) ? C_COLLATION_OID :
 		cmp->collation;
 }
