@@ -51,6 +51,7 @@ typedef struct FpbScanMark
 	int			maxitems;
 	char	   *itemvals;		/* copy of the batch's value buffer */
 	Size		itemvals_used;	/* the bytes of it in use */
+	bool		itemvals_page;	/* it holds the leaf's slotted area */
 	BlockNumber curblk;
 	BlockNumber leftblk;
 	BlockNumber rightblk;
@@ -105,6 +106,7 @@ fpb_mark_copy(FpbScanOpaque so, FpbScanMark *m, bool save)
 	{
 		Assert(vals != NULL);
 		FPB_MARK_COPY(itemvals_used);
+		FPB_MARK_COPY(itemvals_page);
 		memcpy(vals, fromvals, save ? so->itemvals_used : m->itemvals_used);
 		for (int i = 0; i < (save ? m->nitems : so->nitems); i++)
 			items[i].f = fpb_mark_rebase(items[i].f, fromvals, vals);

@@ -150,6 +150,84 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 	return vp + hoff + len;
 }
 
+/*
+ * Wide index-only scans: the values of the batch just read from the locked
+ * leaf.  A few matches (a point lookup) get their index tuples at once.
+ * More get a copy of the page's slotted area instead, from which each tuple
+ * is made when it is returned (fpb_scan_itup): a scan under a LIMIT returns
+ * few of a page's matches, and unpacking every one of them cost more than
+ * the rest of the scan (a packed row about 340 instructions).
+ */
+static void
+fpb_scan_keepvals(FpbScanOpaque so, Page page, BlockNumber blkno)
+{
+	const FpbCmp *mcmp = so->cmp->multi ? so->cmp : NULL;
+	char	   *vp;
+	char	   *vend;
+
+	if (so->itemvals == NULL)
+		so->itemvals = MemoryContextAlloc(so->scancxt, FPB_ITEMVALS_SIZE);
+	if (so->nitems > FPB_SCAN_EAGER_VALS)
+	{
+		LocationIndex upper = ((PageHeader) page)->pd_upper;
+
+		if (upper < SizeOfPageHeaderData || upper > BLCKSZ)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("fpbtree page %u is corrupted: %s", blkno,
+							"its free space ends outside the page")));
+		/* where fpb_slot_get finds a value: the header and the area */
+		memcpy(so->itemvals, page, SizeOfPageHeaderData);
+		memcpy(so->itemvals + upper, (char *) page + upper, BLCKSZ - upper);
+		so->itemvals_page = true;
+		so->itemvals_used = BLCKSZ;
+		return;
+	}
+
+	/*
+	 * Each an index tuple handed out in place (fpb_scan_keepval), at most
+	 * a header and twice the row: the buffer's three pages hold them.
+	 * Entries of one slot (a run of a posting page) share their copy.
+	 */
+	vp = so->itemvals;
+	vend = so->itemvals + FPB_ITEMVALS_SIZE;
+	for (int i = 0; i < so->nitems; i++)
+	{
+		FpbScanItem *item = &so->items[i];
+
+		if (i > 0 && item->k == item[-1].k)
+			item->f = item[-1].f;
+		else
+			vp = fpb_scan_keepval(page, item->k, blkno, vp, vend, mcmp, item);
+	}
+	so->itemvals_used = vp - so->itemvals;
+}
+
+/*
+ * The index tuple of a wide index-only scan's item, made from the batch's
+ * copy of the slotted area (fpb_scan_keepvals) after the area's page, where
+ * it stays until the next call.
+ */
+static IndexTuple
+fpb_scan_itup(FpbScanOpaque so, const FpbScanItem *item)
+{
+	const FpbCmp *mcmp = so->cmp->multi ? so->cmp : NULL;
+	FpbScanItem made;
+
+	if (!so->itemvals_page)
+		made.f = item->f;
+	else
+	{
+		made.f = NULL;
+		(void) fpb_scan_keepval((Page) so->itemvals, item->k, so->curblk,
+								so->itemvals + BLCKSZ,
+								so->itemvals + FPB_ITEMVALS_SIZE, mcmp, &made);
+	}
+	if (mcmp)
+		return (IndexTuple) made.f;
+	return (IndexTuple) (made.f - FPB_ITUP_HOFF);
+}
+
 /* Prefetch the leaf node after `line` in the in-page chain; return it. */
 static inline uint16
 fpb_scan_prefetch_next(Page page, FpbPageOpaque opq, uint16 line)
@@ -215,9 +293,6 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	int			guard = 0;
 	bool		wide = (so->cmp != NULL);
 	bool		wantvals = wide && scan->xs_want_itup;
-	char	   *vp = NULL;
-	char	   *vend = NULL;
-	const FpbCmp *mcmp = wide && so->cmp->multi ? so->cmp : NULL;
 
 	if (!FpbPageIsLeaf(opq))
 		ereport(ERROR,
@@ -244,23 +319,6 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	 */
 	if (FpbPageIsPosting(opq) && opq->nentries > so->maxitems)
 		fpb_scan_grow_items(so, opq->nentries);
-	if (wantvals)
-	{
-		/*
-		 * Copied for index-only scans, each an index tuple handed out in
-		 * place (fpb_scan_keepval).  The values fit in a page; a copy adds
-		 * at most 15 bytes (alignment, a tuple header), about what its
-		 * entry takes in its node (a key and a TID, 14 bytes), and a packed
-		 * row's as much again as the row (padding at most doubles it), so
-		 * a page's copies take less than three pages.  They take the places
-		 * of the last page's, which the executor has read.
-		 */
-		if (so->itemvals == NULL)
-			so->itemvals = MemoryContextAlloc(so->scancxt, FPB_ITEMVALS_SIZE);
-		vp = so->itemvals;
-		vend = so->itemvals + FPB_ITEMVALS_SIZE;
-	}
-
 	if (FpbPageIsPosting(opq))
 	{
 		FpbEntry	lo = fpb_scan_lo(so);
@@ -270,11 +328,10 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 							 so->items, &before_lo);
 		if (wide)
 		{
-			/* a run's entries share one value: filter and copy it once */
+			/* a run's entries share one value: filter it once */
 			int			m = 0;
 			uint64		lastk = 0;
 			bool		keep = true;
-			const char *kept = NULL;
 
 			for (int i = 0; i < n; i++)
 			{
@@ -286,18 +343,11 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 					keep = so->nfilters == 0 ||
 						fpb_scan_filter(so, item->k,
 										fpb_slot_get(page, item->k, blkno));
-					kept = NULL;
-					if (keep && wantvals)
-					{
-						vp = fpb_scan_keepval(page, item->k, blkno, vp,
-											  vend, mcmp, item);
-						kept = item->f;
-					}
 				}
 				if (!keep)
 					continue;
 				so->items[m] = *item;
-				so->items[m].f = kept;
+				so->items[m].f = NULL;
 				m++;
 			}
 			n = m;
@@ -394,9 +444,6 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				so->items[n].k = keys[i];
 				so->items[n].t = fpb_tid_to_t(&tids[i]);
 				so->items[n].f = NULL;
-				if (wantvals)
-					vp = fpb_scan_keepval(page, keys[i], blkno, vp, vend,
-										  mcmp, &so->items[n]);
 				n++;
 			}
 		}
@@ -423,9 +470,6 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 				so->items[n].k = keys[i];
 				so->items[n].t = t;
 				so->items[n].f = NULL;
-				if (wantvals)
-					vp = fpb_scan_keepval(page, keys[i], blkno, vp, vend,
-										  mcmp, &so->items[n]);
 				n++;
 			}
 			done = true;
@@ -440,9 +484,12 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 							blkno)));
 	}
 	so->nitems = n;
+	so->itemvals_used = 0;
+	so->itemvals_page = false;
+	if (wantvals)
+		fpb_scan_keepvals(so, page, blkno);
 	if (so->vmgroup && n > 1 && (!so->recheck || so->vmrecheck_state > 0))
 		fpb_scan_group_vm(so);
-	so->itemvals_used = wantvals ? (Size) (vp - so->itemvals) : 0;
 	so->batchgen++;
 	so->hp.batch++;
 	so->curblk = blkno;
@@ -547,23 +594,18 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 		Datum		value = (Datum) 0;
 		Form_pg_attribute att = TupleDescAttr(scan->xs_itupdesc, 0);
 
-		if (so->cmp && so->cmp->multi)
-		{
-			/*
-			 * The tuple copied from the leaf holds every column, MAXALIGNed
-			 * in the batch, which keeps it until the next page is read: the
-			 * executor reads it before asking for the next row.
-			 */
-			scan->xs_itup = (IndexTuple) item->f;
-			return true;
-		}
 		if (so->cmp)
 		{
-			/* a value's tuple was made with its copy (fpb_scan_keepval) */
-			if (isnull)
+			/*
+			 * The tuple copied from the leaf holds every column (one-column:
+			 * a value, or NULL), MAXALIGNed in the batch, which keeps it at
+			 * least until the next call: the executor reads it before
+			 * asking for the next row.
+			 */
+			if (isnull && !so->cmp->multi)
 				scan->xs_itup = fpb_scan_nulltup(scan);
 			else
-				scan->xs_itup = (IndexTuple) (item->f - FPB_ITUP_HOFF);
+				scan->xs_itup = fpb_scan_itup(so, item);
 			return true;
 		}
 		/* every returned entry passes here: look the procedure up once */

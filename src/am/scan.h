@@ -29,8 +29,10 @@ fpb_sk_is_row(ScanKey sk)
 	return sk->sk_strategy >= FPB_ROW_LT && sk->sk_strategy <= FPB_ROW_GT;
 }
 
-/* the batch's value buffer (see fpb_scan_readpage) */
+/* the batch's value buffer (see fpb_scan_keepvals) */
 #define FPB_ITEMVALS_SIZE	(3 * BLCKSZ)
+/* the most matches of a leaf whose index-only tuples are made at once */
+#define FPB_SCAN_EAGER_VALS	8
 /* the batch's first size: the matches of a few leaf nodes (scan.c) */
 #define FPB_SCAN_ITEMS_INITIAL	64
 
@@ -99,6 +101,7 @@ typedef struct FpbScanOpaqueData
 	FpbFullBuf *posbuf;
 	char	   *itemvals;		/* wide index-only scans: the batch's values */
 	Size		itemvals_used;	/* ... the bytes of it the batch uses */
+	bool		itemvals_page;	/* ... it holds the leaf's slotted area */
 	bool		more_left;		/* may pages to the left hold matches? */
 	bool		more_right;
 	FpbScanItem *items;
