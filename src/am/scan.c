@@ -169,16 +169,45 @@ fpb_scan_keepvals(FpbScanOpaque so, Page page, BlockNumber blkno)
 		so->itemvals = MemoryContextAlloc(so->scancxt, FPB_ITEMVALS_SIZE);
 	if (so->nitems > FPB_SCAN_EAGER_VALS)
 	{
-		LocationIndex upper = ((PageHeader) page)->pd_upper;
+		uint64		kfirst = 0;
+		uint64		klast = 0;
+		uint64		offfirst = BLCKSZ;
+		uint64		offlast = 0;
 
-		if (upper < SizeOfPageHeaderData || upper > BLCKSZ)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("fpbtree page %u is corrupted: %s", blkno,
-							"its free space ends outside the page")));
-		/* where fpb_slot_get finds a value: the header and the area */
+		/*
+		 * What fpb_slot_get reads: the page header and the special space,
+		 * and the slots from the matches' first to their last (no more: a
+		 * scan that starts in the middle of a leaf needs the slots of its
+		 * matches only, mostly one side of the area).
+		 */
 		memcpy(so->itemvals, page, SizeOfPageHeaderData);
-		memcpy(so->itemvals + upper, (char *) page + upper, BLCKSZ - upper);
+		memcpy(so->itemvals + BLCKSZ - FPB_SPECIAL_SIZE,
+			   (char *) page + BLCKSZ - FPB_SPECIAL_SIZE, FPB_SPECIAL_SIZE);
+		for (int i = 0; i < so->nitems; i++)
+		{
+			uint64		off = so->items[i].k & FPB_WIDE_OFFMASK;
+
+			if (off == 0)
+				continue;
+			if (off < offfirst)
+			{
+				offfirst = off;
+				kfirst = so->items[i].k;
+			}
+			if (off > offlast)
+			{
+				offlast = off;
+				klast = so->items[i].k;
+			}
+		}
+		if (offlast > 0)
+		{
+			const char *first = fpb_slot_get(page, kfirst, blkno);
+			const char *last = fpb_slot_get(page, klast, blkno);
+			const char *end = last + fpb_slot_len(page, last);
+
+			memcpy(so->itemvals + (first - (char *) page), first, end - first);
+		}
 		so->itemvals_page = true;
 		so->itemvals_used = BLCKSZ;
 		return;
