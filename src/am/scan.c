@@ -86,6 +86,7 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 				scan->numberOfKeys * sizeof(ScanKeyData));
 	fpb_scan_bounds(scan);
 	so->started = false;
+	so->leaves = 0;
 	so->unchecked = 0;
 	so->behind = false;
 	so->posvalid = false;
@@ -153,10 +154,12 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 /*
  * Wide index-only scans: the values of the batch just read from the locked
  * leaf.  A few matches (a point lookup) get their index tuples at once.
- * More get a copy of the page's slotted area instead, from which each tuple
- * is made when it is returned (fpb_scan_itup): a scan under a LIMIT returns
- * few of a page's matches, and unpacking every one of them cost more than
- * the rest of the scan (a packed row about 340 instructions).
+ * More, on the first leaves of a scan, get a copy of their slots instead,
+ * from which each tuple is made when it is returned (fpb_scan_itup): a scan
+ * under a LIMIT returns few of a page's matches, and unpacking every one of
+ * them cost more than the rest of the scan (a packed row about 340
+ * instructions).  A scan that went on past them likely returns every match:
+ * it is spared the copy.
  */
 static void
 fpb_scan_keepvals(FpbScanOpaque so, Page page, BlockNumber blkno)
@@ -167,7 +170,7 @@ fpb_scan_keepvals(FpbScanOpaque so, Page page, BlockNumber blkno)
 
 	if (so->itemvals == NULL)
 		so->itemvals = MemoryContextAlloc(so->scancxt, FPB_ITEMVALS_SIZE);
-	if (so->nitems > FPB_SCAN_EAGER_VALS)
+	if (so->nitems > FPB_SCAN_EAGER_VALS && so->leaves <= FPB_SCAN_LAZY_LEAVES)
 	{
 		uint64		kfirst = 0;
 		uint64		klast = 0;
@@ -233,25 +236,20 @@ fpb_scan_keepvals(FpbScanOpaque so, Page page, BlockNumber blkno)
 }
 
 /*
- * The index tuple of a wide index-only scan's item, made from the batch's
- * copy of the slotted area (fpb_scan_keepvals) after the area's page, where
- * it stays until the next call.
+ * The index tuple of a wide index-only scan's item whose batch holds a
+ * copy of the leaf's slots (fpb_scan_keepvals): made after the copy's page,
+ * where it stays until the next call.
  */
-static IndexTuple
+static pg_noinline IndexTuple
 fpb_scan_itup(FpbScanOpaque so, const FpbScanItem *item)
 {
 	const FpbCmp *mcmp = so->cmp->multi ? so->cmp : NULL;
 	FpbScanItem made;
 
-	if (!so->itemvals_page)
-		made.f = item->f;
-	else
-	{
-		made.f = NULL;
-		(void) fpb_scan_keepval((Page) so->itemvals, item->k, so->curblk,
-								so->itemvals + BLCKSZ,
-								so->itemvals + FPB_ITEMVALS_SIZE, mcmp, &made);
-	}
+	made.f = NULL;
+	(void) fpb_scan_keepval((Page) so->itemvals, item->k, so->curblk,
+							so->itemvals + BLCKSZ,
+							so->itemvals + FPB_ITEMVALS_SIZE, mcmp, &made);
 	if (mcmp)
 		return (IndexTuple) made.f;
 	return (IndexTuple) (made.f - FPB_ITUP_HOFF);
@@ -513,6 +511,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 							blkno)));
 	}
 	so->nitems = n;
+	so->leaves++;
 	so->itemvals_used = 0;
 	so->itemvals_page = false;
 	if (wantvals)
@@ -623,18 +622,26 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 		Datum		value = (Datum) 0;
 		Form_pg_attribute att = TupleDescAttr(scan->xs_itupdesc, 0);
 
-		if (so->cmp)
+		if (so->cmp && so->cmp->multi)
 		{
 			/*
-			 * The tuple copied from the leaf holds every column (one-column:
-			 * a value, or NULL), MAXALIGNed in the batch, which keeps it at
-			 * least until the next call: the executor reads it before
-			 * asking for the next row.
+			 * The tuple copied from the leaf holds every column, MAXALIGNed
+			 * in the batch, which keeps it at least until the next call:
+			 * the executor reads it before asking for the next row.
 			 */
-			if (isnull && !so->cmp->multi)
+			scan->xs_itup = so->itemvals_page ? fpb_scan_itup(so, item) :
+				(IndexTuple) item->f;
+			return true;
+		}
+		if (so->cmp)
+		{
+			/* a value's tuple was made with its copy (fpb_scan_keepval) */
+			if (isnull)
 				scan->xs_itup = fpb_scan_nulltup(scan);
-			else
+			else if (so->itemvals_page)
 				scan->xs_itup = fpb_scan_itup(so, item);
+			else
+				scan->xs_itup = (IndexTuple) (item->f - FPB_ITUP_HOFF);
 			return true;
 		}
 		/* every returned entry passes here: look the procedure up once */

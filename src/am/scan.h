@@ -31,8 +31,12 @@ fpb_sk_is_row(ScanKey sk)
 
 /* the batch's value buffer (see fpb_scan_keepvals) */
 #define FPB_ITEMVALS_SIZE	(3 * BLCKSZ)
-/* the most matches of a leaf whose index-only tuples are made at once */
+/*
+ * The most matches of a leaf whose index-only tuples are made at once, and
+ * the leaves of a scan after which all are (see fpb_scan_keepvals)
+ */
 #define FPB_SCAN_EAGER_VALS	8
+#define FPB_SCAN_LAZY_LEAVES	2
 /* the batch's first size: the matches of a few leaf nodes (scan.c) */
 #define FPB_SCAN_ITEMS_INITIAL	64
 
@@ -102,6 +106,7 @@ typedef struct FpbScanOpaqueData
 	char	   *itemvals;		/* wide index-only scans: the batch's values */
 	Size		itemvals_used;	/* ... the bytes of it the batch uses */
 	bool		itemvals_page;	/* ... it holds the leaf's slotted area */
+	int			leaves;			/* leaves read since the last rescan */
 	bool		more_left;		/* may pages to the left hold matches? */
 	bool		more_right;
 	FpbScanItem *items;
