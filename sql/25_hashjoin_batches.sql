@@ -180,3 +180,27 @@ SET LOCAL work_mem = '64MB';
 SELECT hjb_batches('SELECT count(*) FROM hb_a a JOIN hb_b b ON a.k = b.k');
 SELECT hjb_batches('SELECT count(*) FROM hb_a a FULL JOIN hb_b b ON a.k = b.k');
 COMMIT;
+
+-- the batches' chunks are read once: temporary blocks read about as many
+-- as written (with 4 kB chunks, each was read with the next 4 kB: twice)
+CREATE TABLE hb_io_a AS SELECT g AS id, g % 150000 AS k, md5(g::text) AS t FROM generate_series(1, 150000) g;
+CREATE TABLE hb_io_b AS SELECT g AS id, g AS k FROM generate_series(1, 60000) g;
+ANALYZE hb_io_a, hb_io_b;
+CREATE FUNCTION hjb_temp_io(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+    RETURN 'written > 0: ' || ((plan -> 0 -> 'Plan' ->> 'Temp Written Blocks')::int > 0) ||
+        ', read < 1.5 x written: ' ||
+        ((plan -> 0 -> 'Plan' ->> 'Temp Read Blocks')::int <
+         1.5 * (plan -> 0 -> 'Plan' ->> 'Temp Written Blocks')::int);
+END $$;
+BEGIN;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL enable_parallel_hash = off;
+SET LOCAL work_mem = '256kB';
+SELECT hjb_batches('SELECT count(*) FROM hb_io_b b JOIN hb_io_a a ON a.k = b.k');
+SELECT hjb_temp_io('SELECT count(*) FROM hb_io_b b JOIN hb_io_a a ON a.k = b.k');
+COMMIT;
+SELECT * FROM hjb_check_all('SELECT a.id, b.id FROM hb_io_b b JOIN hb_io_a a ON a.k = b.k');

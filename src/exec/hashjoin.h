@@ -199,7 +199,7 @@ extern FpbHashTuple *fpb_arena_iter_next(FpbArenaIter *it);
 typedef struct FpbSpillFile
 {
 	uint32		used;			/* bytes in buf */
-	char	   *buf;			/* FPB_SPILL_BUFSIZE bytes, on first use */
+	char	   *buf;			/* the set's bufsize bytes, on first use */
 	BufFile    *file;			/* created at the first flush */
 } FpbSpillFile;
 
@@ -227,6 +227,7 @@ typedef struct FpbSpillSet
 	int			participant;
 	int64	   *heads;			/* last chunk of each batch, or -1 */
 	BufFile    *sharedfile;
+	uint32		bufsize;		/* of each batch's output buffer */
 	FpbSpillFile *files;
 	int			nfiles;
 	int			scheme;			/* FpbHjPrefetch */

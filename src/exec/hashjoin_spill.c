@@ -55,6 +55,7 @@ fpb_spill_init(FpbSpillSet *set, MemoryContext cxt, int nfiles, int scheme,
 {
 	memset(set, 0, sizeof(FpbSpillSet));
 	set->cxt = cxt;
+	set->bufsize = FPB_SPILL_BUFSIZE;
 	set->nfiles = nfiles;
 	set->files = MemoryContextAllocZero(cxt, sizeof(FpbSpillFile) * nfiles);
 	set->scheme = scheme;
@@ -108,6 +109,15 @@ fpb_spill_set_shared(FpbSpillSet *set, struct FileSet *fileset, char side,
 	set->side = side;
 	set->participant = participant;
 	set->heads = heads;
+
+	/*
+	 * A chunk and its header fill one BufFile buffer: the claimer seeks to
+	 * each chunk, and BufFile reads a whole buffer from there, so smaller
+	 * chunks were read twice over (the next chunks, of other batches, with
+	 * each).  Before any buffer is made.
+	 */
+	Assert(set->files == NULL || set->files[0].buf == NULL);
+	set->bufsize = BLCKSZ - sizeof(FpbSpillChunk);
 }
 
 void
@@ -185,13 +195,13 @@ fpb_spill_reserve(FpbSpillSet *set, FpbSpillFile *f, uint32 len)
 	char	   *dst;
 
 	if (unlikely(f->buf == NULL))
-		f->buf = MemoryContextAlloc(set->cxt, FPB_SPILL_BUFSIZE);
-	if (unlikely(f->used + len > FPB_SPILL_BUFSIZE))
+		f->buf = MemoryContextAlloc(set->cxt, set->bufsize);
+	if (unlikely(f->used + len > set->bufsize))
 	{
 		/* copies still pending may target this buffer: finish them first */
 		fpb_spill_drain(set);
 		fpb_spill_flush_buf(set, f);
-		if (len > FPB_SPILL_BUFSIZE)
+		if (len > set->bufsize)
 			return NULL;
 	}
 	dst = f->buf + f->used;
