@@ -62,6 +62,17 @@ SELECT s.nonleaf_node_bytes = w.nonleaf_lines * 64 AS w_from_model,
 	   s.leaf_node_bytes = w.leaf_lines * 64 AS x_from_model,
 	   s.leaf_page_fanout = w.leaf_page_fanout AS fanout_from_model
 FROM fpbtree_stats('fn_t_k') s, fpbtree_node_widths(s.t1_ns, s.tnext_ns) w;
+-- tnext_ns above t1_ns: the function refuses the pair; a build (also
+-- TRUNCATE's) warns and takes tnext_ns = t1_ns, as it records
+SELECT * FROM fpbtree_node_widths(1, 100000);
+SET fpbtree.t1_ns = 150;
+SET fpbtree.tnext_ns = 100000;
+CREATE INDEX fn_t_kw ON fn_t USING fpbtree (k);
+SELECT s.t1_ns, s.tnext_ns, s.leaf_node_bytes = w.leaf_lines * 64 AS x_from_model
+FROM fpbtree_stats('fn_t_kw') s, fpbtree_node_widths(150, 150) w;
+RESET fpbtree.tnext_ns;
+RESET fpbtree.t1_ns;
+DROP INDEX fn_t_kw;
 -- explicit widths win
 CREATE INDEX fn_t_k2 ON fn_t USING fpbtree (k) WITH (nonleaf_lines = 2, leaf_lines = 3);
 SELECT nonleaf_node_bytes, leaf_node_bytes, entries FROM fpbtree_stats('fn_t_k2');

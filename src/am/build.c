@@ -14,6 +14,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "access/tableam.h"
 #include "build.h"
 #include "access/tupdesc.h"
@@ -70,6 +71,19 @@ fpb_build_progress(int phase, double ntuples)
 	pgstat_progress_update_multi_param(lengthof(idx), idx, val);
 }
 
+/*
+ * The pipelined-miss latency a build assumes: fpbtree.tnext_ns, but no more
+ * than fpbtree.t1_ns (a pipelined miss cannot take longer than a full one).
+ * Each setting is checked alone; a build that finds them inconsistent warns
+ * (fpb_build_widths) rather than fails, since TRUNCATE, CLUSTER and
+ * VACUUM FULL build indexes too.
+ */
+static double
+fpb_build_tnext(void)
+{
+	return Min(fpb_tnext_ns, fpb_t1_ns);
+}
+
 /* Node widths for a new index: reloptions first, then the width model. */
 void
 fpb_build_widths(Relation index, int *w, int *x, int *ff)
@@ -77,7 +91,15 @@ fpb_build_widths(Relation index, int *w, int *x, int *ff)
 	FpbOptions *opts = (FpbOptions *) index->rd_options;
 	FpbWidths	model;
 
-	fpb_choose_widths(fpb_t1_ns, fpb_tnext_ns, &model);
+	if (fpb_tnext_ns > fpb_t1_ns && !IsParallelWorker())
+		ereport(WARNING,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fpbtree.tnext_ns (%g) exceeds fpbtree.t1_ns (%g)",
+						fpb_tnext_ns, fpb_t1_ns),
+				 errdetail("Index \"%s\" is built as if fpbtree.tnext_ns were %g.",
+						   RelationGetRelationName(index), fpb_t1_ns),
+				 errhint("fpbtree_calibrate() measures both latencies.")));
+	fpb_choose_widths(fpb_t1_ns, fpb_build_tnext(), &model);
 	*w = (opts && opts->nonleaf_lines > 0) ? opts->nonleaf_lines : model.w;
 	*x = (opts && opts->leaf_lines > 0) ? opts->leaf_lines : model.x;
 	*ff = opts ? opts->fillfactor : FPB_DEFAULT_FILLFACTOR;
@@ -474,7 +496,7 @@ fpb_write_meta(Relation index, Buffer metabuf, BlockNumber root,
 {
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	fpb_init_metapage(BufferGetPage(metabuf), root, rootlevel, w, x, ff,
-					  fpb_t1_ns, fpb_tnext_ns, fpb_cmp_mprefix(cmp),
+					  fpb_t1_ns, fpb_build_tnext(), fpb_cmp_mprefix(cmp),
 					  fpb_cmp_pfxflags(cmp));
 	MarkBufferDirty(metabuf);
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
@@ -856,7 +878,7 @@ fpbbuildempty(Relation index)
 	fpb_build_widths(index, &w, &x, &ff);
 	wide = fpb_cmp_init(index, &cmp, w, x, NULL);
 
-	fpb_init_metapage(page, 1, 0, w, x, ff, fpb_t1_ns, fpb_tnext_ns,
+	fpb_init_metapage(page, 1, 0, w, x, ff, fpb_t1_ns, fpb_build_tnext(),
 					  fpb_cmp_mprefix(wide ? &cmp : NULL),
 					  fpb_cmp_pfxflags(wide ? &cmp : NULL));
 	PageSetChecksumInplace(page, FPB_METAPAGE_BLKNO);
