@@ -129,6 +129,7 @@ typedef struct FpbCmp
 	TupleDesc	bounddesc;		/* scan bounds: narrow columns as keys */
 	uint16		packsize;		/* rows can be packed: the index tuple of
 								 * one without NULLs (packed.c), else 0 */
+	uint16		packlen;		/* ... and its columns' bytes, unaligned */
 	struct FpbPackCol *packcols;	/* and where its columns go in it */
 } FpbCmp;
 

@@ -149,6 +149,7 @@ fpb_packed_init(FpbCmp *cmp, char *space)
 	Size		off = IndexInfoFindDataOffset(0);
 
 	cmp->packsize = 0;
+	cmp->packlen = 0;
 	cmp->packcols = NULL;
 	if (fpb_packed_var_eligible(desc))
 	{
@@ -174,6 +175,7 @@ fpb_packed_init(FpbCmp *cmp, char *space)
 		cmp->packcols[i].off = off;
 		cmp->packcols[i].len = att->attlen;
 		off += att->attlen;
+		cmp->packlen += att->attlen;
 	}
 	cmp->packsize = MAXALIGN(off);
 }
@@ -499,6 +501,21 @@ fpb_packed_expected_size(TupleDesc desc, const char *f)
 			size += att->attlen;
 	}
 	return size;
+}
+
+/*
+ * fpb_tuple_unpack_row of a row that is not the usual one: through the
+ * whole row, made in a buffer of its own (out of the inline path, whose
+ * frame then holds no such buffer).
+ */
+Size
+fpb_tuple_unpack_whole(const FpbCmp *cmp, const char *f, uint64 k, char *dst,
+					   Size room)
+{
+	char		whole[FPB_PACKED_MAX + FPB_PACKED_SKIP_MAX];
+
+	return fpb_tuple_unpack(cmp, fpb_packed_whole(cmp, f, k, whole), dst,
+							room);
 }
 
 /*

@@ -299,6 +299,8 @@ extern Size fpb_tuple_unpack_slow(const FpbCmp *cmp, const char *f,
 								  char *dst, Size room);
 extern Size fpb_tuple_unpack_var(const FpbCmp *cmp, const char *f,
 								 char *dst, Size room);
+extern Size fpb_tuple_unpack_whole(const FpbCmp *cmp, const char *f, uint64 k,
+								   char *dst, Size room);
 
 /*
  * A column of an unpacked row without NULLs: where it goes, its length.
@@ -311,11 +313,16 @@ typedef struct FpbPackCol
 	uint16		len;
 } FpbPackCol;
 
-/* Zero the index tuple of a packed row without NULLs at dst. */
+/*
+ * Zero the index tuple of a packed row without NULLs at dst.  (cmp's
+ * fields are read once: stores through dst may alias them.)
+ */
 static inline void
 fpb_packed_zero(const FpbCmp *cmp, char *dst)
 {
-	for (int o = 0; o < cmp->packsize; o += sizeof(uint64))
+	int			size = cmp->packsize;
+
+	for (int o = 0; o < size; o += sizeof(uint64))
 		*(uint64 *) (dst + o) = 0;
 }
 
@@ -327,9 +334,13 @@ fpb_packed_zero(const FpbCmp *cmp, char *dst)
 static inline Size
 fpb_packed_place(const FpbCmp *cmp, const char *p, int from, char *dst)
 {
-	for (int i = from; i < cmp->tupdesc->natts; i++)
+	const FpbPackCol *cols = cmp->packcols;
+	int			natts = cmp->tupdesc->natts;
+	Size		size = cmp->packsize;
+
+	for (int i = from; i < natts; i++)
 	{
-		const FpbPackCol *c = &cmp->packcols[i];
+		const FpbPackCol *c = &cols[i];
 
 		if (c->len == 8)
 			memcpy(dst + c->off, p, 8);
@@ -339,8 +350,8 @@ fpb_packed_place(const FpbCmp *cmp, const char *p, int from, char *dst)
 			memcpy(dst + c->off, p, c->len);
 		p += c->len;
 	}
-	((IndexTuple) dst)->t_info = cmp->packsize;
-	return cmp->packsize;
+	((IndexTuple) dst)->t_info = size;
+	return size;
 }
 
 /*
@@ -376,18 +387,14 @@ static inline Size
 fpb_tuple_unpack_row(const FpbCmp *cmp, const char *f, uint64 k, char *dst,
 					 Size room)
 {
-	char		whole[FPB_PACKED_MAX + FPB_PACKED_SKIP_MAX];
 	int			natts = cmp->tupdesc->natts;
-	Size		rowlen = 2 - fpb_rowskip_len(cmp->rowskip);
 
 	if (!cmp->rowskip || !fpb_packed_skipped(f, natts))
 		return fpb_tuple_unpack(cmp, f, dst, room);
-	if (cmp->packsize != 0)
-		for (int i = 0; i < natts; i++)
-			rowlen += cmp->packcols[i].len;
 	/* the fixed length of such a row, the one an unsound row lacks */
 	if (cmp->packsize != 0 && (uint8) f[1] == FPB_PACKED_SKIPBIT &&
-		cmp->packsize <= room && *(const uint8 *) f == rowlen)
+		cmp->packsize <= room &&
+		*(const uint8 *) f == 2 - fpb_rowskip_len(cmp->rowskip) + cmp->packlen)
 	{
 		int			kept;
 
@@ -396,8 +403,7 @@ fpb_tuple_unpack_row(const FpbCmp *cmp, const char *f, uint64 k, char *dst,
 									  dst + cmp->packcols[0].off);
 		return fpb_packed_place(cmp, f + 2 + kept, 1, dst);
 	}
-	return fpb_tuple_unpack(cmp, fpb_packed_whole(cmp, f, k, whole), dst,
-							room);
+	return fpb_tuple_unpack_whole(cmp, f, k, dst, room);
 }
 
 #endif							/* FPB_PACKED_H */

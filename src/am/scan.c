@@ -107,7 +107,7 @@ fpbrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
  * is made one; a one-column value gets a tuple header in front (item->f
  * still points at the value).
  */
-static char *
+static pg_attribute_always_inline char *
 fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
 				 const char *end, const FpbCmp *mcmp, FpbScanItem *item)
 {
