@@ -51,7 +51,7 @@ typedef struct FpbScanMark
 	int			maxitems;
 	char	   *itemvals;		/* copy of the batch's value buffer */
 	Size		itemvals_used;	/* the bytes of it in use */
-	bool		itemvals_page;	/* it holds the leaf's slotted area */
+	bool		itemvals_page;	/* it holds a copy of the leaf's slots */
 	BlockNumber curblk;
 	BlockNumber leftblk;
 	BlockNumber rightblk;

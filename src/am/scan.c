@@ -157,9 +157,8 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
  * More, on the first leaves of a scan, get a copy of their slots instead,
  * from which each tuple is made when it is returned (fpb_scan_itup): a scan
  * under a LIMIT returns few of a page's matches, and unpacking every one of
- * them cost more than the rest of the scan (a packed row about 340
- * instructions).  A scan that went on past them likely returns every match:
- * it is spared the copy.
+ * them cost more than the rest of the scan.  A scan that went on past them
+ * likely returns every match: it is spared the copy.
  */
 static void
 fpb_scan_keepvals(FpbScanOpaque so, Page page, BlockNumber blkno)

@@ -105,7 +105,7 @@ typedef struct FpbScanOpaqueData
 	FpbFullBuf *posbuf;
 	char	   *itemvals;		/* wide index-only scans: the batch's values */
 	Size		itemvals_used;	/* ... the bytes of it the batch uses */
-	bool		itemvals_page;	/* ... it holds the leaf's slotted area */
+	bool		itemvals_page;	/* ... it holds a copy of the leaf's slots */
 	int			leaves;			/* leaves read since the last rescan */
 	bool		more_left;		/* may pages to the left hold matches? */
 	bool		more_right;
