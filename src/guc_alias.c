@@ -121,17 +121,18 @@ fpb_names_alias(List *setstmts)
 }
 
 /*
- * Store the dotted name instead of the alias.  "FROM CURRENT" would read
- * the dotted setting's value once renamed, so it takes the alias's current
- * value as a constant first.
+ * Store the dotted name instead of the alias; return the alias (or NULL).
+ * "FROM CURRENT" would read the dotted setting's value once renamed, so it
+ * takes the alias's current value as a constant first.
  */
-static void
+static const char *
 fpb_rewrite_setstmt(VariableSetStmt *set)
 {
 	const char *target = fpb_alias_target(set->name);
+	const char *alias = set->name;
 
 	if (target == NULL)
-		return;
+		return NULL;
 	if (set->kind == VAR_SET_CURRENT)
 	{
 		A_Const    *val = makeNode(A_Const);
@@ -143,11 +144,8 @@ fpb_rewrite_setstmt(VariableSetStmt *set)
 		set->kind = VAR_SET_VALUE;
 		set->args = list_make1(val);
 	}
-	ereport(NOTICE,
-			(errmsg("setting \"%s\" is stored as \"%s\"", set->name, target),
-			 errdetail("\"%s\" is a session-only name; configuration files and stored settings use the dotted name.",
-					   set->name)));
 	set->name = pstrdup(target);
+	return alias;
 }
 
 static void
@@ -157,11 +155,11 @@ fpb_process_utility(PlannedStmt *pstmt, const char *queryString,
 					DestReceiver *dest, QueryCompletion *qc)
 {
 	List	   *setstmts = fpb_stored_setstmts(pstmt->utilityStmt);
+	List	   *renamed = NIL;
+	ListCell   *lc;
 
 	if (fpb_names_alias(setstmts))
 	{
-		ListCell   *lc;
-
 		/* the tree may be cached (e.g. in a plpgsql function): edit a copy */
 		if (readOnlyTree)
 		{
@@ -171,8 +169,12 @@ fpb_process_utility(PlannedStmt *pstmt, const char *queryString,
 		}
 		foreach(lc, setstmts)
 		{
-			if (lfirst(lc) != NULL)
-				fpb_rewrite_setstmt((VariableSetStmt *) lfirst(lc));
+			VariableSetStmt *set = (VariableSetStmt *) lfirst(lc);
+			const char *alias = set ? fpb_rewrite_setstmt(set) : NULL;
+
+			if (alias != NULL)
+				renamed = lappend(lappend(renamed, (char *) alias),
+								  set->name);
 		}
 	}
 
@@ -182,6 +184,16 @@ fpb_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
+
+	/* once stored: a value the statement refused was stored nowhere */
+	for (int i = 0; i + 1 < list_length(renamed); i += 2)
+		ereport(NOTICE,
+				(errmsg("setting \"%s\" is stored as \"%s\"",
+						(char *) list_nth(renamed, i),
+						(char *) list_nth(renamed, i + 1)),
+				 errdetail("\"%s\" is a session-only name; configuration files and stored settings use the dotted name.",
+						   (char *) list_nth(renamed, i))));
+	list_free(renamed);
 }
 
 /*

@@ -77,6 +77,13 @@ like(
 	$err,
 	qr/setting "enable_buffer_operator" is stored as "fpbtree.enable_buffer_operator"/,
 	'... and says it is stored under the dotted name');
+# a value the statement refuses is stored nowhere: no such notice
+($ret, $out, $err) = $node->psql('postgres',
+	"ALTER SYSTEM SET enable_prefetch_hashjoin = 'maybe'");
+isnt($ret, 0, 'ALTER SYSTEM with a short name and a bad value fails');
+like($err, qr/invalid value|requires a Boolean value/,
+	'... with the value error');
+unlike($err, qr/is stored as/, '... and no notice that it was stored');
 $node->safe_psql('postgres',
 	'ALTER DATABASE postgres SET enable_prefetch_hashjoin = off');
 $node->safe_psql('postgres',
