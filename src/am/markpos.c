@@ -52,6 +52,7 @@ typedef struct FpbScanMark
 	char	   *itemvals;		/* copy of the batch's value buffer */
 	Size		itemvals_used;	/* the bytes of it in use */
 	bool		itemvals_page;	/* it holds a copy of the leaf's slots */
+	bool		filter_late;	/* the items' filters are unchecked */
 	BlockNumber curblk;
 	BlockNumber leftblk;
 	BlockNumber rightblk;
@@ -107,6 +108,7 @@ fpb_mark_copy(FpbScanOpaque so, FpbScanMark *m, bool save)
 		Assert(vals != NULL);
 		FPB_MARK_COPY(itemvals_used);
 		FPB_MARK_COPY(itemvals_page);
+		FPB_MARK_COPY(filter_late);
 		memcpy(vals, fromvals, save ? so->itemvals_used : m->itemvals_used);
 		for (int i = 0; i < (save ? m->nitems : so->nitems); i++)
 			items[i].f = fpb_mark_rebase(items[i].f, fromvals, vals);

@@ -161,7 +161,8 @@ fpb_scan_keepval(Page page, uint64 k, BlockNumber blkno, char *vp,
  * likely returns every match: it is spared the copy.
  */
 static void
-fpb_scan_keepvals(FpbScanOpaque so, Page page, BlockNumber blkno)
+fpb_scan_keepvals(FpbScanOpaque so, Page page, BlockNumber blkno,
+				  bool unfiltered)
 {
 	const FpbCmp *mcmp = so->cmp->multi ? so->cmp : NULL;
 	char	   *vp;
@@ -212,7 +213,19 @@ fpb_scan_keepvals(FpbScanOpaque so, Page page, BlockNumber blkno)
 		}
 		so->itemvals_page = true;
 		so->itemvals_used = BLCKSZ;
+		/* the matches' filters are checked from the copy, when returned */
+		so->filter_late = unfiltered;
 		return;
+	}
+	if (unfiltered)
+	{
+		int			m = 0;
+
+		for (int i = 0; i < so->nitems; i++)
+			if (fpb_scan_filter(so, so->items[i].k,
+								fpb_slot_get(page, so->items[i].k, blkno)))
+				so->items[m++] = so->items[i];
+		so->nitems = m;
 	}
 
 	/*
@@ -319,6 +332,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	int			guard = 0;
 	bool		wide = (so->cmp != NULL);
 	bool		wantvals = wide && scan->xs_want_itup;
+	bool		filter = so->nfilters > 0;
 
 	if (!FpbPageIsLeaf(opq))
 		ereport(ERROR,
@@ -345,6 +359,10 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	 */
 	if (FpbPageIsPosting(opq) && opq->nentries > so->maxitems)
 		fpb_scan_grow_items(so, opq->nentries);
+	/* index-only scans check positioned row bounds later (keepvals) */
+	if (filter && wantvals && !FpbPageIsPosting(opq) &&
+		fpb_scan_filters_late(so))
+		filter = false;
 	if (FpbPageIsPosting(opq))
 	{
 		FpbEntry	lo = fpb_scan_lo(so);
@@ -463,7 +481,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 			{
 				if (so->skipdead && fpb_tid_is_dead(&tids[i]))
 					continue;
-				if (so->nfilters > 0 &&
+				if (filter &&
 					!fpb_scan_filter(so, keys[i],
 									 fpb_slot_get(page, keys[i], blkno)))
 					continue;
@@ -489,7 +507,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 					break;
 				if (so->skipdead && fpb_tid_is_dead(&tids[i]))
 					continue;
-				if (so->nfilters > 0 &&
+				if (filter &&
 					!fpb_scan_filter(so, keys[i],
 									 fpb_slot_get(page, keys[i], blkno)))
 					continue;
@@ -513,8 +531,9 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	so->leaves++;
 	so->itemvals_used = 0;
 	so->itemvals_page = false;
+	so->filter_late = false;
 	if (wantvals)
-		fpb_scan_keepvals(so, page, blkno);
+		fpb_scan_keepvals(so, page, blkno, filter != (so->nfilters > 0));
 	if (so->vmgroup && n > 1 && (!so->recheck || so->vmrecheck_state > 0))
 		fpb_scan_group_vm(so);
 	so->batchgen++;
@@ -607,6 +626,16 @@ fpbgettuple(IndexScanDesc scan, ScanDirection dir)
 	if (!fpb_scan_next(scan, dir, true))
 		return false;
 	item = &so->items[so->cur];
+	while (unlikely(so->filter_late) &&
+		   !fpb_scan_filter(so, item->k,
+							fpb_slot_get((Page) so->itemvals, item->k,
+										 so->curblk)))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!fpb_scan_next(scan, dir, true))
+			return false;
+		item = &so->items[so->cur];
+	}
 	fpb_t_to_heaptid(item->t, &scan->xs_heaptid);
 	if (so->vmgroup && so->recheck && so->vmrecheck_state == 0)
 		fpb_scan_group_recheck_ok(so);

@@ -106,6 +106,7 @@ typedef struct FpbScanOpaqueData
 	char	   *itemvals;		/* wide index-only scans: the batch's values */
 	Size		itemvals_used;	/* ... the bytes of it the batch uses */
 	bool		itemvals_page;	/* ... it holds a copy of the leaf's slots */
+	bool		filter_late;	/* ... and the items' filters are unchecked */
 	int			leaves;			/* leaves read since the last rescan */
 	bool		more_left;		/* may pages to the left hold matches? */
 	bool		more_right;
@@ -194,6 +195,7 @@ extern void fpb_scan_encode_col(IndexScanDesc scan, int col, Oid typid,
 extern Datum *fpb_array_elems(ScanKey sk, int *nelems);
 extern bool fpb_scan_key_fits(IndexScanDesc scan, int col, ScanKey sk);
 extern void fpb_scan_bounds_multi(IndexScanDesc scan);
+extern bool fpb_scan_filters_late(FpbScanOpaque so);
 extern bool fpb_scan_filter(FpbScanOpaque so, uint64 k, const char *f);
 
 /* The scan's bounds as keys. */

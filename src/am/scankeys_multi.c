@@ -737,6 +737,21 @@ fpb_scan_bounds_multi(IndexScanDesc scan)
 }
 
 /*
+ * Filters an index-only scan checks only on the matches it returns: row
+ * bounds positioned at their values (fpb_scan_rowend), which only entries
+ * with a NULL among their columns can fail.  A scan under a LIMIT thus
+ * checks the rows it returns, not every match of the leaf.
+ */
+bool
+fpb_scan_filters_late(FpbScanOpaque so)
+{
+	for (int i = 0; i < so->nfilters; i++)
+		if (so->filters[i].row == NULL || !so->filters[i].row->positioned)
+			return false;
+	return true;
+}
+
+/*
  * Does the stored tuple f of key k pass every filter of the scan?  A filter
  * on the first column of a row that left its first bytes to k reads a copy
  * given them back.
