@@ -70,6 +70,17 @@ SET fpbtree.tnext_ns = 100000;
 CREATE INDEX fn_t_kw ON fn_t USING fpbtree (k);
 SELECT s.t1_ns, s.tnext_ns, s.leaf_node_bytes = w.leaf_lines * 64 AS x_from_model
 FROM fpbtree_stats('fn_t_kw') s, fpbtree_node_widths(150, 150) w;
+-- once per build: not again for the init fork of an unlogged index, nor
+-- for the slices of a parallel build's leader
+CREATE UNLOGGED TABLE fn_tu (k int8);
+CREATE INDEX fn_tu_k ON fn_tu USING fpbtree (k);
+DROP TABLE fn_tu;
+BEGIN;
+SET LOCAL max_parallel_maintenance_workers = 2;
+SET LOCAL min_parallel_table_scan_size = 0;
+SET LOCAL maintenance_work_mem = '64MB';
+CREATE INDEX fn_t_kwp ON fn_t USING fpbtree (k);
+ROLLBACK;
 RESET fpbtree.tnext_ns;
 RESET fpbtree.t1_ns;
 DROP INDEX fn_t_kw;

@@ -14,7 +14,6 @@
  */
 #include "postgres.h"
 
-#include "access/parallel.h"
 #include "access/tableam.h"
 #include "build.h"
 #include "access/tupdesc.h"
@@ -84,14 +83,15 @@ fpb_build_tnext(void)
 	return Min(fpb_tnext_ns, fpb_t1_ns);
 }
 
-/* Node widths for a new index: reloptions first, then the width model. */
-void
-fpb_build_widths(Relation index, int *w, int *x, int *ff)
+/*
+ * Warn once per build (fpbbuild: not for the slices a parallel build's
+ * participants load, nor an unlogged index's init fork) of latencies the
+ * build does not take as they are.
+ */
+static void
+fpb_build_warn_latencies(Relation index)
 {
-	FpbOptions *opts = (FpbOptions *) index->rd_options;
-	FpbWidths	model;
-
-	if (fpb_tnext_ns > fpb_t1_ns && !IsParallelWorker())
+	if (fpb_tnext_ns > fpb_t1_ns)
 		ereport(WARNING,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("fpbtree.tnext_ns (%g) exceeds fpbtree.t1_ns (%g)",
@@ -99,6 +99,15 @@ fpb_build_widths(Relation index, int *w, int *x, int *ff)
 				 errdetail("Index \"%s\" is built as if fpbtree.tnext_ns were %g.",
 						   RelationGetRelationName(index), fpb_t1_ns),
 				 errhint("fpbtree_calibrate() measures both latencies.")));
+}
+
+/* Node widths for a new index: reloptions first, then the width model. */
+void
+fpb_build_widths(Relation index, int *w, int *x, int *ff)
+{
+	FpbOptions *opts = (FpbOptions *) index->rd_options;
+	FpbWidths	model;
+
 	fpb_choose_widths(fpb_t1_ns, fpb_build_tnext(), &model);
 	*w = (opts && opts->nonleaf_lines > 0) ? opts->nonleaf_lines : model.w;
 	*x = (opts && opts->leaf_lines > 0) ? opts->leaf_lines : model.x;
@@ -761,6 +770,7 @@ fpbbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
 	fpb_check_pattern_collations(index);
+	fpb_build_warn_latencies(index);
 
 	memset(&bs, 0, sizeof(bs));
 	bs.index = index;
