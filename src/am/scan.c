@@ -534,7 +534,9 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	so->filter_late = false;
 	if (wantvals)
 		fpb_scan_keepvals(so, page, blkno, filter != (so->nfilters > 0));
-	if (so->vmgroup && n > 1 && (!so->recheck || so->vmrecheck_state > 0))
+	/* (keepvals may have dropped matches its filters fail) */
+	if (so->vmgroup && so->nitems > 1 &&
+		(!so->recheck || so->vmrecheck_state > 0))
 		fpb_scan_group_vm(so);
 	so->batchgen++;
 	so->hp.batch++;
