@@ -333,6 +333,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	bool		wide = (so->cmp != NULL);
 	bool		wantvals = wide && scan->xs_want_itup;
 	bool		filter = so->nfilters > 0;
+	bool		late = false;
 
 	if (!FpbPageIsLeaf(opq))
 		ereport(ERROR,
@@ -362,7 +363,10 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	/* index-only scans check positioned row bounds later (keepvals) */
 	if (filter && wantvals && !FpbPageIsPosting(opq) &&
 		fpb_scan_filters_late(so))
+	{
+		late = true;
 		filter = false;
+	}
 	if (FpbPageIsPosting(opq))
 	{
 		FpbEntry	lo = fpb_scan_lo(so);
@@ -533,7 +537,7 @@ fpb_scan_readpage(IndexScanDesc scan, Buffer buf, bool keep_pin)
 	so->itemvals_page = false;
 	so->filter_late = false;
 	if (wantvals)
-		fpb_scan_keepvals(so, page, blkno, filter != (so->nfilters > 0));
+		fpb_scan_keepvals(so, page, blkno, late);
 	/* (keepvals may have dropped matches its filters fail) */
 	if (so->vmgroup && so->nitems > 1 &&
 		(!so->recheck || so->vmrecheck_state > 0))
